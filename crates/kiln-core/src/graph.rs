@@ -1,0 +1,289 @@
+//! Graphs as plain data: nodes (id, op id, params, inline constant inputs) and wires from an
+//! output port to an input port, with an editing API. No evaluation logic lives here.
+
+use crate::value::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A node id: the name the graph's author chose.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(Arc<str>);
+
+impl NodeId {
+    /// The id as a string.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+impl fmt::Debug for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", &*self.0)
+    }
+}
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl From<&str> for NodeId {
+    fn from(s: &str) -> Self {
+        NodeId(Arc::from(s))
+    }
+}
+impl From<String> for NodeId {
+    fn from(s: String) -> Self {
+        NodeId(Arc::from(s))
+    }
+}
+impl std::borrow::Borrow<str> for NodeId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A port of a node: `node.port`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PortRef {
+    /// Node id.
+    pub node: NodeId,
+    /// Port name.
+    pub port: String,
+}
+
+impl PortRef {
+    /// `node.port`.
+    pub fn new(node: impl Into<NodeId>, port: &str) -> Self {
+        PortRef {
+            node: node.into(),
+            port: port.to_string(),
+        }
+    }
+    /// Parse `"node.port"` (the last dot splits); a bare `"node"` means port `out`.
+    pub fn parse(s: &str) -> PortRef {
+        match s.rsplit_once('.') {
+            Some((n, p)) if !n.is_empty() && !p.is_empty() => PortRef::new(n, p),
+            _ => PortRef::new(s, "out"),
+        }
+    }
+}
+
+impl fmt::Display for PortRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.node, self.port)
+    }
+}
+
+/// A wire from an output port to an input port.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Wire {
+    /// Source (an output port).
+    pub from: PortRef,
+    /// Destination (an input port).
+    pub to: PortRef,
+}
+
+/// A node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// Id.
+    pub id: NodeId,
+    /// Op id in the registry.
+    pub op: String,
+    /// Params set on this node (unset params take the op's defaults).
+    pub params: BTreeMap<String, Value>,
+    /// Inline constant values for input ports.
+    pub consts: BTreeMap<String, Value>,
+}
+
+/// An editing error.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum GraphError {
+    /// The id is taken.
+    #[error("a node named `{0}` already exists")]
+    DuplicateNode(String),
+    /// No such node.
+    #[error("no node named `{0}`")]
+    NoSuchNode(String),
+    /// No such wire.
+    #[error("no wire into `{0}`")]
+    NoSuchWire(String),
+}
+
+static NEXT_GRAPH_UID: AtomicU64 = AtomicU64::new(1);
+
+/// A graph: nodes and wires. Plain data; evaluators read it.
+#[derive(Debug)]
+pub struct Graph {
+    nodes: Vec<Node>,
+    index: HashMap<NodeId, usize>,
+    wires: Vec<Wire>,
+    uid: u64,
+    structure_rev: u64,
+    data_rev: u64,
+}
+
+impl Clone for Graph {
+    fn clone(&self) -> Self {
+        Graph {
+            nodes: self.nodes.clone(),
+            index: self.index.clone(),
+            wires: self.wires.clone(),
+            uid: NEXT_GRAPH_UID.fetch_add(1, Ordering::Relaxed),
+            structure_rev: 0,
+            data_rev: 0,
+        }
+    }
+}
+
+impl Default for Graph {
+    fn default() -> Self {
+        Graph {
+            nodes: vec![],
+            index: HashMap::new(),
+            wires: vec![],
+            uid: NEXT_GRAPH_UID.fetch_add(1, Ordering::Relaxed),
+            structure_rev: 0,
+            data_rev: 0,
+        }
+    }
+}
+
+impl PartialEq for Graph {
+    fn eq(&self, o: &Self) -> bool {
+        self.nodes == o.nodes && self.wires == o.wires
+    }
+}
+
+/// Identifies a graph and its revision: evaluators keep derived data (plans) while it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Revision {
+    /// Unique per graph object in this process.
+    pub uid: u64,
+    /// Bumped by structural edits (nodes, ops, wires).
+    pub structure: u64,
+    /// Bumped by value edits (params, constants).
+    pub data: u64,
+}
+
+impl Graph {
+    /// An empty graph.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Current revision.
+    pub fn revision(&self) -> Revision {
+        Revision {
+            uid: self.uid,
+            structure: self.structure_rev,
+            data: self.data_rev,
+        }
+    }
+    /// Nodes in insertion order.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+    /// Wires in insertion order.
+    pub fn wires(&self) -> &[Wire] {
+        &self.wires
+    }
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+    /// Whether the graph has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+    /// A node by id.
+    pub fn node(&self, id: &str) -> Option<&Node> {
+        self.index.get(id).map(|&i| &self.nodes[i])
+    }
+    /// The dense index of a node (its position in [`Graph::nodes`]).
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+    /// Add a node with no params.
+    pub fn add_node(&mut self, id: impl Into<NodeId>, op: &str) -> Result<&mut Node, GraphError> {
+        let id = id.into();
+        if self.index.contains_key(&id) {
+            return Err(GraphError::DuplicateNode(id.to_string()));
+        }
+        self.index.insert(id.clone(), self.nodes.len());
+        self.nodes.push(Node {
+            id,
+            op: op.to_string(),
+            params: BTreeMap::new(),
+            consts: BTreeMap::new(),
+        });
+        self.structure_rev += 1;
+        let n = self.nodes.len() - 1;
+        Ok(&mut self.nodes[n])
+    }
+    /// Remove a node and every wire touching it.
+    pub fn remove_node(&mut self, id: &str) -> Result<Node, GraphError> {
+        let i = self
+            .index
+            .remove(id)
+            .ok_or_else(|| GraphError::NoSuchNode(id.into()))?;
+        let node = self.nodes.remove(i);
+        for (j, n) in self.nodes.iter().enumerate().skip(i) {
+            self.index.insert(n.id.clone(), j);
+        }
+        self.wires
+            .retain(|w| &*w.from.node.0 != id && &*w.to.node.0 != id);
+        self.structure_rev += 1;
+        Ok(node)
+    }
+    /// Set a param.
+    pub fn set_param(
+        &mut self,
+        id: &str,
+        name: &str,
+        v: impl Into<Value>,
+    ) -> Result<(), GraphError> {
+        let i = *self
+            .index
+            .get(id)
+            .ok_or_else(|| GraphError::NoSuchNode(id.into()))?;
+        self.nodes[i].params.insert(name.to_string(), v.into());
+        self.data_rev += 1;
+        Ok(())
+    }
+    /// Set an inline constant for an input port.
+    pub fn set_const(
+        &mut self,
+        id: &str,
+        port: &str,
+        v: impl Into<Value>,
+    ) -> Result<(), GraphError> {
+        let i = *self
+            .index
+            .get(id)
+            .ok_or_else(|| GraphError::NoSuchNode(id.into()))?;
+        self.nodes[i].consts.insert(port.to_string(), v.into());
+        self.data_rev += 1;
+        Ok(())
+    }
+    /// Add a wire `from` → `to`. Nothing is checked here; [`crate::validate`] reports problems
+    /// (unknown ports, type mismatches, two wires into one input).
+    pub fn connect(&mut self, from: PortRef, to: PortRef) {
+        self.wires.push(Wire { from, to });
+        self.structure_rev += 1;
+    }
+    /// Shorthand: `connect(PortRef::parse(from), PortRef::parse(to))`.
+    pub fn wire(&mut self, from: &str, to: &str) {
+        self.connect(PortRef::parse(from), PortRef::parse(to));
+    }
+    /// Remove every wire into `to`.
+    pub fn disconnect(&mut self, to: &PortRef) -> Result<(), GraphError> {
+        let before = self.wires.len();
+        self.wires.retain(|w| &w.to != to);
+        if self.wires.len() == before {
+            return Err(GraphError::NoSuchWire(to.to_string()));
+        }
+        self.structure_rev += 1;
+        Ok(())
+    }
+}

@@ -1,0 +1,58 @@
+//! # kiln-core
+//!
+//! The engine core of Kiln: values, ops, graphs as plain data, validation, content keys,
+//! plans and evaluators. It knows nothing of domains (images, audio, meshes are heavy values
+//! defined by node libraries) or of file formats (see `kiln-io`).
+//!
+//! ```
+//! use kiln_core::prelude::*;
+//!
+//! struct Double(OpSpec);
+//! impl Op for Double {
+//!     fn spec(&self) -> &OpSpec { &self.0 }
+//!     fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
+//!         out[0] = Value::Float(call.float(0)? * 2.0);
+//!         Ok(())
+//!     }
+//! }
+//!
+//! let mut reg = Registry::new();
+//! reg.register(Double(
+//!     OpSpec::new("double", "Twice its input.")
+//!         .input(InputSpec::required("x", ValueType::Float, "value"))
+//!         .output(OutputSpec::new("out", ValueType::Float, "2x")),
+//! )).unwrap();
+//! let mut g = Graph::new();
+//! g.add_node("a", "double").unwrap();
+//! g.set_const("a", "x", 21.0).unwrap();
+//! let mut eval = LazyEvaluator::new(reg);
+//! let out = eval.evaluate(&g, &Request::new(["a"]), &EvalContext::new()).unwrap();
+//! assert_eq!(out.get("a"), Some(&Value::Float(42.0)));
+//! ```
+#![deny(missing_docs)]
+
+pub mod analysis;
+pub mod context;
+pub mod eval;
+pub mod graph;
+pub mod key;
+pub mod op;
+pub mod plan;
+pub mod registry;
+pub mod validate;
+pub mod value;
+
+/// The names most programs need.
+pub mod prelude {
+    pub use crate::context::{CancelToken, EvalContext, Progress, ProgressSink};
+    pub use crate::eval::{EvalError, Evaluator, LazyEvaluator, Outputs, Request, Stats};
+    pub use crate::graph::{Graph, GraphError, Node, NodeId, PortRef, Wire};
+    pub use crate::key::{Key, KeyHasher};
+    pub use crate::op::{
+        InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads,
+    };
+    pub use crate::plan::{Class, Plan, Source};
+    pub use crate::registry::{Registry, RegistryError};
+    pub use crate::validate::{Diagnostic, DiagnosticKind, Diagnostics, validate};
+    pub use crate::value::{Heavy, HeavyData, Value, ValueType};
+}

@@ -1,0 +1,464 @@
+//! Ops: what a node does. An op declares its ports, params, version, documentation and
+//! purity class, and executes on a slice of input values into a slice of output slots.
+
+use crate::context::EvalContext;
+use crate::key::KeyHasher;
+use crate::value::{Value, ValueType};
+use std::borrow::Cow;
+
+/// How a node's result may change between evaluations with the same inputs and params.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Purity {
+    /// A function of inputs and params only.
+    Pure,
+    /// Also reads the clock or other context fields (declared in [`OpSpec::reads`]).
+    Clock,
+    /// Also reads user-supplied graph inputs.
+    UserInput,
+    /// Keeps state between evaluations.
+    Stateful,
+    /// Acts on the world (writes files, sends messages): never skipped by a cache.
+    SideEffect,
+}
+
+impl Purity {
+    /// Name for docs and listings.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Purity::Pure => "pure",
+            Purity::Clock => "clock",
+            Purity::UserInput => "user-input",
+            Purity::Stateful => "stateful",
+            Purity::SideEffect => "side-effect",
+        }
+    }
+}
+
+/// Context fields an op reads; they enter its content key.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Reads(pub u8);
+
+impl Reads {
+    /// Reads nothing from the context.
+    pub const NONE: Reads = Reads(0);
+    /// Reads `time`.
+    pub const TIME: Reads = Reads(1);
+    /// Reads `frame`.
+    pub const FRAME: Reads = Reads(2);
+    /// Reads `dt`.
+    pub const DT: Reads = Reads(4);
+    /// Reads `seed`.
+    pub const SEED: Reads = Reads(8);
+    /// Reads `preview`.
+    pub const PREVIEW: Reads = Reads(16);
+    /// Reads `resolution`.
+    pub const RESOLUTION: Reads = Reads(32);
+    /// Union.
+    pub const fn with(self, o: Reads) -> Reads {
+        Reads(self.0 | o.0)
+    }
+    /// Whether all of `o` is read.
+    pub const fn has(self, o: Reads) -> bool {
+        self.0 & o.0 == o.0 && o.0 != 0
+    }
+    /// Whether nothing is read.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// Feed the fields read into a key.
+    pub fn hash_fields(self, ctx: &EvalContext, h: &mut KeyHasher) {
+        if self.has(Reads::TIME) {
+            h.f64(ctx.time);
+        }
+        if self.has(Reads::FRAME) {
+            h.i64(ctx.frame);
+        }
+        if self.has(Reads::DT) {
+            h.f64(ctx.dt);
+        }
+        if self.has(Reads::SEED) {
+            h.u64(ctx.seed);
+        }
+        if self.has(Reads::PREVIEW) {
+            h.u8(ctx.preview as u8);
+        }
+        if self.has(Reads::RESOLUTION) {
+            match ctx.resolution {
+                Some((w, h2)) => {
+                    h.u8(1);
+                    h.u64(w as u64);
+                    h.u64(h2 as u64);
+                }
+                None => h.u8(0),
+            }
+        }
+    }
+}
+
+/// An input port.
+#[derive(Clone, Debug)]
+pub struct InputSpec {
+    /// Port name.
+    pub name: Cow<'static, str>,
+    /// Accepted type.
+    pub ty: ValueType,
+    /// Default when unwired: `None` makes the input required.
+    pub default: Option<Value>,
+    /// Lazy: pulled only when the op asks for it (see [`Op::next_lazy`]).
+    pub lazy: bool,
+    /// One-line description.
+    pub doc: Cow<'static, str>,
+}
+
+impl InputSpec {
+    /// A required input.
+    pub fn required(name: &'static str, ty: ValueType, doc: &'static str) -> Self {
+        InputSpec {
+            name: name.into(),
+            ty,
+            default: None,
+            lazy: false,
+            doc: doc.into(),
+        }
+    }
+    /// An optional input with a default.
+    pub fn optional(name: &'static str, ty: ValueType, default: Value, doc: &'static str) -> Self {
+        InputSpec {
+            name: name.into(),
+            ty,
+            default: Some(default),
+            lazy: false,
+            doc: doc.into(),
+        }
+    }
+    /// Make the input lazy.
+    pub fn lazy(mut self) -> Self {
+        self.lazy = true;
+        self
+    }
+}
+
+/// An output port.
+#[derive(Clone, Debug)]
+pub struct OutputSpec {
+    /// Port name.
+    pub name: Cow<'static, str>,
+    /// Declared type (ops may refine it through [`Op::infer_outputs`]).
+    pub ty: ValueType,
+    /// One-line description.
+    pub doc: Cow<'static, str>,
+}
+
+impl OutputSpec {
+    /// An output port.
+    pub fn new(name: &'static str, ty: ValueType, doc: &'static str) -> Self {
+        OutputSpec {
+            name: name.into(),
+            ty,
+            doc: doc.into(),
+        }
+    }
+}
+
+/// A parameter: a value fixed per node, set in the graph rather than wired.
+#[derive(Clone, Debug)]
+pub struct ParamSpec {
+    /// Param name.
+    pub name: Cow<'static, str>,
+    /// Type.
+    pub ty: ValueType,
+    /// Default (`None` makes the param required).
+    pub default: Option<Value>,
+    /// One-line description.
+    pub doc: Cow<'static, str>,
+}
+
+impl ParamSpec {
+    /// A param with a default.
+    pub fn new(name: &'static str, ty: ValueType, default: Value, doc: &'static str) -> Self {
+        ParamSpec {
+            name: name.into(),
+            ty,
+            default: Some(default),
+            doc: doc.into(),
+        }
+    }
+    /// A param the graph must set.
+    pub fn required(name: &'static str, ty: ValueType, doc: &'static str) -> Self {
+        ParamSpec {
+            name: name.into(),
+            ty,
+            default: None,
+            doc: doc.into(),
+        }
+    }
+}
+
+/// Everything declared about an op.
+#[derive(Clone, Debug)]
+pub struct OpSpec {
+    /// Registry id, e.g. `math.add`.
+    pub id: Cow<'static, str>,
+    /// Version: bump when results change, so old cache entries stop matching.
+    pub version: u32,
+    /// Documentation.
+    pub doc: Cow<'static, str>,
+    /// Input ports, in order.
+    pub inputs: Vec<InputSpec>,
+    /// Output ports, in order.
+    pub outputs: Vec<OutputSpec>,
+    /// Params, in order.
+    pub params: Vec<ParamSpec>,
+    /// Purity class.
+    pub purity: Purity,
+    /// Context fields read.
+    pub reads: Reads,
+}
+
+impl OpSpec {
+    /// A pure op with no ports yet.
+    pub fn new(id: &'static str, doc: &'static str) -> Self {
+        OpSpec {
+            id: id.into(),
+            version: 1,
+            doc: doc.into(),
+            inputs: vec![],
+            outputs: vec![],
+            params: vec![],
+            purity: Purity::Pure,
+            reads: Reads::NONE,
+        }
+    }
+    /// Add an input.
+    pub fn input(mut self, i: InputSpec) -> Self {
+        self.inputs.push(i);
+        self
+    }
+    /// Add an output.
+    pub fn output(mut self, o: OutputSpec) -> Self {
+        self.outputs.push(o);
+        self
+    }
+    /// Add a param.
+    pub fn param(mut self, p: ParamSpec) -> Self {
+        self.params.push(p);
+        self
+    }
+    /// Set the purity class.
+    pub fn purity(mut self, p: Purity) -> Self {
+        self.purity = p;
+        self
+    }
+    /// Declare context fields read (sets purity to `Clock` if it was `Pure`).
+    pub fn reads(mut self, r: Reads) -> Self {
+        self.reads = self.reads.with(r);
+        if self.purity == Purity::Pure {
+            self.purity = Purity::Clock;
+        }
+        self
+    }
+    /// Set the version.
+    pub fn version(mut self, v: u32) -> Self {
+        self.version = v;
+        self
+    }
+    /// Index of an input by name.
+    pub fn input_index(&self, name: &str) -> Option<usize> {
+        self.inputs.iter().position(|p| p.name == name)
+    }
+    /// Index of an output by name.
+    pub fn output_index(&self, name: &str) -> Option<usize> {
+        self.outputs.iter().position(|p| p.name == name)
+    }
+    /// Index of a param by name.
+    pub fn param_index(&self, name: &str) -> Option<usize> {
+        self.params.iter().position(|p| p.name == name)
+    }
+    /// Whether any input is lazy.
+    pub fn has_lazy_inputs(&self) -> bool {
+        self.inputs.iter().any(|i| i.lazy)
+    }
+}
+
+/// Which port an [`OpError`] concerns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PortIndex {
+    /// Input port by index.
+    Input(usize),
+    /// Output port by index.
+    Output(usize),
+    /// Param by index.
+    Param(usize),
+}
+
+/// An error raised by an op; the evaluator adds the node id, op id and port name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpError {
+    /// The port involved, if any.
+    pub port: Option<PortIndex>,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl OpError {
+    /// An error not tied to a port.
+    pub fn new(msg: impl Into<String>) -> Self {
+        OpError {
+            port: None,
+            message: msg.into(),
+        }
+    }
+    /// An error about input `i`.
+    pub fn input(i: usize, msg: impl Into<String>) -> Self {
+        OpError {
+            port: Some(PortIndex::Input(i)),
+            message: msg.into(),
+        }
+    }
+    /// An error about param `i`.
+    pub fn param(i: usize, msg: impl Into<String>) -> Self {
+        OpError {
+            port: Some(PortIndex::Param(i)),
+            message: msg.into(),
+        }
+    }
+    /// The op saw the cancellation token set and stopped.
+    pub fn cancelled() -> Self {
+        OpError {
+            port: None,
+            message: CANCELLED_MESSAGE.into(),
+        }
+    }
+    /// Whether this is the cancellation marker.
+    pub fn is_cancelled(&self) -> bool {
+        self.port.is_none() && self.message == CANCELLED_MESSAGE
+    }
+}
+
+const CANCELLED_MESSAGE: &str = "\u{0}cancelled";
+
+/// What an op sees when it runs: input values (one per input port, in order; an unpulled lazy
+/// input is [`Value::Empty`]), params (one per param, defaults filled in) and the context.
+pub struct OpCall<'a> {
+    /// Input values.
+    pub inputs: &'a [Value],
+    /// Param values.
+    pub params: &'a [Value],
+    /// Evaluation context.
+    pub ctx: &'a EvalContext,
+}
+
+macro_rules! getter {
+    ($name:ident, $pname:ident, $t:ty, $conv:ident, $what:literal) => {
+        /// Read an input, or an error naming the port.
+        #[inline]
+        pub fn $name(&self, i: usize) -> Result<$t, OpError> {
+            self.inputs.get(i).and_then(|v| v.$conv()).ok_or_else(|| {
+                OpError::input(
+                    i,
+                    format!(
+                        concat!("expected ", $what, ", found {}"),
+                        self.inputs
+                            .get(i)
+                            .map(|v| v.type_name())
+                            .unwrap_or("nothing")
+                    ),
+                )
+            })
+        }
+        /// Read a param, or an error naming it.
+        #[inline]
+        pub fn $pname(&self, i: usize) -> Result<$t, OpError> {
+            self.params.get(i).and_then(|v| v.$conv()).ok_or_else(|| {
+                OpError::param(
+                    i,
+                    format!(
+                        concat!("expected ", $what, ", found {}"),
+                        self.params
+                            .get(i)
+                            .map(|v| v.type_name())
+                            .unwrap_or("nothing")
+                    ),
+                )
+            })
+        }
+    };
+}
+
+impl OpCall<'_> {
+    getter!(float, param_float, f64, as_f64, "float");
+    getter!(int, param_int, i64, as_i64, "int");
+    getter!(bool, param_bool, bool, as_bool, "bool");
+    getter!(color, param_color, [f32; 4], as_color, "color");
+
+    /// Read a param as a string.
+    pub fn param_str(&self, i: usize) -> Result<&str, OpError> {
+        self.params
+            .get(i)
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| OpError::param(i, "expected string"))
+    }
+    /// Read a heavy input as a concrete type.
+    pub fn heavy<T: crate::value::HeavyData>(&self, i: usize, what: &str) -> Result<&T, OpError> {
+        self.inputs
+            .get(i)
+            .and_then(|v| v.as_heavy::<T>())
+            .ok_or_else(|| {
+                OpError::input(
+                    i,
+                    format!(
+                        "expected {what}, found {}",
+                        self.inputs
+                            .get(i)
+                            .map(|v| v.type_name())
+                            .unwrap_or("nothing")
+                    ),
+                )
+            })
+    }
+    /// Return `Err(cancelled)` if cancellation was requested: call this in long loops.
+    #[inline]
+    pub fn check_cancel(&self) -> Result<(), OpError> {
+        if self.ctx.is_cancelled() {
+            Err(OpError::cancelled())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// A node operation.
+///
+/// `execute` receives borrowed slices and writes into pre-sized output slots, so the calling
+/// convention itself allocates nothing.
+pub trait Op: Send + Sync + 'static {
+    /// The op's declaration.
+    fn spec(&self) -> &OpSpec;
+
+    /// Compute the outputs. `out` has one slot per output port.
+    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError>;
+
+    /// For ops with lazy inputs: given the inputs pulled so far (eager inputs are always
+    /// present; `pulled[i]` tells whether lazy input `i` has been pulled), return the next
+    /// lazy input to pull, or `None` when ready to execute. The default pulls nothing.
+    fn next_lazy(&self, _call: &OpCall<'_>, _pulled: &[bool]) -> Result<Option<usize>, OpError> {
+        Ok(None)
+    }
+
+    /// The output types, given the types arriving at each input (`None`: unwired and no
+    /// default) and the params. The default returns the declared output types; polymorphic
+    /// ops refine them, or explain why the input types do not fit together.
+    fn infer_outputs(
+        &self,
+        _inputs: &[Option<ValueType>],
+        _params: &[Value],
+    ) -> Result<Vec<ValueType>, String> {
+        Ok(self.spec().outputs.iter().map(|o| o.ty).collect())
+    }
+
+    /// Feed what the op reads from the context into its key. The default hashes the fields
+    /// declared in [`OpSpec::reads`]; ops reading graph inputs hash the input's value.
+    fn hash_context(&self, _params: &[Value], ctx: &EvalContext, h: &mut KeyHasher) {
+        self.spec().reads.hash_fields(ctx, h)
+    }
+}

@@ -1,0 +1,263 @@
+//! Plans: a validated graph resolved into dense arrays that every evaluator shares — ops,
+//! params, input sources, output slots, the topological order, each node's determinism
+//! class and its static key material.
+
+use crate::analysis::Topology;
+use crate::context::EvalContext;
+use crate::graph::{Graph, NodeId, Revision};
+use crate::key::{Key, KeyHasher};
+use crate::op::{Op, Purity};
+use crate::registry::Registry;
+use crate::validate::{Binding, Diagnostics, resolve};
+use crate::value::{Value, ValueType};
+use std::sync::Arc;
+
+/// Where an input's value comes from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// Output `port` of node `node` (dense indices).
+    Wire {
+        /// Source node index.
+        node: u32,
+        /// Source output port index.
+        port: u16,
+    },
+    /// A constant (inline in the graph, or the port's default).
+    Const(Value),
+    /// Nothing: an optional input without default.
+    Empty,
+}
+
+/// A node's determinism class, propagated down the graph: a node is as variable as the most
+/// variable thing it reads or depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// Depends on params and constants only: its key is fixed for the plan's lifetime.
+    Static,
+    /// Depends on the context (clock, seed, graph inputs): its key is recomputed per request.
+    Context,
+    /// Depends on state or side effects: executed on every request, never memoized.
+    Volatile,
+}
+
+/// A plan: the shared, validated, index-resolved form of a graph.
+pub struct Plan {
+    revision: Revision,
+    ids: Vec<NodeId>,
+    ops: Vec<Arc<dyn Op>>,
+    params: Vec<Box<[Value]>>,
+    inputs: Vec<Box<[Source]>>,
+    out_offset: Vec<u32>,
+    out_types: Vec<Vec<ValueType>>,
+    class: Vec<Class>,
+    partial: Vec<Key>,
+    static_key: Vec<Key>,
+    lazy: Vec<bool>,
+    topo: Topology,
+    order: Vec<u32>,
+}
+
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plan")
+            .field("nodes", &self.ids.len())
+            .field("revision", &self.revision)
+            .finish()
+    }
+}
+
+impl Plan {
+    /// Validate `graph` and build its plan, or return every diagnostic.
+    pub fn build(graph: &Graph, registry: &Registry) -> Result<Plan, Diagnostics> {
+        let r = resolve(graph, registry)?;
+        let n = graph.len();
+        let ids: Vec<NodeId> = graph.nodes().iter().map(|n| n.id.clone()).collect();
+        let inputs: Vec<Box<[Source]>> = r
+            .bindings
+            .into_iter()
+            .map(|b| {
+                b.into_iter()
+                    .map(|b| match b {
+                        Binding::Wire { node, port } => Source::Wire { node, port },
+                        Binding::Const(v) => Source::Const(v),
+                        Binding::Empty => Source::Empty,
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut out_offset = Vec::with_capacity(n + 1);
+        let mut acc = 0u32;
+        for op in &r.ops {
+            out_offset.push(acc);
+            acc += op.spec().outputs.len() as u32;
+        }
+        out_offset.push(acc);
+        let params: Vec<Box<[Value]>> = r.params.into_iter().map(Vec::into_boxed_slice).collect();
+
+        let mut class = vec![Class::Static; n];
+        let mut partial = vec![Key::default(); n];
+        let mut static_key = vec![Key::default(); n];
+        for &v in &r.order {
+            let v = v as usize;
+            let spec = r.ops[v].spec();
+            let mut c = match spec.purity {
+                Purity::Pure => Class::Static,
+                Purity::Clock | Purity::UserInput => Class::Context,
+                Purity::Stateful | Purity::SideEffect => Class::Volatile,
+            };
+            let mut h = KeyHasher::new();
+            h.str(&spec.id);
+            h.u64(spec.version as u64);
+            for p in params[v].iter() {
+                p.hash_into(&mut h);
+            }
+            for s in inputs[v].iter() {
+                match s {
+                    Source::Wire { node, .. } => {
+                        h.u8(1);
+                        c = c.max(class[*node as usize]);
+                    }
+                    Source::Const(val) => {
+                        h.u8(2);
+                        val.hash_into(&mut h);
+                    }
+                    Source::Empty => h.u8(3),
+                }
+            }
+            class[v] = c;
+            partial[v] = h.finish_key();
+            if c == Class::Static {
+                let mut h = KeyHasher::new();
+                h.u128(partial[v].0);
+                for s in inputs[v].iter() {
+                    if let Source::Wire { node, port } = s {
+                        h.u128(static_key[*node as usize].port(*port as usize).0);
+                    }
+                }
+                static_key[v] = h.finish_key();
+            }
+        }
+        let lazy = r.ops.iter().map(|o| o.spec().has_lazy_inputs()).collect();
+        Ok(Plan {
+            revision: graph.revision(),
+            ids,
+            ops: r.ops,
+            params,
+            inputs,
+            out_offset,
+            out_types: r.out_types,
+            class,
+            partial,
+            static_key,
+            lazy,
+            topo: r.topo,
+            order: r.order,
+        })
+    }
+
+    /// The graph revision this plan was built from.
+    pub fn revision(&self) -> Revision {
+        self.revision
+    }
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+    /// Whether the plan has no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+    /// A node's id.
+    pub fn id(&self, n: usize) -> &NodeId {
+        &self.ids[n]
+    }
+    /// A node's op.
+    pub fn op(&self, n: usize) -> &Arc<dyn Op> {
+        &self.ops[n]
+    }
+    /// A node's params, in the op's declared order.
+    pub fn params(&self, n: usize) -> &[Value] {
+        &self.params[n]
+    }
+    /// A node's input sources, in the op's declared order.
+    pub fn inputs(&self, n: usize) -> &[Source] {
+        &self.inputs[n]
+    }
+    /// Number of outputs of a node.
+    pub fn n_outputs(&self, n: usize) -> usize {
+        (self.out_offset[n + 1] - self.out_offset[n]) as usize
+    }
+    /// Index of a node's first output in a flat array of every output.
+    pub fn output_offset(&self, n: usize) -> usize {
+        self.out_offset[n] as usize
+    }
+    /// Total outputs over all nodes.
+    pub fn total_outputs(&self) -> usize {
+        *self.out_offset.last().unwrap_or(&0) as usize
+    }
+    /// Inferred output types of a node.
+    pub fn output_types(&self, n: usize) -> &[ValueType] {
+        &self.out_types[n]
+    }
+    /// A node's determinism class.
+    pub fn class(&self, n: usize) -> Class {
+        self.class[n]
+    }
+    /// Whether the node's op has lazy inputs.
+    pub fn is_lazy(&self, n: usize) -> bool {
+        self.lazy[n]
+    }
+    /// The wire topology.
+    pub fn topology(&self) -> &Topology {
+        &self.topo
+    }
+    /// A topological order of every node.
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
+    /// The fixed key of a [`Class::Static`] node.
+    #[inline]
+    pub fn static_key(&self, n: usize) -> Key {
+        self.static_key[n]
+    }
+
+    /// The key of a node given its context and the keys of its wired inputs (`input_key(src)`
+    /// returns a source node's key). Every evaluator keys results with this one function.
+    #[inline]
+    pub fn node_key(
+        &self,
+        n: usize,
+        ctx: &EvalContext,
+        nonce: u64,
+        input_key: impl Fn(usize) -> Key,
+    ) -> Key {
+        if self.class[n] == Class::Static {
+            return self.static_key[n];
+        }
+        let mut h = KeyHasher::new();
+        h.u128(self.partial[n].0);
+        let op = &self.ops[n];
+        match op.spec().purity {
+            Purity::Pure => {}
+            Purity::Stateful | Purity::SideEffect => h.u64(nonce),
+            _ => op.hash_context(&self.params[n], ctx, &mut h),
+        }
+        for s in self.inputs[n].iter() {
+            if let Source::Wire { node, port } = s {
+                h.u128(input_key(*node as usize).port(*port as usize).0);
+            }
+        }
+        h.finish_key()
+    }
+
+    /// Resolve an output name: `node` (its first output) or `node.port`.
+    pub fn resolve_output(&self, name: &str, graph: &Graph) -> Option<(usize, usize)> {
+        if let Some(i) = graph.index_of(name) {
+            return (self.n_outputs(i) > 0).then_some((i, 0));
+        }
+        let (node, port) = name.rsplit_once('.')?;
+        let i = graph.index_of(node)?;
+        let p = self.ops[i].spec().output_index(port)?;
+        Some((i, p))
+    }
+}

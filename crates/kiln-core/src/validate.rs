@@ -1,0 +1,473 @@
+//! Validation: every problem in a graph, each naming the node, op and port involved, what was
+//! expected and what was found. All diagnostics are reported, not only the first.
+
+use crate::analysis::Topology;
+use crate::graph::{Graph, NodeId};
+use crate::op::Op;
+use crate::registry::Registry;
+use crate::value::{Value, ValueType};
+use std::fmt;
+use std::sync::Arc;
+
+/// What kind of problem a diagnostic reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DiagnosticKind {
+    /// The node's op id is not registered.
+    UnknownOp,
+    /// A wire names a node that does not exist.
+    UnknownNode,
+    /// A port or param name the op does not declare.
+    UnknownPort,
+    /// A value or wire of the wrong type.
+    TypeMismatch,
+    /// More than one wire (or a wire and a constant) into one input.
+    MultipleWires,
+    /// A required input has no wire and no constant.
+    MissingInput,
+    /// A required param is not set.
+    MissingParam,
+    /// A cycle of wires.
+    Cycle,
+}
+
+impl DiagnosticKind {
+    /// Short code for listings.
+    pub fn code(&self) -> &'static str {
+        match self {
+            DiagnosticKind::UnknownOp => "unknown-op",
+            DiagnosticKind::UnknownNode => "unknown-node",
+            DiagnosticKind::UnknownPort => "unknown-port",
+            DiagnosticKind::TypeMismatch => "type-mismatch",
+            DiagnosticKind::MultipleWires => "multiple-wires",
+            DiagnosticKind::MissingInput => "missing-input",
+            DiagnosticKind::MissingParam => "missing-param",
+            DiagnosticKind::Cycle => "cycle",
+        }
+    }
+}
+
+/// One problem found in a graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    /// What kind of problem.
+    pub kind: DiagnosticKind,
+    /// The node concerned.
+    pub node: Option<NodeId>,
+    /// Its op id.
+    pub op: Option<String>,
+    /// The port or param concerned (`"input a"`, `"output out"`, `"param octaves"`).
+    pub port: Option<String>,
+    /// What was expected.
+    pub expected: Option<String>,
+    /// What was found.
+    pub found: Option<String>,
+    /// The nodes involved, for cycles.
+    pub nodes: Vec<NodeId>,
+    /// A hint for fixing it.
+    pub hint: Option<String>,
+}
+
+impl Diagnostic {
+    fn new(kind: DiagnosticKind, node: &NodeId, op: &str) -> Self {
+        Diagnostic {
+            kind,
+            node: Some(node.clone()),
+            op: Some(op.to_string()),
+            port: None,
+            expected: None,
+            found: None,
+            nodes: vec![],
+            hint: None,
+        }
+    }
+    fn port(mut self, p: String) -> Self {
+        self.port = Some(p);
+        self
+    }
+    fn expected(mut self, e: impl Into<String>) -> Self {
+        self.expected = Some(e.into());
+        self
+    }
+    fn found(mut self, f: impl Into<String>) -> Self {
+        self.found = Some(f.into());
+        self
+    }
+    fn hint(mut self, h: impl Into<String>) -> Self {
+        self.hint = Some(h.into());
+        self
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.kind.code())?;
+        if let Some(n) = &self.node {
+            write!(f, ": node `{n}`")?;
+            if let Some(op) = &self.op {
+                write!(f, " ({op})")?;
+            }
+        }
+        if let Some(p) = &self.port {
+            write!(f, ", {p}")?;
+        }
+        if !self.nodes.is_empty() {
+            let names: Vec<&str> = self.nodes.iter().map(|n| n.as_str()).collect();
+            write!(f, ": {} -> {}", names.join(" -> "), names[0])?;
+        }
+        match (&self.expected, &self.found) {
+            (Some(e), Some(x)) => write!(f, ": expected {e}, found {x}")?,
+            (Some(e), None) => write!(f, ": expected {e}")?,
+            (None, Some(x)) => write!(f, ": found {x}")?,
+            _ => {}
+        }
+        if let Some(h) = &self.hint {
+            write!(f, " (hint: {h})")?;
+        }
+        Ok(())
+    }
+}
+
+/// A list of diagnostics (a graph that failed validation).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} problem(s) in the graph", self.0.len())?;
+        for d in &self.0 {
+            write!(f, "\n  {d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostics {}
+
+/// Where an input port's value comes from, after validation.
+#[derive(Clone, Debug)]
+pub(crate) enum Binding {
+    Wire { node: u32, port: u16 },
+    Const(Value),
+    Empty,
+}
+
+/// The result of a successful validation: resolved ops, bindings, params and types.
+pub(crate) struct Resolved {
+    pub ops: Vec<Arc<dyn Op>>,
+    pub bindings: Vec<Vec<Binding>>,
+    pub params: Vec<Vec<Value>>,
+    pub out_types: Vec<Vec<ValueType>>,
+    pub topo: Topology,
+    pub order: Vec<u32>,
+}
+
+/// Validate a graph against a registry, returning every diagnostic (empty when valid).
+pub fn validate(graph: &Graph, registry: &Registry) -> Vec<Diagnostic> {
+    match resolve(graph, registry) {
+        Ok(_) => vec![],
+        Err(d) => d.0,
+    }
+}
+
+fn value_fits(ty: ValueType, v: &Value) -> bool {
+    match v.value_type() {
+        Some(found) => ty.accepts(found) || (ty == ValueType::Color && v.as_color().is_some()),
+        None => false,
+    }
+}
+
+/// Validate and resolve in one pass (shared by [`validate`] and plan building).
+pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Diagnostics> {
+    let mut diags = vec![];
+    let n = graph.len();
+    let mut ops: Vec<Option<Arc<dyn Op>>> = Vec::with_capacity(n);
+    let mut params = Vec::with_capacity(n);
+    let mut bindings: Vec<Vec<Binding>> = Vec::with_capacity(n);
+
+    for node in graph.nodes() {
+        let Some(op) = registry.get(&node.op) else {
+            let mut d = Diagnostic::new(DiagnosticKind::UnknownOp, &node.id, &node.op)
+                .expected("a registered op id")
+                .found(format!("`{}`", node.op));
+            if let Some(s) = registry.suggest(&node.op) {
+                d = d.hint(format!("did you mean `{s}`? `kiln ops` lists them all"));
+            } else {
+                d = d.hint("`kiln ops` lists the registered ops");
+            }
+            diags.push(d);
+            ops.push(None);
+            params.push(vec![]);
+            bindings.push(vec![]);
+            continue;
+        };
+        let spec = op.spec();
+        for name in node.params.keys() {
+            if spec.param_index(name).is_none() {
+                let names: Vec<&str> = spec.params.iter().map(|p| &*p.name).collect();
+                diags.push(
+                    Diagnostic::new(DiagnosticKind::UnknownPort, &node.id, &node.op)
+                        .port(format!("param `{name}`"))
+                        .expected(if names.is_empty() {
+                            "no params".to_string()
+                        } else {
+                            format!("one of: {}", names.join(", "))
+                        })
+                        .found(format!("`{name}`")),
+                );
+            }
+        }
+        let mut pv = Vec::with_capacity(spec.params.len());
+        for p in &spec.params {
+            match node.params.get(&*p.name).or(p.default.as_ref()) {
+                Some(v) if value_fits(p.ty, v) => pv.push(v.clone()),
+                Some(v) => {
+                    diags.push(
+                        Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
+                            .port(format!("param `{}`", p.name))
+                            .expected(p.ty.name())
+                            .found(v.type_name()),
+                    );
+                    pv.push(Value::Empty);
+                }
+                None => {
+                    diags.push(
+                        Diagnostic::new(DiagnosticKind::MissingParam, &node.id, &node.op)
+                            .port(format!("param `{}`", p.name))
+                            .expected(format!("a {} value", p.ty.name()))
+                            .found("nothing"),
+                    );
+                    pv.push(Value::Empty);
+                }
+            }
+        }
+        params.push(pv);
+        let mut b: Vec<Option<Binding>> = vec![None; spec.inputs.len()];
+        for (name, v) in &node.consts {
+            match spec.input_index(name) {
+                None => diags.push(unknown_input(node.id.clone(), &node.op, name, op.as_ref())),
+                Some(i) => {
+                    if !value_fits(spec.inputs[i].ty, v) {
+                        diags.push(
+                            Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
+                                .port(format!("input `{name}`"))
+                                .expected(spec.inputs[i].ty.name())
+                                .found(format!("constant of type {}", v.type_name())),
+                        );
+                    }
+                    b[i] = Some(Binding::Const(v.clone()));
+                }
+            }
+        }
+        bindings.push(b.into_iter().map(|x| x.unwrap_or(Binding::Empty)).collect());
+        ops.push(Some(op.clone()));
+    }
+
+    // Wires.
+    let mut wired: Vec<Vec<bool>> = bindings.iter().map(|b| vec![false; b.len()]).collect();
+    for w in graph.wires() {
+        let src = graph.index_of(w.from.node.as_str());
+        let dst = graph.index_of(w.to.node.as_str());
+        let (Some(si), Some(di)) = (src, dst) else {
+            let (missing, other) = if src.is_none() {
+                (&w.from, &w.to)
+            } else {
+                (&w.to, &w.from)
+            };
+            let mut d = Diagnostic {
+                kind: DiagnosticKind::UnknownNode,
+                node: graph.node(other.node.as_str()).map(|n| n.id.clone()),
+                op: graph.node(other.node.as_str()).map(|n| n.op.clone()),
+                port: Some(format!("wire {} -> {}", w.from, w.to)),
+                expected: Some("an existing node".into()),
+                found: Some(format!("`{}`", missing.node)),
+                nodes: vec![],
+                hint: None,
+            };
+            let names: Vec<&str> = graph.nodes().iter().map(|n| n.id.as_str()).collect();
+            if let Some(s) = names
+                .iter()
+                .min_by_key(|n| crate::registry::edit_distance(n, missing.node.as_str()))
+            {
+                if crate::registry::edit_distance(s, missing.node.as_str()) <= 2 {
+                    d.hint = Some(format!("did you mean `{s}`?"));
+                }
+            }
+            diags.push(d);
+            continue;
+        };
+        let (Some(sop), Some(dop)) = (&ops[si], &ops[di]) else {
+            continue;
+        };
+        let snode = &graph.nodes()[si];
+        let dnode = &graph.nodes()[di];
+        let Some(op_port) = sop.spec().output_index(&w.from.port) else {
+            let names: Vec<&str> = sop.spec().outputs.iter().map(|p| &*p.name).collect();
+            diags.push(
+                Diagnostic::new(DiagnosticKind::UnknownPort, &snode.id, &snode.op)
+                    .port(format!("output `{}`", w.from.port))
+                    .expected(format!("one of: {}", names.join(", ")))
+                    .found(format!("`{}` (wire to {})", w.from.port, w.to)),
+            );
+            continue;
+        };
+        let Some(ip) = dop.spec().input_index(&w.to.port) else {
+            diags.push(unknown_input(
+                dnode.id.clone(),
+                &dnode.op,
+                &w.to.port,
+                dop.as_ref(),
+            ));
+            continue;
+        };
+        if wired[di][ip] || matches!(bindings[di][ip], Binding::Const(_)) {
+            diags.push(
+                Diagnostic::new(DiagnosticKind::MultipleWires, &dnode.id, &dnode.op)
+                    .port(format!("input `{}`", w.to.port))
+                    .expected("at most one wire or constant")
+                    .found(format!("another source, {}", w.from)),
+            );
+            continue;
+        }
+        wired[di][ip] = true;
+        bindings[di][ip] = Binding::Wire {
+            node: si as u32,
+            port: op_port as u16,
+        };
+    }
+
+    // Required inputs and defaults.
+    for (i, node) in graph.nodes().iter().enumerate() {
+        let Some(op) = &ops[i] else { continue };
+        for (p, spec) in op.spec().inputs.iter().enumerate() {
+            if matches!(bindings[i][p], Binding::Empty) {
+                match &spec.default {
+                    Some(v) => bindings[i][p] = Binding::Const(v.clone()),
+                    None => diags.push(
+                        Diagnostic::new(DiagnosticKind::MissingInput, &node.id, &node.op)
+                            .port(format!("input `{}`", spec.name))
+                            .expected(format!("a wire or a constant of type {}", spec.ty))
+                            .found("nothing"),
+                    ),
+                }
+            }
+        }
+    }
+
+    // Cycles.
+    let topo = Topology::from_graph(graph);
+    let order = match topo.topo_order() {
+        Ok(o) => Some(o),
+        Err(_) => {
+            for cyc in topo.cycles() {
+                let first = &graph.nodes()[cyc[0] as usize];
+                let mut d = Diagnostic::new(DiagnosticKind::Cycle, &first.id, &first.op)
+                    .expected("no cycle (a value cannot depend on itself)")
+                    .hint(
+                        "break the loop, or route it through a latch once recurrence is available",
+                    );
+                d.nodes = cyc
+                    .iter()
+                    .map(|&v| graph.nodes()[v as usize].id.clone())
+                    .collect();
+                diags.push(d);
+            }
+            None
+        }
+    };
+
+    // Types, in topological order.
+    let mut out_types: Vec<Vec<ValueType>> = ops
+        .iter()
+        .map(|o| {
+            o.as_ref()
+                .map(|o| o.spec().outputs.iter().map(|p| p.ty).collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    if let Some(order) = &order {
+        for &v in order {
+            let v = v as usize;
+            let Some(op) = &ops[v] else { continue };
+            let node = &graph.nodes()[v];
+            let spec = op.spec();
+            let mut in_types = Vec::with_capacity(spec.inputs.len());
+            let mut ok = true;
+            for (p, ispec) in spec.inputs.iter().enumerate() {
+                let found = match &bindings[v][p] {
+                    Binding::Wire { node: s, port } => {
+                        out_types[*s as usize].get(*port as usize).copied()
+                    }
+                    Binding::Const(c) => c.value_type(),
+                    Binding::Empty => None,
+                };
+                if let (Binding::Wire { node: s, port }, Some(t)) = (&bindings[v][p], found) {
+                    if !ispec.ty.accepts(t) {
+                        ok = false;
+                        let src = &graph.nodes()[*s as usize];
+                        let sport = &ops[*s as usize]
+                            .as_ref()
+                            .map(|o| o.spec().outputs[*port as usize].name.to_string())
+                            .unwrap_or_default();
+                        diags.push(
+                            Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
+                                .port(format!("input `{}`", ispec.name))
+                                .expected(ispec.ty.name())
+                                .found(format!("{t} from {}.{sport}", src.id))
+                                .hint("allowed conversion: int -> float; `number` ports take any numeric type"),
+                        );
+                    }
+                }
+                in_types.push(found);
+            }
+            if !ok {
+                continue;
+            }
+            match op.infer_outputs(&in_types, &params[v]) {
+                Ok(t) => out_types[v] = t,
+                Err(msg) => {
+                    let found: Vec<String> = spec
+                        .inputs
+                        .iter()
+                        .zip(&in_types)
+                        .map(|(i, t)| {
+                            format!("{}: {}", i.name, t.map(|t| t.name()).unwrap_or("none"))
+                        })
+                        .collect();
+                    diags.push(
+                        Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
+                            .port("inputs".into())
+                            .expected(msg)
+                            .found(found.join(", ")),
+                    )
+                }
+            }
+        }
+    }
+
+    if !diags.is_empty() {
+        return Err(Diagnostics(diags));
+    }
+    Ok(Resolved {
+        ops: ops
+            .into_iter()
+            .map(|o| o.expect("checked: no unknown op"))
+            .collect(),
+        bindings,
+        params,
+        out_types,
+        topo,
+        order: order.unwrap_or_default(),
+    })
+}
+
+fn unknown_input(node: NodeId, op_id: &str, name: &str, op: &dyn Op) -> Diagnostic {
+    let names: Vec<&str> = op.spec().inputs.iter().map(|p| &*p.name).collect();
+    Diagnostic::new(DiagnosticKind::UnknownPort, &node, op_id)
+        .port(format!("input `{name}`"))
+        .expected(if names.is_empty() {
+            "no inputs".to_string()
+        } else {
+            format!("one of: {}", names.join(", "))
+        })
+        .found(format!("`{name}`"))
+}

@@ -1,0 +1,479 @@
+//! Values that flow along wires.
+//!
+//! Plain values (numbers, vectors, colours, strings) are stored inline and cloned by copy.
+//! Heavy values (images, audio buffers, meshes, or any type registered by name) live behind an
+//! [`Arc`]: cloning one is a reference-count increment, and each carries a content hash that
+//! was computed once when it was built, and its size in bytes.
+
+use crate::key::{Key, KeyHasher};
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+/// The type of a value, or of a port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ValueType {
+    /// 64-bit float.
+    Float,
+    /// 64-bit signed integer.
+    Int,
+    /// Boolean.
+    Bool,
+    /// Two floats.
+    Vec2,
+    /// Three floats.
+    Vec3,
+    /// Four floats.
+    Vec4,
+    /// Linear RGBA colour, four f32.
+    Color,
+    /// UTF-8 string.
+    String,
+    /// List of values of any type.
+    List,
+    /// A heavy value of the named registered type (for example `"image"`).
+    Heavy(&'static str),
+    /// Port constraint: any numeric type (float, int, vectors, colour). Never a value's type.
+    Number,
+    /// Port constraint: any type at all. Never a value's type.
+    Any,
+}
+
+impl ValueType {
+    /// The name used in graph files, diagnostics and docs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ValueType::Float => "float",
+            ValueType::Int => "int",
+            ValueType::Bool => "bool",
+            ValueType::Vec2 => "vec2",
+            ValueType::Vec3 => "vec3",
+            ValueType::Vec4 => "vec4",
+            ValueType::Color => "color",
+            ValueType::String => "string",
+            ValueType::List => "list",
+            ValueType::Heavy(n) => n,
+            ValueType::Number => "number",
+            ValueType::Any => "any",
+        }
+    }
+
+    /// Parse a plain type name (`float`, `int`, ...). Heavy names are resolved by callers that
+    /// know the registered heavy types.
+    pub fn parse_plain(s: &str) -> Option<ValueType> {
+        Some(match s {
+            "float" => ValueType::Float,
+            "int" => ValueType::Int,
+            "bool" => ValueType::Bool,
+            "vec2" => ValueType::Vec2,
+            "vec3" => ValueType::Vec3,
+            "vec4" => ValueType::Vec4,
+            "color" => ValueType::Color,
+            "string" => ValueType::String,
+            "list" => ValueType::List,
+            "number" => ValueType::Number,
+            "any" => ValueType::Any,
+            _ => return None,
+        })
+    }
+
+    /// True for the numeric types that [`ValueType::Number`] accepts.
+    pub fn is_numeric(&self) -> bool {
+        matches!(
+            self,
+            ValueType::Float
+                | ValueType::Int
+                | ValueType::Vec2
+                | ValueType::Vec3
+                | ValueType::Vec4
+                | ValueType::Color
+                | ValueType::Number
+        )
+    }
+
+    /// Whether a value of type `found` may be wired into a port of type `self`.
+    ///
+    /// The rules: equal types connect; `any` accepts everything; `number` accepts every numeric
+    /// type; the single implicit conversion is **int → float** (an int arriving at a float port
+    /// is read as a float). A source whose type is itself a constraint (`any`, `number`) is
+    /// accepted where the two overlap; the op then checks the actual value when it runs.
+    pub fn accepts(&self, found: ValueType) -> bool {
+        use ValueType::*;
+        match (*self, found) {
+            (a, b) if a == b => true,
+            (Any, _) | (_, Any) => true,
+            (Number, f) => f.is_numeric(),
+            (t, Number) => t.is_numeric(),
+            (Float, Int) => true,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for ValueType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Data of a heavy value. Implement it for a type to carry that type along wires.
+pub trait HeavyData: Any + Send + Sync + fmt::Debug {
+    /// The registered type name, e.g. `"image"`.
+    fn type_name(&self) -> &'static str;
+    /// Size of the data in bytes (what a memory budget counts).
+    fn byte_size(&self) -> usize;
+    /// Feed the full content into `h`. Called once, when the value is built.
+    fn hash_content(&self, h: &mut KeyHasher);
+    /// Upcast for downcasting by [`Heavy::downcast`].
+    fn as_any(&self) -> &dyn Any;
+}
+
+struct HeavyInner {
+    hash: Key,
+    bytes: usize,
+    data: Box<dyn HeavyData>,
+}
+
+/// A shared heavy value: cheap to clone, hashed once at construction.
+#[derive(Clone)]
+pub struct Heavy(Arc<HeavyInner>);
+
+impl Heavy {
+    /// Wrap data, computing its content hash and size now.
+    pub fn new<T: HeavyData>(data: T) -> Heavy {
+        let mut h = KeyHasher::new();
+        h.str(data.type_name());
+        data.hash_content(&mut h);
+        Heavy(Arc::new(HeavyInner {
+            hash: h.finish_key(),
+            bytes: data.byte_size(),
+            data: Box::new(data),
+        }))
+    }
+    /// The registered type name.
+    pub fn type_name(&self) -> &'static str {
+        self.0.data.type_name()
+    }
+    /// The content hash computed at construction.
+    pub fn content_hash(&self) -> Key {
+        self.0.hash
+    }
+    /// Size in bytes.
+    pub fn byte_size(&self) -> usize {
+        self.0.bytes
+    }
+    /// Borrow as the concrete type, if it is one.
+    pub fn downcast<T: HeavyData>(&self) -> Option<&T> {
+        self.0.data.as_any().downcast_ref::<T>()
+    }
+    /// Borrow the data as a trait object.
+    pub fn data(&self) -> &dyn HeavyData {
+        &*self.0.data
+    }
+}
+
+impl fmt::Debug for Heavy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Heavy<{}>({} bytes, {})",
+            self.type_name(),
+            self.byte_size(),
+            self.content_hash()
+        )
+    }
+}
+
+impl PartialEq for Heavy {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.hash == other.0.hash
+    }
+}
+
+/// A value carried by a wire.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum Value {
+    /// No value: what an op sees at a lazy input it did not pull, or an optional input that
+    /// has neither wire nor default.
+    #[default]
+    Empty,
+    /// 64-bit float.
+    Float(f64),
+    /// 64-bit signed integer.
+    Int(i64),
+    /// Boolean.
+    Bool(bool),
+    /// Two floats.
+    Vec2([f64; 2]),
+    /// Three floats.
+    Vec3([f64; 3]),
+    /// Four floats.
+    Vec4([f64; 4]),
+    /// Linear RGBA colour.
+    Color([f32; 4]),
+    /// Shared string.
+    Str(Arc<str>),
+    /// Shared list.
+    List(Arc<[Value]>),
+    /// Heavy shared value.
+    Heavy(Heavy),
+}
+
+impl Value {
+    /// The value's type (`None` for [`Value::Empty`]).
+    pub fn value_type(&self) -> Option<ValueType> {
+        Some(match self {
+            Value::Empty => return None,
+            Value::Float(_) => ValueType::Float,
+            Value::Int(_) => ValueType::Int,
+            Value::Bool(_) => ValueType::Bool,
+            Value::Vec2(_) => ValueType::Vec2,
+            Value::Vec3(_) => ValueType::Vec3,
+            Value::Vec4(_) => ValueType::Vec4,
+            Value::Color(_) => ValueType::Color,
+            Value::Str(_) => ValueType::String,
+            Value::List(_) => ValueType::List,
+            Value::Heavy(h) => ValueType::Heavy(h.type_name()),
+        })
+    }
+
+    /// Type name for messages (`"empty"` for [`Value::Empty`]).
+    pub fn type_name(&self) -> &'static str {
+        self.value_type().map(|t| t.name()).unwrap_or("empty")
+    }
+
+    /// Feed the value's canonical encoding into a key hasher. Heavy values feed their stored
+    /// content hash, so hashing them costs the same as hashing an int.
+    pub fn hash_into(&self, h: &mut KeyHasher) {
+        match self {
+            Value::Empty => h.u8(0),
+            Value::Float(v) => {
+                h.u8(1);
+                h.f64(*v)
+            }
+            Value::Int(v) => {
+                h.u8(2);
+                h.i64(*v)
+            }
+            Value::Bool(v) => {
+                h.u8(3);
+                h.u8(*v as u8)
+            }
+            Value::Vec2(v) => {
+                h.u8(4);
+                v.iter().for_each(|x| h.f64(*x))
+            }
+            Value::Vec3(v) => {
+                h.u8(5);
+                v.iter().for_each(|x| h.f64(*x))
+            }
+            Value::Vec4(v) => {
+                h.u8(6);
+                v.iter().for_each(|x| h.f64(*x))
+            }
+            Value::Color(v) => {
+                h.u8(7);
+                v.iter().for_each(|x| h.f32(*x))
+            }
+            Value::Str(s) => {
+                h.u8(8);
+                h.str(s)
+            }
+            Value::List(l) => {
+                h.u8(9);
+                h.u64(l.len() as u64);
+                l.iter().for_each(|v| v.hash_into(h))
+            }
+            Value::Heavy(v) => {
+                h.u8(10);
+                h.u128(v.content_hash().0)
+            }
+        }
+    }
+
+    /// The content hash of this value alone.
+    pub fn content_hash(&self) -> Key {
+        if let Value::Heavy(h) = self {
+            return h.content_hash();
+        }
+        let mut h = KeyHasher::new();
+        self.hash_into(&mut h);
+        h.finish_key()
+    }
+
+    /// Approximate bytes held by the value (inline size plus shared payloads).
+    pub fn byte_size(&self) -> usize {
+        std::mem::size_of::<Value>()
+            + match self {
+                Value::Str(s) => s.len(),
+                Value::List(l) => l.iter().map(Value::byte_size).sum(),
+                Value::Heavy(h) => h.byte_size(),
+                _ => 0,
+            }
+    }
+
+    /// Read as a float; an int converts (the one implicit conversion).
+    #[inline]
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Float(v) => Some(*v),
+            Value::Int(v) => Some(*v as f64),
+            _ => None,
+        }
+    }
+    /// Read as an int.
+    #[inline]
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+    /// Read as a bool.
+    #[inline]
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(v) => Some(*v),
+            _ => None,
+        }
+    }
+    /// Read as a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// Read as a list.
+    pub fn as_list(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(l) => Some(l),
+            _ => None,
+        }
+    }
+    /// Read as a colour: a colour, a vec3 (alpha 1) or vec4, or a `#rrggbb` / `#rrggbbaa`
+    /// hex string (sRGB-encoded digits are taken as linear values / 255).
+    pub fn as_color(&self) -> Option<[f32; 4]> {
+        match self {
+            Value::Color(c) => Some(*c),
+            Value::Vec3(v) => Some([v[0] as f32, v[1] as f32, v[2] as f32, 1.0]),
+            Value::Vec4(v) => Some([v[0] as f32, v[1] as f32, v[2] as f32, v[3] as f32]),
+            Value::Str(s) => parse_hex_color(s),
+            _ => None,
+        }
+    }
+    /// Borrow a heavy value as a concrete type.
+    pub fn as_heavy<T: HeavyData>(&self) -> Option<&T> {
+        match self {
+            Value::Heavy(h) => h.downcast::<T>(),
+            _ => None,
+        }
+    }
+    /// Build a string value.
+    pub fn str(s: &str) -> Value {
+        Value::Str(Arc::from(s))
+    }
+}
+
+/// Parse `#rgb`, `#rrggbb` or `#rrggbbaa` into a colour with channels in 0..=1.
+pub fn parse_hex_color(s: &str) -> Option<[f32; 4]> {
+    let hex = s.strip_prefix('#')?;
+    if !hex.is_ascii() {
+        return None;
+    }
+    let byte = |i: usize| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok();
+    let nib = |i: usize| {
+        u8::from_str_radix(hex.get(i..i + 1)?, 16)
+            .ok()
+            .map(|v| v * 17)
+    };
+    let (r, g, b, a) = match hex.len() {
+        3 => (nib(0)?, nib(1)?, nib(2)?, 255),
+        6 => (byte(0)?, byte(2)?, byte(4)?, 255),
+        8 => (byte(0)?, byte(2)?, byte(4)?, byte(6)?),
+        _ => return None,
+    };
+    Some([r, g, b, a].map(|c| c as f32 / 255.0))
+}
+
+impl From<f64> for Value {
+    fn from(v: f64) -> Self {
+        Value::Float(v)
+    }
+}
+impl From<i64> for Value {
+    fn from(v: i64) -> Self {
+        Value::Int(v)
+    }
+}
+impl From<bool> for Value {
+    fn from(v: bool) -> Self {
+        Value::Bool(v)
+    }
+}
+impl From<&str> for Value {
+    fn from(v: &str) -> Self {
+        Value::str(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Blob(Vec<u8>);
+    impl HeavyData for Blob {
+        fn type_name(&self) -> &'static str {
+            "blob"
+        }
+        fn byte_size(&self) -> usize {
+            self.0.len()
+        }
+        fn hash_content(&self, h: &mut KeyHasher) {
+            h.bytes(&self.0)
+        }
+        fn as_any(&self) -> &dyn Any {
+            self
+        }
+    }
+
+    #[test]
+    fn heavy_is_shared_and_hashed_once() {
+        let a = Heavy::new(Blob(vec![1, 2, 3]));
+        let b = a.clone();
+        assert_eq!(a.content_hash(), b.content_hash());
+        assert_eq!(a.byte_size(), 3);
+        assert_eq!(
+            Value::Heavy(a.clone()).value_type(),
+            Some(ValueType::Heavy("blob"))
+        );
+        let c = Heavy::new(Blob(vec![1, 2, 4]));
+        assert_ne!(a.content_hash(), c.content_hash());
+        assert_eq!(a.downcast::<Blob>().map(|b| b.0.len()), Some(3));
+    }
+
+    #[test]
+    fn value_hash_distinguishes_types_and_canonicalises_nan() {
+        assert_ne!(
+            Value::Int(1).content_hash(),
+            Value::Float(1.0).content_hash()
+        );
+        assert_eq!(
+            Value::Float(f64::NAN).content_hash(),
+            Value::Float(f64::from_bits(0x7ff8_0000_0000_1234)).content_hash()
+        );
+    }
+
+    #[test]
+    fn conversions() {
+        assert!(ValueType::Float.accepts(ValueType::Int));
+        assert!(!ValueType::Int.accepts(ValueType::Float));
+        assert!(ValueType::Number.accepts(ValueType::Vec3));
+        assert!(!ValueType::Number.accepts(ValueType::String));
+        assert_eq!(Value::Int(3).as_f64(), Some(3.0));
+        assert_eq!(parse_hex_color("#ff0000"), Some([1.0, 0.0, 0.0, 1.0]));
+        assert_eq!(parse_hex_color("#zz0000"), None);
+        assert_eq!(parse_hex_color("#ÿÿ"), None);
+    }
+}
