@@ -1,1 +1,59 @@
-//! stub
+//! # kiln-std
+//!
+//! Kiln's standard node library, built on `kiln-core`: constants, arithmetic and math on
+//! floats, ints and vectors, comparisons and logic, a lazy `switch`, clock inputs, named graph
+//! inputs and outputs, and the image nodes (coherent noise, colour ramps, per-pixel maths).
+//!
+//! [`registry`] returns a registry holding every op of this crate.
+#![deny(missing_docs)]
+
+pub mod graph_io;
+pub mod image;
+pub mod image_ops;
+pub mod logic;
+pub mod math;
+pub mod noise;
+pub mod ramp;
+pub(crate) mod util;
+
+use kiln_core::registry::{Registry, RegistryError};
+
+/// Register every standard op into `reg`.
+pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
+    graph_io::register(reg)?;
+    math::register(reg)?;
+    logic::register(reg)?;
+    noise::register(reg)?;
+    ramp::register(reg)?;
+    image_ops::register(reg)?;
+    Ok(())
+}
+
+/// A registry with every standard op.
+pub fn registry() -> Registry {
+    let mut reg = Registry::new();
+    // The standard ids are distinct by construction (a unit test checks it).
+    if let Err(e) = register_all(&mut reg) {
+        unreachable!("standard ops collide: {e}");
+    }
+    reg
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn standard_ids_are_distinct_and_documented() {
+        let mut reg = kiln_core::registry::Registry::new();
+        super::register_all(&mut reg).expect("no duplicate ids");
+        assert!(reg.len() > 20);
+        for op in reg.iter() {
+            let s = op.spec();
+            assert!(!s.doc.is_empty(), "{} has no doc", s.id);
+            for p in &s.inputs {
+                assert!(!p.doc.is_empty(), "{}.{} has no doc", s.id, p.name);
+            }
+        }
+        // Registering twice is an error.
+        assert!(super::register_all(&mut reg).is_err());
+    }
+}

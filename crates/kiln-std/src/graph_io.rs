@@ -1,0 +1,158 @@
+//! Constants, clock inputs, named graph inputs and graph outputs.
+//!
+//! * `const` — a constant whose type is its `value` param's type.
+//! * `clock.time`, `clock.frame`, `clock.dt`, `clock.seed` — fields of the evaluation context.
+//! * `input.float`, `input.int`, `input.bool`, `input.vec2`, `input.vec3`, `input.vec4`,
+//!   `input.color`, `input.string` — named graph inputs: the context's value for `name`, or
+//!   `default`. Their keys include the value read, so a new value recooks only their cone.
+//! * `output` — marks a graph output; passes its input through.
+
+use crate::util::FnOp;
+use kiln_core::context::EvalContext;
+use kiln_core::key::KeyHasher;
+use kiln_core::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads};
+use kiln_core::registry::{Registry, RegistryError};
+use kiln_core::value::{Value, ValueType};
+
+/// The op id of graph outputs.
+pub const OUTPUT_OP: &str = "output";
+/// The prefix of graph input op ids (`input.float`, ...).
+pub const INPUT_PREFIX: &str = "input.";
+
+/// The types a graph input can have, with their op ids.
+pub const INPUT_TYPES: [(&str, ValueType); 8] = [
+    ("input.float", ValueType::Float),
+    ("input.int", ValueType::Int),
+    ("input.bool", ValueType::Bool),
+    ("input.vec2", ValueType::Vec2),
+    ("input.vec3", ValueType::Vec3),
+    ("input.vec4", ValueType::Vec4),
+    ("input.color", ValueType::Color),
+    ("input.string", ValueType::String),
+];
+
+/// The input op id for a type, if graph inputs can have it.
+pub fn input_op_for(ty: ValueType) -> Option<&'static str> {
+    INPUT_TYPES.iter().find(|(_, t)| *t == ty).map(|(id, _)| *id)
+}
+
+fn zero_of(ty: ValueType) -> Value {
+    match ty {
+        ValueType::Float => Value::Float(0.0),
+        ValueType::Int => Value::Int(0),
+        ValueType::Bool => Value::Bool(false),
+        ValueType::Vec2 => Value::Vec2([0.0; 2]),
+        ValueType::Vec3 => Value::Vec3([0.0; 3]),
+        ValueType::Vec4 => Value::Vec4([0.0; 4]),
+        ValueType::Color => Value::Color([0.0, 0.0, 0.0, 1.0]),
+        _ => Value::str(""),
+    }
+}
+
+/// Convert a supplied input value to the input's type (int → float, hex string → colour).
+pub fn coerce_input(ty: ValueType, v: &Value) -> Option<Value> {
+    match (ty, v) {
+        (ValueType::Float, _) => v.as_f64().map(Value::Float),
+        (ValueType::Color, _) => v.as_color().map(Value::Color),
+        _ if v.value_type() == Some(ty) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+/// A named graph input of one type.
+pub struct GraphInput {
+    spec: OpSpec,
+    ty: ValueType,
+}
+
+impl GraphInput {
+    fn value(&self, params: &[Value], ctx: &EvalContext) -> Result<Value, OpError> {
+        let name = params[0].as_str().unwrap_or("");
+        match ctx.inputs.get(name) {
+            Some(v) => coerce_input(self.ty, v).ok_or_else(|| {
+                OpError::new(format!("graph input `{name}` expects {}, but was given {}", self.ty, v.type_name()))
+            }),
+            None => Ok(params[1].clone()),
+        }
+    }
+}
+
+impl Op for GraphInput {
+    fn spec(&self) -> &OpSpec {
+        &self.spec
+    }
+    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
+        out[0] = self.value(call.params, call.ctx)?;
+        Ok(())
+    }
+    fn hash_context(&self, params: &[Value], ctx: &EvalContext, h: &mut KeyHasher) {
+        match self.value(params, ctx) {
+            Ok(v) => v.hash_into(h),
+            // A bad value fails at execution; key it by what was supplied.
+            Err(_) => {
+                h.u8(0xff);
+                if let Some(v) = ctx.inputs.get(params[0].as_str().unwrap_or("")) {
+                    v.hash_into(h)
+                }
+            }
+        }
+    }
+}
+
+/// Register the ops of this module.
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    reg.register(
+        FnOp::new(
+            OpSpec::new("const", "A constant; its type is the type of `value`.")
+                .param(ParamSpec::required("value", ValueType::Any, "the constant"))
+                .output(OutputSpec::new("out", ValueType::Any, "the constant")),
+            |c, out| {
+                out[0] = c.params[0].clone();
+                Ok(())
+            },
+        )
+        .infer(|_, p| Ok(vec![p[0].value_type().unwrap_or(ValueType::Any)])),
+    )?;
+    let clock = |id: &'static str, doc: &'static str, ty: ValueType, r: Reads, f: crate::util::ExecFn| {
+        FnOp::new(OpSpec::new(id, doc).reads(r).output(OutputSpec::new("out", ty, doc)), f)
+    };
+    reg.register(clock("clock.time", "Time in seconds.", ValueType::Float, Reads::TIME, |c, o| {
+        o[0] = Value::Float(c.ctx.time);
+        Ok(())
+    }))?;
+    reg.register(clock("clock.frame", "Frame number.", ValueType::Int, Reads::FRAME, |c, o| {
+        o[0] = Value::Int(c.ctx.frame);
+        Ok(())
+    }))?;
+    reg.register(clock("clock.dt", "Seconds since the previous evaluation.", ValueType::Float, Reads::DT, |c, o| {
+        o[0] = Value::Float(c.ctx.dt);
+        Ok(())
+    }))?;
+    reg.register(clock("clock.seed", "The evaluation's seed, as an int.", ValueType::Int, Reads::SEED, |c, o| {
+        o[0] = Value::Int(c.ctx.seed as i64);
+        Ok(())
+    }))?;
+    for (id, ty) in INPUT_TYPES {
+        reg.register(GraphInput {
+            spec: OpSpec::new(id, "A named graph input: the value supplied for `name`, else `default`.")
+                .purity(Purity::UserInput)
+                .param(ParamSpec::required("name", ValueType::String, "the input's name"))
+                .param(ParamSpec::new("default", ty, zero_of(ty), "value when none is supplied"))
+                .output(OutputSpec::new("out", ty, "the input's value")),
+            ty,
+        })?;
+    }
+    reg.register(
+        FnOp::new(
+            OpSpec::new(OUTPUT_OP, "A graph output: passes `value` through under the node's name.")
+                .input(InputSpec::required("value", ValueType::Any, "the value to output"))
+                .output(OutputSpec::new("out", ValueType::Any, "the same value")),
+            |c, out| {
+                out[0] = c.inputs[0].clone();
+                Ok(())
+            },
+        )
+        .infer(|i, _| Ok(vec![i[0].unwrap_or(ValueType::Any)])),
+    )?;
+    Ok(())
+}

@@ -1,0 +1,81 @@
+//! The image value: a heavy RGBA buffer of linear `f32` channels, row-major, top row first.
+
+use kiln_core::key::KeyHasher;
+use kiln_core::value::{Heavy, HeavyData, Value, ValueType};
+use std::any::Any;
+
+/// The registered type name of images.
+pub const IMAGE: &str = "image";
+/// The port type of images.
+pub const IMAGE_TYPE: ValueType = ValueType::Heavy(IMAGE);
+
+/// Largest width or height an image op will allocate (keeps a typo from asking for terabytes).
+pub const MAX_SIDE: u32 = 16_384;
+
+/// An RGBA image with linear `f32` channels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width * height` pixels, row-major, top row first.
+    pub pixels: Vec<[f32; 4]>,
+}
+
+impl Image {
+    /// An image filled with one colour.
+    pub fn filled(width: u32, height: u32, c: [f32; 4]) -> Image {
+        Image { width, height, pixels: vec![c; width as usize * height as usize] }
+    }
+    /// Wrap into a value.
+    pub fn into_value(self) -> Value {
+        Value::Heavy(Heavy::new(self))
+    }
+    /// The pixel at `(x, y)`.
+    pub fn get(&self, x: u32, y: u32) -> [f32; 4] {
+        self.pixels[y as usize * self.width as usize + x as usize]
+    }
+    /// Encode as 8-bit sRGB-less RGBA bytes (channels clamped to 0..=1 and scaled to 255).
+    pub fn to_rgba8(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.pixels.len() * 4);
+        for p in &self.pixels {
+            for c in p {
+                out.push((c.clamp(0.0, 1.0) * 255.0 + 0.5) as u8);
+            }
+        }
+        out
+    }
+}
+
+impl HeavyData for Image {
+    fn type_name(&self) -> &'static str {
+        IMAGE
+    }
+    fn byte_size(&self) -> usize {
+        self.pixels.len() * 16
+    }
+    fn hash_content(&self, h: &mut KeyHasher) {
+        h.u64(self.width as u64);
+        h.u64(self.height as u64);
+        // Safe flattening of [f32; 4] pixels.
+        let flat: &[f32] = self.pixels.as_flattened();
+        h.f32_slice(flat);
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Check image dimensions given as params `w`, `h` (param indices `wi`, `hi`).
+pub fn check_size(w: i64, h: i64, wi: usize, hi: usize) -> Result<(u32, u32), kiln_core::op::OpError> {
+    use kiln_core::op::OpError;
+    let ok = |v: i64, i: usize, what: &str| {
+        if v < 1 || v > MAX_SIDE as i64 {
+            Err(OpError::param(i, format!("{what} must be between 1 and {MAX_SIDE}, got {v}")))
+        } else {
+            Ok(v as u32)
+        }
+    };
+    Ok((ok(w, wi, "width")?, ok(h, hi, "height")?))
+}

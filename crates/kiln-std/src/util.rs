@@ -1,0 +1,42 @@
+//! Small helpers for defining ops from closures.
+
+use kiln_core::op::{Op, OpCall, OpError, OpSpec};
+use kiln_core::value::{Value, ValueType};
+
+/// Signature of an op body.
+pub(crate) type ExecFn = fn(&OpCall<'_>, &mut [Value]) -> Result<(), OpError>;
+/// Signature of an output-type inference function.
+pub(crate) type InferFn = fn(&[Option<ValueType>], &[Value]) -> Result<Vec<ValueType>, String>;
+
+/// An op made of a spec and plain functions.
+pub(crate) struct FnOp {
+    pub spec: OpSpec,
+    pub exec: ExecFn,
+    pub infer: Option<InferFn>,
+}
+
+impl FnOp {
+    pub(crate) fn new(spec: OpSpec, exec: ExecFn) -> Self {
+        FnOp { spec, exec, infer: None }
+    }
+    pub(crate) fn infer(mut self, f: InferFn) -> Self {
+        self.infer = Some(f);
+        self
+    }
+}
+
+impl Op for FnOp {
+    fn spec(&self) -> &OpSpec {
+        &self.spec
+    }
+    #[inline]
+    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
+        (self.exec)(call, out)
+    }
+    fn infer_outputs(&self, inputs: &[Option<ValueType>], params: &[Value]) -> Result<Vec<ValueType>, String> {
+        match self.infer {
+            Some(f) => f(inputs, params),
+            None => Ok(self.spec.outputs.iter().map(|o| o.ty).collect()),
+        }
+    }
+}
