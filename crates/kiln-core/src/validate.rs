@@ -287,10 +287,9 @@ pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Di
             if let Some(s) = names
                 .iter()
                 .min_by_key(|n| crate::registry::edit_distance(n, missing.node.as_str()))
+                && crate::registry::edit_distance(s, missing.node.as_str()) <= 2
             {
-                if crate::registry::edit_distance(s, missing.node.as_str()) <= 2 {
-                    d.hint = Some(format!("did you mean `{s}`?"));
-                }
+                d.hint = Some(format!("did you mean `{s}`?"));
             }
             diags.push(d);
             continue;
@@ -400,22 +399,22 @@ pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Di
                     Binding::Const(c) => c.value_type(),
                     Binding::Empty => None,
                 };
-                if let (Binding::Wire { node: s, port }, Some(t)) = (&bindings[v][p], found) {
-                    if !ispec.ty.accepts(t) {
-                        ok = false;
-                        let src = &graph.nodes()[*s as usize];
-                        let sport = &ops[*s as usize]
-                            .as_ref()
-                            .map(|o| o.spec().outputs[*port as usize].name.to_string())
-                            .unwrap_or_default();
-                        diags.push(
+                if let (Binding::Wire { node: s, port }, Some(t)) = (&bindings[v][p], found)
+                    && !ispec.ty.accepts(t)
+                {
+                    ok = false;
+                    let src = &graph.nodes()[*s as usize];
+                    let sport = &ops[*s as usize]
+                        .as_ref()
+                        .map(|o| o.spec().outputs[*port as usize].name.to_string())
+                        .unwrap_or_default();
+                    diags.push(
                             Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
                                 .port(format!("input `{}`", ispec.name))
                                 .expected(ispec.ty.name())
                                 .found(format!("{t} from {}.{sport}", src.id))
                                 .hint("allowed conversion: int -> float; `number` ports take any numeric type"),
                         );
-                    }
                 }
                 in_types.push(found);
             }

@@ -1,1 +1,44 @@
-//! stub
+//! # kiln-io
+//!
+//! Files for Kiln:
+//!
+//! * [`graph_file`]: the graph file format (versioned JSON) — [`load_graph`], [`read_graph`],
+//!   [`save_graph`], with errors as [`LoadError`];
+//! * [`values`]: result values as files (PNG for images, JSON for plain values), written
+//!   atomically, and values typed on the command line;
+//! * [`dot`]: Graphviz export.
+//!
+//! ```
+//! use kiln_io::graph_file::{load_graph, save_graph};
+//!
+//! let registry = kiln_std::registry();
+//! let text = r#"{
+//!   "kiln": 1,
+//!   "inputs": {
+//!     "size": {"type": "float", "default": 2.0}
+//!   },
+//!   "nodes": {},
+//!   "outputs": {
+//!     "result": "size.out"
+//!   }
+//! }
+//! "#;
+//! let file = load_graph(text, &registry).unwrap();
+//! assert_eq!(file.graph.len(), 2);
+//! assert!(kiln_core::validate::validate(&file.graph, &registry).is_empty());
+//! assert_eq!(save_graph(&file.graph, &registry), text);
+//! ```
+#![deny(missing_docs)]
+
+mod convert;
+pub mod dot;
+pub mod graph_file;
+mod json;
+pub mod values;
+
+pub use dot::to_dot;
+pub use graph_file::{
+    GraphFile, GraphMeta, LoadError, load_graph, load_graph_bytes, read_graph, save_graph,
+    save_graph_with_meta, write_graph,
+};
+pub use values::{WriteError, parse_cli_value, write_atomic, write_output};

@@ -33,7 +33,10 @@ pub const INPUT_TYPES: [(&str, ValueType); 8] = [
 
 /// The input op id for a type, if graph inputs can have it.
 pub fn input_op_for(ty: ValueType) -> Option<&'static str> {
-    INPUT_TYPES.iter().find(|(_, t)| *t == ty).map(|(id, _)| *id)
+    INPUT_TYPES
+        .iter()
+        .find(|(_, t)| *t == ty)
+        .map(|(id, _)| *id)
 }
 
 fn zero_of(ty: ValueType) -> Value {
@@ -70,7 +73,11 @@ impl GraphInput {
         let name = params[0].as_str().unwrap_or("");
         match ctx.inputs.get(name) {
             Some(v) => coerce_input(self.ty, v).ok_or_else(|| {
-                OpError::new(format!("graph input `{name}` expects {}, but was given {}", self.ty, v.type_name()))
+                OpError::new(format!(
+                    "graph input `{name}` expects {}, but was given {}",
+                    self.ty,
+                    v.type_name()
+                ))
             }),
             None => Ok(params[1].clone()),
         }
@@ -113,40 +120,89 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         )
         .infer(|_, p| Ok(vec![p[0].value_type().unwrap_or(ValueType::Any)])),
     )?;
-    let clock = |id: &'static str, doc: &'static str, ty: ValueType, r: Reads, f: crate::util::ExecFn| {
-        FnOp::new(OpSpec::new(id, doc).reads(r).output(OutputSpec::new("out", ty, doc)), f)
-    };
-    reg.register(clock("clock.time", "Time in seconds.", ValueType::Float, Reads::TIME, |c, o| {
-        o[0] = Value::Float(c.ctx.time);
-        Ok(())
-    }))?;
-    reg.register(clock("clock.frame", "Frame number.", ValueType::Int, Reads::FRAME, |c, o| {
-        o[0] = Value::Int(c.ctx.frame);
-        Ok(())
-    }))?;
-    reg.register(clock("clock.dt", "Seconds since the previous evaluation.", ValueType::Float, Reads::DT, |c, o| {
-        o[0] = Value::Float(c.ctx.dt);
-        Ok(())
-    }))?;
-    reg.register(clock("clock.seed", "The evaluation's seed, as an int.", ValueType::Int, Reads::SEED, |c, o| {
-        o[0] = Value::Int(c.ctx.seed as i64);
-        Ok(())
-    }))?;
+    let clock =
+        |id: &'static str, doc: &'static str, ty: ValueType, r: Reads, f: crate::util::ExecFn| {
+            FnOp::new(
+                OpSpec::new(id, doc)
+                    .reads(r)
+                    .output(OutputSpec::new("out", ty, doc)),
+                f,
+            )
+        };
+    reg.register(clock(
+        "clock.time",
+        "Time in seconds.",
+        ValueType::Float,
+        Reads::TIME,
+        |c, o| {
+            o[0] = Value::Float(c.ctx.time);
+            Ok(())
+        },
+    ))?;
+    reg.register(clock(
+        "clock.frame",
+        "Frame number.",
+        ValueType::Int,
+        Reads::FRAME,
+        |c, o| {
+            o[0] = Value::Int(c.ctx.frame);
+            Ok(())
+        },
+    ))?;
+    reg.register(clock(
+        "clock.dt",
+        "Seconds since the previous evaluation.",
+        ValueType::Float,
+        Reads::DT,
+        |c, o| {
+            o[0] = Value::Float(c.ctx.dt);
+            Ok(())
+        },
+    ))?;
+    reg.register(clock(
+        "clock.seed",
+        "The evaluation's seed, as an int.",
+        ValueType::Int,
+        Reads::SEED,
+        |c, o| {
+            o[0] = Value::Int(c.ctx.seed as i64);
+            Ok(())
+        },
+    ))?;
     for (id, ty) in INPUT_TYPES {
         reg.register(GraphInput {
-            spec: OpSpec::new(id, "A named graph input: the value supplied for `name`, else `default`.")
-                .purity(Purity::UserInput)
-                .param(ParamSpec::required("name", ValueType::String, "the input's name"))
-                .param(ParamSpec::new("default", ty, zero_of(ty), "value when none is supplied"))
-                .output(OutputSpec::new("out", ty, "the input's value")),
+            spec: OpSpec::new(
+                id,
+                "A named graph input: the value supplied for `name`, else `default`.",
+            )
+            .purity(Purity::UserInput)
+            .param(ParamSpec::required(
+                "name",
+                ValueType::String,
+                "the input's name",
+            ))
+            .param(ParamSpec::new(
+                "default",
+                ty,
+                zero_of(ty),
+                "value when none is supplied",
+            ))
+            .output(OutputSpec::new("out", ty, "the input's value")),
             ty,
         })?;
     }
     reg.register(
         FnOp::new(
-            OpSpec::new(OUTPUT_OP, "A graph output: passes `value` through under the node's name.")
-                .input(InputSpec::required("value", ValueType::Any, "the value to output"))
-                .output(OutputSpec::new("out", ValueType::Any, "the same value")),
+            OpSpec::new(
+                OUTPUT_OP,
+                "A graph output: passes `value` through under the node's name.",
+            )
+            .input(InputSpec::required(
+                "value",
+                ValueType::Any,
+                "the value to output",
+            ))
+            .output(OutputSpec::new("out", ValueType::Any, "the same value")),
             |c, out| {
                 out[0] = c.inputs[0].clone();
                 Ok(())

@@ -26,7 +26,11 @@ pub struct Image {
 impl Image {
     /// An image filled with one colour.
     pub fn filled(width: u32, height: u32, c: [f32; 4]) -> Image {
-        Image { width, height, pixels: vec![c; width as usize * height as usize] }
+        Image {
+            width,
+            height,
+            pixels: vec![c; width as usize * height as usize],
+        }
     }
     /// Wrap into a value.
     pub fn into_value(self) -> Value {
@@ -68,11 +72,19 @@ impl HeavyData for Image {
 }
 
 /// Check image dimensions given as params `w`, `h` (param indices `wi`, `hi`).
-pub fn check_size(w: i64, h: i64, wi: usize, hi: usize) -> Result<(u32, u32), kiln_core::op::OpError> {
+pub fn check_size(
+    w: i64,
+    h: i64,
+    wi: usize,
+    hi: usize,
+) -> Result<(u32, u32), kiln_core::op::OpError> {
     use kiln_core::op::OpError;
     let ok = |v: i64, i: usize, what: &str| {
         if v < 1 || v > MAX_SIDE as i64 {
-            Err(OpError::param(i, format!("{what} must be between 1 and {MAX_SIDE}, got {v}")))
+            Err(OpError::param(
+                i,
+                format!("{what} must be between 1 and {MAX_SIDE}, got {v}"),
+            ))
         } else {
             Ok(v as u32)
         }

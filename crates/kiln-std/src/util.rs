@@ -17,7 +17,11 @@ pub(crate) struct FnOp {
 
 impl FnOp {
     pub(crate) fn new(spec: OpSpec, exec: ExecFn) -> Self {
-        FnOp { spec, exec, infer: None }
+        FnOp {
+            spec,
+            exec,
+            infer: None,
+        }
     }
     pub(crate) fn infer(mut self, f: InferFn) -> Self {
         self.infer = Some(f);
@@ -33,7 +37,11 @@ impl Op for FnOp {
     fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
         (self.exec)(call, out)
     }
-    fn infer_outputs(&self, inputs: &[Option<ValueType>], params: &[Value]) -> Result<Vec<ValueType>, String> {
+    fn infer_outputs(
+        &self,
+        inputs: &[Option<ValueType>],
+        params: &[Value],
+    ) -> Result<Vec<ValueType>, String> {
         match self.infer {
             Some(f) => f(inputs, params),
             None => Ok(self.spec.outputs.iter().map(|o| o.ty).collect()),

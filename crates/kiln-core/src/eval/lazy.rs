@@ -84,10 +84,10 @@ impl LazyEvaluator {
     }
 
     fn ensure_plan(&mut self, graph: &Graph) -> Result<(Arc<Plan>, bool), EvalError> {
-        if let Some(p) = &self.plan {
-            if p.revision() == graph.revision() {
-                return Ok((p.clone(), false));
-            }
+        if let Some(p) = &self.plan
+            && p.revision() == graph.revision()
+        {
+            return Ok((p.clone(), false));
         }
         let plan = Arc::new(Plan::build(graph, &self.registry).map_err(EvalError::Invalid)?);
         let n = plan.len();
@@ -236,14 +236,15 @@ impl LazyEvaluator {
                     }
                     let spec = plan.op(v).spec();
                     for (i, s) in plan.inputs(v).iter().enumerate() {
-                        if let Source::Wire { node, .. } = s {
-                            if !spec.inputs[i].lazy && self.val_gen[*node as usize] != g {
-                                self.stack.push(Frame {
-                                    node: *node,
-                                    state: FRESH,
-                                    pulled: 0,
-                                });
-                            }
+                        if let Source::Wire { node, .. } = s
+                            && !spec.inputs[i].lazy
+                            && self.val_gen[*node as usize] != g
+                        {
+                            self.stack.push(Frame {
+                                node: *node,
+                                state: FRESH,
+                                pulled: 0,
+                            });
                         }
                     }
                 }
@@ -282,14 +283,14 @@ impl LazyEvaluator {
                             if let Some(f) = self.stack.last_mut() {
                                 f.pulled |= 1 << i;
                             }
-                            if let Source::Wire { node, .. } = plan.inputs(v)[i] {
-                                if self.val_gen[node as usize] != g {
-                                    self.stack.push(Frame {
-                                        node,
-                                        state: FRESH,
-                                        pulled: 0,
-                                    });
-                                }
+                            if let Source::Wire { node, .. } = plan.inputs(v)[i]
+                                && self.val_gen[node as usize] != g
+                            {
+                                self.stack.push(Frame {
+                                    node,
+                                    state: FRESH,
+                                    pulled: 0,
+                                });
                             }
                         }
                         None => {

@@ -1,0 +1,227 @@
+//! Test ops with execution counters, shared by the core integration tests.
+#![allow(dead_code)]
+
+use kiln_core::prelude::*;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Counts executions per node-visible label (the op id plus the `tag` param when present).
+#[derive(Clone, Default)]
+pub struct Counter(pub Arc<Mutex<HashMap<String, usize>>>);
+
+impl Counter {
+    pub fn bump(&self, label: &str) {
+        *self.0.lock().unwrap().entry(label.to_string()).or_default() += 1;
+    }
+    pub fn get(&self, label: &str) -> usize {
+        self.0.lock().unwrap().get(label).copied().unwrap_or(0)
+    }
+    pub fn total(&self) -> usize {
+        self.0.lock().unwrap().values().sum()
+    }
+}
+
+type Body = dyn Fn(&OpCall<'_>, &mut [Value]) -> Result<(), OpError> + Send + Sync;
+
+pub struct TestOp {
+    spec: OpSpec,
+    body: Box<Body>,
+    counter: Counter,
+    lazy_switch: bool,
+}
+
+impl Op for TestOp {
+    fn spec(&self) -> &OpSpec {
+        &self.spec
+    }
+    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
+        let tag = call.params.first().and_then(|p| p.as_str()).unwrap_or("");
+        self.counter.bump(&format!(
+            "{}{}",
+            self.spec.id,
+            if tag.is_empty() {
+                String::new()
+            } else {
+                format!(":{tag}")
+            }
+        ));
+        (self.body)(call, out)
+    }
+    fn next_lazy(&self, call: &OpCall<'_>, pulled: &[bool]) -> Result<Option<usize>, OpError> {
+        if !self.lazy_switch {
+            return Ok(None);
+        }
+        let want = if call.bool(0)? { 1 } else { 2 };
+        Ok((!pulled[want]).then_some(want))
+    }
+}
+
+pub struct Env {
+    pub reg: Registry,
+    pub count: Counter,
+    pub fail: Arc<AtomicBool>,
+    pub cancel_at_exec: Arc<AtomicUsize>,
+}
+
+fn tag() -> ParamSpec {
+    ParamSpec::new(
+        "tag",
+        ValueType::String,
+        Value::str(""),
+        "label for counting",
+    )
+}
+
+/// A registry of test ops:
+/// - `num` (tag, value: float) → out
+/// - `add` (tag; a, b: float) → out
+/// - `sw` (tag; cond: bool, a, b: lazy float) → out (a lazy switch)
+/// - `time` (tag) → out = ctx.time (reads TIME)
+/// - `flaky` (tag; x) → fails while `fail` is set
+/// - `boom` (tag; x) → panics
+/// - `gt` (tag; a, b) → bool
+/// - `canceller` (tag; x) → out = x, and cancels `ctx.cancel` when it runs
+/// - `spin` (tag; x) → loops checking cancellation until cancelled (cooperative), up to a bound
+pub fn env() -> Env {
+    let count = Counter::default();
+    let fail = Arc::new(AtomicBool::new(false));
+    let cancel_at_exec = Arc::new(AtomicUsize::new(0));
+    let mut reg = Registry::new();
+    let mut add = |mut spec: OpSpec, lazy_switch: bool, body: Box<Body>| {
+        spec.params.insert(0, tag());
+        reg.register(TestOp {
+            spec,
+            body,
+            counter: count.clone(),
+            lazy_switch,
+        })
+        .unwrap();
+    };
+    let f = ValueType::Float;
+    add(
+        OpSpec::new("num", "constant")
+            .param(ParamSpec::new("value", f, Value::Float(0.0), "v"))
+            .output(OutputSpec::new("out", f, "v")),
+        false,
+        Box::new(|c, o| {
+            o[0] = c.params[1].clone();
+            Ok(())
+        }),
+    );
+    add(
+        OpSpec::new("add", "a+b")
+            .input(InputSpec::required("a", f, "a"))
+            .input(InputSpec::optional("b", f, Value::Float(0.0), "b"))
+            .output(OutputSpec::new("out", f, "sum")),
+        false,
+        Box::new(|c, o| {
+            o[0] = Value::Float(c.float(0)? + c.float(1)?);
+            Ok(())
+        }),
+    );
+    add(
+        OpSpec::new("sw", "switch")
+            .input(InputSpec::required("cond", ValueType::Bool, "c"))
+            .input(InputSpec::required("a", f, "a").lazy())
+            .input(InputSpec::required("b", f, "b").lazy())
+            .output(OutputSpec::new("out", f, "chosen")),
+        true,
+        Box::new(|c, o| {
+            o[0] = if c.bool(0)? {
+                c.inputs[1].clone()
+            } else {
+                c.inputs[2].clone()
+            };
+            Ok(())
+        }),
+    );
+    add(
+        OpSpec::new("time", "time")
+            .reads(Reads::TIME)
+            .output(OutputSpec::new("out", f, "t")),
+        false,
+        Box::new(|c, o| {
+            o[0] = Value::Float(c.ctx.time);
+            Ok(())
+        }),
+    );
+    let fl = fail.clone();
+    add(
+        OpSpec::new("flaky", "fails on demand")
+            .input(InputSpec::required("x", f, "x"))
+            .output(OutputSpec::new("out", f, "x")),
+        false,
+        Box::new(move |c, o| {
+            if fl.load(Ordering::SeqCst) {
+                return Err(OpError::input(0, "told to fail"));
+            }
+            o[0] = c.inputs[0].clone();
+            Ok(())
+        }),
+    );
+    add(
+        OpSpec::new("boom", "panics")
+            .input(InputSpec::required("x", f, "x"))
+            .output(OutputSpec::new("out", f, "x")),
+        false,
+        Box::new(|_, _| panic!("boom went the op")),
+    );
+    add(
+        OpSpec::new("gt", "a > b")
+            .input(InputSpec::required("a", f, "a"))
+            .input(InputSpec::required("b", f, "b"))
+            .output(OutputSpec::new("out", ValueType::Bool, "a > b")),
+        false,
+        Box::new(|c, o| {
+            o[0] = Value::Bool(c.float(0)? > c.float(1)?);
+            Ok(())
+        }),
+    );
+    add(
+        OpSpec::new("canceller", "cancels the request")
+            .input(InputSpec::required("x", f, "x"))
+            .output(OutputSpec::new("out", f, "x")),
+        false,
+        Box::new(|c, o| {
+            c.ctx.cancel.cancel();
+            o[0] = c.inputs[0].clone();
+            Ok(())
+        }),
+    );
+    add(
+        OpSpec::new("spin", "waits for cancellation")
+            .input(InputSpec::required("x", f, "x"))
+            .output(OutputSpec::new("out", f, "x")),
+        false,
+        Box::new(|c, o| {
+            for i in 0..200_000u32 {
+                c.ctx.report_node_progress(i as f32 / 200_000.0);
+                c.check_cancel()?;
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
+            o[0] = c.inputs[0].clone();
+            Ok(())
+        }),
+    );
+    Env {
+        reg,
+        count,
+        fail,
+        cancel_at_exec,
+    }
+}
+
+/// A chain num → add → add → ... of `n` nodes named n0..n{n-1}.
+pub fn chain(n: usize) -> Graph {
+    let mut g = Graph::new();
+    g.add_node("n0", "num").unwrap();
+    g.set_param("n0", "value", 1.0).unwrap();
+    for i in 1..n {
+        let id = format!("n{i}");
+        g.add_node(id.as_str(), "add").unwrap();
+        g.set_const(&id, "b", 1.0).unwrap();
+        g.wire(&format!("n{}.out", i - 1), &format!("{id}.a"));
+    }
+    g
+}

@@ -1,0 +1,315 @@
+//! Result values as files, and values from the command line.
+//!
+//! * [`write_output`]: images become 8-bit RGBA PNGs (`name.png`); plain values become JSON
+//!   `{"type": "float", "value": 1.5}` (`name.json`), in the typed form of the graph format,
+//!   with colours always as arrays of channels. Files are written atomically.
+//! * [`parse_cli_value`]: the text of `--set name=value` for a value of a known type.
+
+use crate::convert::{self, ColorStyle};
+use crate::json;
+use kiln_core::value::{Value, ValueType, parse_hex_color};
+use kiln_std::image::Image;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Why a file could not be written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// Creating, writing or renaming the file failed.
+    #[error("cannot write `{}`: {source}", path.display())]
+    Io {
+        /// The destination file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The image could not be encoded.
+    #[error("cannot encode `{}` as PNG: {source}", path.display())]
+    Image {
+        /// The destination file.
+        path: PathBuf,
+        /// The encoder's error.
+        #[source]
+        source: image::ImageError,
+    },
+    /// The image's pixel buffer does not match its size.
+    #[error("image for `{}` is {width}x{height} but has {pixels} pixels", path.display())]
+    BadImage {
+        /// The destination file.
+        path: PathBuf,
+        /// Declared width.
+        width: u32,
+        /// Declared height.
+        height: u32,
+        /// Pixels present.
+        pixels: usize,
+    },
+    /// The value has no file form.
+    #[error("output `{name}`: a value of type {type_name} cannot be written to a file")]
+    Unsupported {
+        /// The output's name.
+        name: String,
+        /// The value's type.
+        type_name: String,
+    },
+    /// The output name cannot be used as a file name.
+    #[error(
+        "output name `{name}` cannot be used as a file name (hint: use letters, digits, `_` and `-`)"
+    )]
+    BadName {
+        /// The name.
+        name: String,
+    },
+}
+
+/// Write `bytes` to `path` atomically: into a temporary file in the same folder, then
+/// renamed over `path`. On error nothing is left behind and an existing `path` is untouched.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let io = |source| WriteError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".kiln-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // What a plain `File::create` would give (the umask applies), not tempfile's 0600.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir).map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    tmp.flush().map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    // On failure the temporary file is removed when the returned handle drops.
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
+fn is_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\', '\0', ':'])
+        && !name.chars().any(|c| c.is_control())
+}
+
+/// Encode an image as PNG bytes (8-bit RGBA, channels clamped to 0..=1).
+pub fn encode_png(img: &Image) -> Result<Vec<u8>, image::ImageError> {
+    use image::ImageEncoder;
+    let mut buf = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut buf).write_image(
+        &img.to_rgba8(),
+        img.width,
+        img.height,
+        image::ExtendedColorType::Rgba8,
+    )?;
+    Ok(buf)
+}
+
+/// The JSON text of a plain value: `{"type": "float", "value": 1.5}` and a newline; `None`
+/// for empty and heavy values.
+pub fn value_json(value: &Value) -> Option<String> {
+    if matches!(value, Value::Empty | Value::Heavy(_)) {
+        return None;
+    }
+    let j = convert::typed_form(value, ColorStyle::Array);
+    let mut out = String::new();
+    json::write_value(&j, 0, &mut out);
+    out.push('\n');
+    Some(out)
+}
+
+/// Write a result value into `dir` as `name.png` (images) or `name.json` (plain values),
+/// atomically. Returns the path written.
+pub fn write_output(dir: &Path, name: &str, value: &Value) -> Result<PathBuf, WriteError> {
+    if !is_file_name(name) {
+        return Err(WriteError::BadName { name: name.into() });
+    }
+    if let Some(img) = value.as_heavy::<Image>() {
+        let path = dir.join(format!("{name}.png"));
+        let pixels = img.pixels.len();
+        if u64::try_from(pixels).ok() != Some(img.width as u64 * img.height as u64) {
+            return Err(WriteError::BadImage {
+                path,
+                width: img.width,
+                height: img.height,
+                pixels,
+            });
+        }
+        let bytes = encode_png(img).map_err(|source| WriteError::Image {
+            path: path.clone(),
+            source,
+        })?;
+        write_atomic(&path, &bytes)?;
+        return Ok(path);
+    }
+    let Some(text) = value_json(value) else {
+        return Err(WriteError::Unsupported {
+            name: name.into(),
+            type_name: value.type_name().into(),
+        });
+    };
+    let path = dir.join(format!("{name}.json"));
+    write_atomic(&path, text.as_bytes())?;
+    Ok(path)
+}
+
+fn parse_f64(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    t.parse::<f64>()
+        .map_err(|_| format!("expected a number, found `{t}`"))
+}
+
+fn parse_numbers(text: &str, n: usize, what: &str) -> Result<Vec<f64>, String> {
+    let parts: Vec<&str> = text.split(',').collect();
+    if parts.len() != n {
+        return Err(format!(
+            "expected {what} as {n} comma-separated numbers (like {}), found `{text}`",
+            vec!["0"; n].join(",")
+        ));
+    }
+    parts.into_iter().map(parse_f64).collect()
+}
+
+fn parse_color(text: &str) -> Result<[f32; 4], String> {
+    let t = text.trim();
+    if t.starts_with('#') {
+        return parse_hex_color(t).ok_or_else(|| {
+            format!("expected a colour as #rgb, #rrggbb or #rrggbbaa, found `{t}`")
+        });
+    }
+    let parts: Vec<&str> = t.split(',').collect();
+    if parts.len() != 3 && parts.len() != 4 {
+        return Err(format!(
+            "expected a colour as #rrggbb or 3 or 4 comma-separated numbers (like 1,0.5,0), found `{t}`"
+        ));
+    }
+    let n = parts
+        .into_iter()
+        .map(parse_f64)
+        .collect::<Result<Vec<f64>, String>>()?;
+    Ok([
+        n[0] as f32,
+        n[1] as f32,
+        n[2] as f32,
+        n.get(3).copied().unwrap_or(1.0) as f32,
+    ])
+}
+
+/// The most likely value for untyped text: int, float, bool, `#colour`, 2–4 comma-separated
+/// numbers as a vector, else a string.
+fn infer_cli(text: &str) -> Value {
+    let t = text.trim();
+    if let Ok(i) = t.parse::<i64>() {
+        return Value::Int(i);
+    }
+    if let Ok(f) = t.parse::<f64>() {
+        return Value::Float(f);
+    }
+    match t {
+        "true" => return Value::Bool(true),
+        "false" => return Value::Bool(false),
+        _ => {}
+    }
+    if let Some(c) = parse_hex_color(t) {
+        return Value::Color(c);
+    }
+    if t.contains(',') {
+        let nums: Result<Vec<f64>, String> = t.split(',').map(parse_f64).collect();
+        if let Ok(n) = nums {
+            match n.as_slice() {
+                [a, b] => return Value::Vec2([*a, *b]),
+                [a, b, c] => return Value::Vec3([*a, *b, *c]),
+                [a, b, c, d] => return Value::Vec4([*a, *b, *c, *d]),
+                _ => {}
+            }
+        }
+    }
+    Value::str(text)
+}
+
+/// Parse the text of `--set name=value` as a value of type `ty`.
+///
+/// * `float`: a number (`1.5`, `2`, `1e-3`, `inf`); `int`: an integer; `bool`: `true`/`false`
+/// * `vec2`/`vec3`/`vec4`: comma-separated numbers (`0.5,1,0`)
+/// * `color`: `#rgb`, `#rrggbb`, `#rrggbbaa`, or 3 or 4 comma-separated channels
+/// * `string`: the text as is
+/// * `list`: comma-separated items, each read as for `any`
+/// * `any`: the most likely of the above (int, float, bool, `#colour`, vector, else string);
+///   `number` likewise, but a string is an error
+///
+/// Surrounding spaces are ignored except for strings. Errors say what was expected.
+pub fn parse_cli_value(text: &str, ty: ValueType) -> Result<Value, String> {
+    let t = text.trim();
+    match ty {
+        ValueType::Float => parse_f64(t)
+            .map(Value::Float)
+            .map_err(|_| format!("expected a float, found `{t}`")),
+        ValueType::Int => t
+            .parse::<i64>()
+            .map(Value::Int)
+            .map_err(|_| format!("expected an integer, found `{t}`")),
+        ValueType::Bool => match t {
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(format!("expected true or false, found `{t}`")),
+        },
+        ValueType::Vec2 => parse_numbers(t, 2, "a vec2").map(|n| Value::Vec2([n[0], n[1]])),
+        ValueType::Vec3 => parse_numbers(t, 3, "a vec3").map(|n| Value::Vec3([n[0], n[1], n[2]])),
+        ValueType::Vec4 => {
+            parse_numbers(t, 4, "a vec4").map(|n| Value::Vec4([n[0], n[1], n[2], n[3]]))
+        }
+        ValueType::Color => parse_color(t).map(Value::Color),
+        ValueType::String => Ok(Value::str(text)),
+        ValueType::List => {
+            if t.is_empty() {
+                return Ok(Value::List(Arc::from(Vec::new())));
+            }
+            let items: Vec<Value> = t.split(',').map(infer_cli).collect();
+            Ok(Value::List(Arc::from(items)))
+        }
+        ValueType::Any => Ok(infer_cli(text)),
+        ValueType::Number => match infer_cli(text) {
+            Value::Str(_) | Value::Bool(_) => Err(format!("expected a number, found `{t}`")),
+            v => Ok(v),
+        },
+        ValueType::Heavy(name) => Err(format!(
+            "a value of type {name} cannot be given on the command line"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_json_forms() {
+        assert_eq!(
+            value_json(&Value::Float(1.0)).unwrap(),
+            "{\"type\": \"float\", \"value\": 1.0}\n"
+        );
+        assert_eq!(
+            value_json(&Value::Color([1.0, 0.0, 0.0, 1.0])).unwrap(),
+            "{\"type\": \"color\", \"value\": [1.0, 0.0, 0.0]}\n"
+        );
+        assert_eq!(value_json(&Value::Empty), None);
+    }
+
+    #[test]
+    fn file_names() {
+        assert!(is_file_name("image"));
+        assert!(is_file_name("a-b_c"));
+        for bad in ["", ".", "..", "a/b", "a\\b", "a\0", "c:x", "a\nb"] {
+            assert!(!is_file_name(bad), "{bad:?}");
+        }
+    }
+}

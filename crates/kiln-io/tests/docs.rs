@@ -1,0 +1,65 @@
+//! The format documentation and the JSON Schema agree with the code.
+
+use kiln_core::registry::Registry;
+use kiln_io::graph_file::load_graph;
+use std::path::PathBuf;
+
+fn repo_file(rel: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn the_documented_example_loads_and_is_canonical() {
+    let doc = repo_file("docs/graph-format.md");
+    let start = doc.find("```json\n").expect("a json block") + "```json\n".len();
+    let len = doc[start..].find("```").expect("closed");
+    let example = &doc[start..start + len];
+    let empty = Registry::new();
+    let f = load_graph(example, &empty).unwrap();
+    assert_eq!(f.to_json(&empty), example);
+    assert_eq!(f.graph.len(), 4);
+    assert_eq!(f.graph.wires().len(), 3);
+    load_graph(example, &kiln_std::registry()).unwrap();
+}
+
+#[test]
+fn the_schema_is_json_and_lists_the_input_types() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&repo_file("schema/kiln-graph.schema.json")).unwrap();
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    let types: Vec<&str> = schema["$defs"]["graphInput"]["properties"]["type"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let expected: Vec<&str> = kiln_std::graph_io::INPUT_TYPES
+        .iter()
+        .map(|(_, t)| t.name())
+        .collect();
+    assert_eq!(types, expected);
+    let top: Vec<&str> = schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    assert_eq!(top, kiln_io::graph_file::TOP_LEVEL_KEYS);
+    let node: Vec<&str> = schema["$defs"]["node"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.as_str())
+        .collect();
+    assert_eq!(node, kiln_io::graph_file::NODE_KEYS);
+    assert_eq!(
+        schema["$defs"]["name"]["pattern"],
+        "^[A-Za-z_][A-Za-z0-9_-]*$"
+    );
+}
