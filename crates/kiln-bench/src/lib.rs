@@ -235,7 +235,7 @@ pub const DAG_WINDOW: usize = 16;
 /// * Node 0 is the head; nodes `1..=DAG_SEEDS` multiply it by constants in `[0.5, 1.5)`.
 /// * Each later node is, with equal odds, `math.add` of two earlier nodes or `math.mul` of
 ///   one earlier node by an inline constant. Operand `a` is one of the [`DAG_WINDOW`] most
-///   recent nodes (so the graph is deep: about a thousand nodes on the longest path of the
+///   recent nodes (so the graph is deep: over a thousand nodes on the longest path of the
 ///   standard DAG); `add`'s `b` is half of the time the oldest node nothing reads yet, else
 ///   a recent node or one uniform over all earlier nodes (width, long edges,
 ///   reconvergence). No two nodes have the same content (Kiln's content-keyed memo would

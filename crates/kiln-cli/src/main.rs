@@ -1,1 +1,15 @@
-fn main() {}
+//! The `kiln` command: run, validate, inspect and draw Kiln graph files.
+
+mod cli;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match cli::main_with_args(std::env::args_os()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

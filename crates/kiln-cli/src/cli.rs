@@ -1,0 +1,427 @@
+//! Command-line parsing and the commands themselves.
+
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use kiln_core::prelude::*;
+use kiln_io::{GraphFile, LoadError};
+use kiln_std::graph_io::{INPUT_PREFIX, OUTPUT_OP};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The built-in demo graph (also `examples/clouds.json`).
+pub const DEMO_GRAPH: &str = include_str!("../../../examples/clouds.json");
+
+#[derive(Parser)]
+#[command(
+    name = "kiln",
+    version,
+    about = "Cook node graphs into pictures, sounds, meshes and data."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(clap::Args)]
+struct EvalArgs {
+    /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+    /// Folder to write outputs into (created if missing).
+    #[arg(long, short, default_value = ".")]
+    out: PathBuf,
+    /// Time in seconds.
+    #[arg(long, default_value_t = 0.0)]
+    time: f64,
+    /// Frame number.
+    #[arg(long, default_value_t = 0)]
+    frame: i64,
+    /// Seed for procedural randomness.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Only these outputs (repeatable; default: every output of the graph).
+    #[arg(long = "output", value_name = "NAME")]
+    outputs: Vec<String>,
+    /// Print evaluation statistics.
+    #[arg(long)]
+    stats: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Evaluate a graph's outputs and write them as files (PNG for images, JSON otherwise).
+    Run {
+        /// The graph file.
+        graph: PathBuf,
+        #[command(flatten)]
+        args: EvalArgs,
+    },
+    /// Render the built-in example (noise clouds) to clouds.png.
+    Demo {
+        #[command(flatten)]
+        args: EvalArgs,
+    },
+    /// Check a graph and print every problem; exits non-zero if there are any.
+    Validate {
+        /// The graph file.
+        graph: PathBuf,
+    },
+    /// Describe a graph: inputs, outputs, nodes by op and by determinism class.
+    Info {
+        /// The graph file.
+        graph: PathBuf,
+    },
+    /// Print the graph in Graphviz DOT format.
+    Dot {
+        /// The graph file.
+        graph: PathBuf,
+    },
+    /// List the registered ops with their ports, params and docs.
+    Ops {
+        /// Only ops whose id contains this text.
+        filter: Option<String>,
+    },
+}
+
+/// A failure the CLI reports as `error: ...` and exit code 1.
+#[derive(Debug)]
+pub struct CliError(String);
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for CliError {
+    fn from(s: String) -> Self {
+        CliError(s)
+    }
+}
+
+fn load_error(path: &Path, e: LoadError) -> CliError {
+    CliError(format!("cannot load {}: {e}", path.display()))
+}
+
+fn load(path: &Path, reg: &Registry) -> Result<GraphFile, CliError> {
+    kiln_io::read_graph(path, reg).map_err(|e| load_error(path, e))
+}
+
+/// Parse `args` and run the command.
+pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode, CliError> {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return Ok(ExitCode::from(if e.use_stderr() { 2 } else { 0 }));
+        }
+    };
+    let reg = kiln_std::registry();
+    match cli.cmd {
+        Cmd::Run { graph, args } => {
+            let file = load(&graph, &reg)?;
+            run(&file.graph, &reg, &args)
+        }
+        Cmd::Demo { args } => {
+            let file = kiln_io::load_graph(DEMO_GRAPH, &reg)
+                .map_err(|e| CliError(format!("built-in demo: {e}")))?;
+            run(&file.graph, &reg, &args)
+        }
+        Cmd::Validate { graph } => {
+            let file = load(&graph, &reg)?;
+            let diags = validate(&file.graph, &reg);
+            if diags.is_empty() {
+                println!(
+                    "ok: {} is valid ({} nodes, {} wires)",
+                    graph.display(),
+                    file.graph.len(),
+                    file.graph.wires().len()
+                );
+                Ok(ExitCode::SUCCESS)
+            } else {
+                for d in &diags {
+                    println!("{d}");
+                }
+                eprintln!("error: {} problem(s) in {}", diags.len(), graph.display());
+                Ok(ExitCode::from(1))
+            }
+        }
+        Cmd::Info { graph } => {
+            let file = load(&graph, &reg)?;
+            info(&graph, &file, &reg)
+        }
+        Cmd::Dot { graph } => {
+            let file = load(&graph, &reg)?;
+            print!("{}", kiln_io::to_dot(&file.graph));
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Ops { filter } => {
+            list_ops(&reg, filter.as_deref());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Graph inputs: `(name, type, node index)`.
+fn graph_inputs<'a>(g: &'a Graph, reg: &Registry) -> Vec<(&'a str, ValueType)> {
+    g.nodes()
+        .iter()
+        .filter(|n| n.op.starts_with(INPUT_PREFIX))
+        .filter_map(|n| {
+            let ty = reg.get(&n.op)?.spec().outputs.first()?.ty;
+            Some((n.id.as_str(), ty))
+        })
+        .collect()
+}
+
+fn graph_outputs(g: &Graph) -> Vec<String> {
+    g.nodes()
+        .iter()
+        .filter(|n| n.op == OUTPUT_OP)
+        .map(|n| n.id.to_string())
+        .collect()
+}
+
+fn context(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<EvalContext, CliError> {
+    let mut ctx = EvalContext::new();
+    ctx.time = args.time;
+    ctx.frame = args.frame;
+    ctx.seed = args.seed;
+    let inputs = graph_inputs(g, reg);
+    for s in &args.set {
+        let (name, text) = s
+            .split_once('=')
+            .ok_or_else(|| CliError(format!("--set `{s}`: expected NAME=VALUE")))?;
+        let Some(&(_, ty)) = inputs.iter().find(|(n, _)| *n == name) else {
+            let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
+            return Err(CliError(format!(
+                "--set `{name}`: the graph has no input of that name ({})",
+                if names.is_empty() {
+                    "it has no inputs".to_string()
+                } else {
+                    format!("inputs: {}", names.join(", "))
+                }
+            )));
+        };
+        let v = kiln_io::parse_cli_value(text, ty)
+            .map_err(|e| CliError(format!("--set `{name}` ({ty}): {e}")))?;
+        ctx.inputs.insert(name.to_string(), v);
+    }
+    Ok(ctx)
+}
+
+fn progress_bar(quiet: bool) -> Option<ProgressBar> {
+    if quiet {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr_with_hz(10));
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} nodes {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+fn run(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<ExitCode, CliError> {
+    let diags = validate(g, reg);
+    if !diags.is_empty() {
+        for d in &diags {
+            eprintln!("{d}");
+        }
+        return Err(CliError(format!(
+            "the graph has {} problem(s); nothing was written",
+            diags.len()
+        )));
+    }
+    let mut outputs = if args.outputs.is_empty() {
+        graph_outputs(g)
+    } else {
+        args.outputs.clone()
+    };
+    outputs.dedup();
+    if outputs.is_empty() {
+        return Err(CliError(
+            "the graph has no outputs (add an \"outputs\" section, or name nodes with --output)"
+                .into(),
+        ));
+    }
+    let mut ctx = context(g, reg, args)?;
+    let bar = progress_bar(args.quiet);
+    if let Some(bar) = &bar {
+        let b = bar.clone();
+        ctx.progress = Some(Arc::new(move |p: &Progress<'_>| {
+            b.set_length(p.total as u64);
+            b.set_position(p.completed as u64);
+            if let Some(node) = p.node {
+                match p.node_fraction {
+                    Some(f) => b.set_message(format!("{node} {:.0}%", f * 100.0)),
+                    None => b.set_message(node.to_string()),
+                }
+            }
+        }));
+    }
+    let started = Instant::now();
+    let mut eval = LazyEvaluator::new(reg.clone());
+    let result = eval.evaluate(g, &Request::new(outputs.iter().cloned()), &ctx);
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let out =
+        result.map_err(|e| CliError(format!("evaluation failed: {e}; nothing was written")))?;
+    let elapsed = started.elapsed();
+    // Check every value can be written before writing any, so a frame lands whole or not at all.
+    for (name, v) in &out.values {
+        if kiln_io::values::value_json(v).is_none()
+            && v.as_heavy::<kiln_std::image::Image>().is_none()
+        {
+            return Err(CliError(format!(
+                "output `{name}` is a {} value, which has no file format yet; nothing was written",
+                v.type_name()
+            )));
+        }
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
+    for (name, v) in &out.values {
+        let file_name = name.replace('.', "_");
+        let path = kiln_io::write_output(&args.out, &file_name, v)
+            .map_err(|e| CliError(format!("cannot write output `{name}`: {e}")))?;
+        println!("wrote {}", path.display());
+    }
+    if args.stats {
+        let s = out.stats;
+        println!(
+            "stats: executed {} nodes, {} cache hits, {} keys computed, {:.1} ms",
+            s.executed,
+            s.cache_hits,
+            s.keys_computed,
+            elapsed.as_secs_f64() * 1e3
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn info(path: &Path, file: &GraphFile, reg: &Registry) -> Result<ExitCode, CliError> {
+    let g = &file.graph;
+    println!("graph: {}", path.display());
+    if let Some(d) = &file.meta.description {
+        println!("description: {d}");
+    }
+    println!("nodes: {}, wires: {}", g.len(), g.wires().len());
+    println!("inputs:");
+    for (name, ty) in graph_inputs(g, reg) {
+        let default = g
+            .node(name)
+            .and_then(|n| n.params.get("default"))
+            .map(|v| format!(" = {}", show(v)))
+            .unwrap_or_default();
+        let doc = file
+            .meta
+            .input_docs
+            .get(name)
+            .map(|d| format!("  ({d})"))
+            .unwrap_or_default();
+        println!("  {name}: {ty}{default}{doc}");
+    }
+    println!("outputs:");
+    let plan = Plan::build(g, reg);
+    for name in graph_outputs(g) {
+        let ty = match (&plan, g.index_of(&name)) {
+            (Ok(p), Some(i)) => p
+                .output_types(i)
+                .first()
+                .map(|t| t.to_string())
+                .unwrap_or_default(),
+            _ => "?".into(),
+        };
+        println!("  {name}: {ty}");
+    }
+    let mut by_op: std::collections::BTreeMap<&str, usize> = Default::default();
+    for n in g.nodes() {
+        *by_op.entry(&n.op).or_default() += 1;
+    }
+    println!("ops:");
+    for (op, n) in by_op {
+        println!("  {op} x{n}");
+    }
+    match plan {
+        Ok(p) => {
+            let count = |c: Class| (0..p.len()).filter(|&i| p.class(i) == c).count();
+            println!(
+                "determinism: {} static, {} context-dependent, {} volatile",
+                count(Class::Static),
+                count(Class::Context),
+                count(Class::Volatile)
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(d) => {
+            println!("{d}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::Float(x) => format!("{x:?}"),
+        Value::Int(x) => x.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Str(s) => format!("{s:?}"),
+        Value::Vec2(a) => format!("{a:?}"),
+        Value::Vec3(a) => format!("{a:?}"),
+        Value::Vec4(a) => format!("{a:?}"),
+        Value::Color(c) => format!("{c:?}"),
+        Value::List(l) => format!("[{}]", l.iter().map(show).collect::<Vec<_>>().join(", ")),
+        Value::Heavy(h) => format!("<{}>", h.type_name()),
+        Value::Empty => "none".into(),
+    }
+}
+
+fn list_ops(reg: &Registry, filter: Option<&str>) {
+    for op in reg.iter() {
+        let s = op.spec();
+        if filter.is_some_and(|f| !s.id.contains(f)) {
+            continue;
+        }
+        println!("{} (v{}, {})", s.id, s.version, s.purity.name());
+        println!("    {}", s.doc);
+        for i in &s.inputs {
+            let mut extra = vec![];
+            if let Some(d) = &i.default {
+                extra.push(format!("default {}", show(d)));
+            } else {
+                extra.push("required".into());
+            }
+            if i.lazy {
+                extra.push("lazy".into());
+            }
+            println!(
+                "    in  {}: {} [{}] — {}",
+                i.name,
+                i.ty,
+                extra.join(", "),
+                i.doc
+            );
+        }
+        for p in &s.params {
+            let d = p
+                .default
+                .as_ref()
+                .map(|d| format!("default {}", show(d)))
+                .unwrap_or_else(|| "required".into());
+            println!("    par {}: {} [{d}] — {}", p.name, p.ty, p.doc);
+        }
+        for o in &s.outputs {
+            println!("    out {}: {} — {}", o.name, o.ty, o.doc);
+        }
+    }
+}

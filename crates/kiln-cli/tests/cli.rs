@@ -1,0 +1,292 @@
+//! The `kiln` command end to end: real files in, real files out, readable errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn kiln(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kiln"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("kiln runs")
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+fn assert_clean_failure(o: &Output, needle: &str) {
+    let (out, err) = text(o);
+    assert!(!o.status.success(), "expected failure, got success: {out}");
+    assert_eq!(o.status.code(), Some(1), "stderr: {err}");
+    assert!(!err.contains("panicked"), "a panic escaped: {err}");
+    assert!(
+        err.contains(needle) || out.contains(needle),
+        "missing `{needle}` in:\n{out}\n{err}"
+    );
+}
+
+#[test]
+fn demo_writes_a_real_png() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = kiln(&["demo", "--out", "pics", "--quiet"], dir.path());
+    assert!(o.status.success(), "{:?}", text(&o));
+    let img = image::open(dir.path().join("pics/clouds.png"))
+        .expect("a PNG")
+        .to_rgba8();
+    assert_eq!(img.dimensions(), (384, 256));
+    // Not a flat picture: many distinct colours.
+    let mut colours: Vec<[u8; 4]> = img.pixels().map(|p| p.0).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert!(colours.len() > 100, "only {} colours", colours.len());
+    // Nothing else was written, and no temporary file was left behind.
+    let names: Vec<_> = std::fs::read_dir(dir.path().join("pics"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("clouds.png")]);
+}
+
+#[test]
+fn demo_is_deterministic_and_seed_changes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(
+        kiln(&["demo", "--out", "a", "-q"], dir.path())
+            .status
+            .success()
+    );
+    assert!(
+        kiln(&["demo", "--out", "b", "-q"], dir.path())
+            .status
+            .success()
+    );
+    assert!(
+        kiln(&["demo", "--out", "c", "-q", "--seed", "9"], dir.path())
+            .status
+            .success()
+    );
+    let read = |d: &str| std::fs::read(dir.path().join(d).join("clouds.png")).unwrap();
+    assert_eq!(read("a"), read("b"));
+    assert_ne!(read("a"), read("c"));
+}
+
+#[test]
+fn every_example_runs() {
+    let mut n = 0;
+    for entry in std::fs::read_dir(examples()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        n += 1;
+        let dir = tempfile::tempdir().unwrap();
+        let p = path.to_str().unwrap();
+        let v = kiln(&["validate", p], dir.path());
+        assert!(v.status.success(), "{p}: {:?}", text(&v));
+        let o = kiln(&["run", p, "--out", "out", "-q"], dir.path());
+        assert!(o.status.success(), "{p}: {:?}", text(&o));
+        let written = std::fs::read_dir(dir.path().join("out")).unwrap().count();
+        assert!(written > 0, "{p} wrote nothing");
+    }
+    assert!(n >= 3);
+}
+
+#[test]
+fn run_sets_inputs_and_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = examples().join("arithmetic.json");
+    let o = kiln(
+        &[
+            "run",
+            p.to_str().unwrap(),
+            "--out",
+            ".",
+            "--set",
+            "x=6",
+            "--time",
+            "1.5",
+            "--stats",
+            "-q",
+        ],
+        dir.path(),
+    );
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("stats: executed"), "{out}");
+    let read = |n: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join(n)).unwrap()).unwrap()
+    };
+    assert_eq!(read("length.json")["value"].as_f64().unwrap(), 52f64.sqrt());
+    // length > 4.5, so the switch picks the halved branch.
+    assert_eq!(
+        read("picked.json")["value"].as_f64().unwrap(),
+        52f64.sqrt() * 0.5
+    );
+    assert_eq!(read("wave.json")["value"].as_f64().unwrap(), 1.5f64.sin());
+}
+
+#[test]
+fn bad_set_values_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = examples().join("arithmetic.json");
+    let p = p.to_str().unwrap();
+    assert_clean_failure(
+        &kiln(&["run", p, "--set", "x=abc"], dir.path()),
+        "--set `x` (float)",
+    );
+    assert_clean_failure(
+        &kiln(&["run", p, "--set", "nope=1"], dir.path()),
+        "inputs: x, y",
+    );
+    assert_clean_failure(
+        &kiln(&["run", p, "--set", "x"], dir.path()),
+        "expected NAME=VALUE",
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing written on failure"
+    );
+}
+
+#[test]
+fn malformed_graph_files_fail_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("empty.json"), "").unwrap();
+    std::fs::write(
+        d.join("broken.json"),
+        "{\n  \"kiln\": 1,\n  \"nodes\": {,}\n}",
+    )
+    .unwrap();
+    std::fs::write(d.join("list.json"), "[1, 2, 3]").unwrap();
+    std::fs::write(d.join("v9.json"), "{\"kiln\": 9, \"nodes\": {}}").unwrap();
+    // Several MB of seeded random bytes.
+    let mut x: u64 = 0x9E3779B97F4A7C15;
+    let bytes: Vec<u8> = (0..4 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    std::fs::write(d.join("noise.bin"), bytes).unwrap();
+    for cmd in ["run", "validate", "info", "dot"] {
+        assert_clean_failure(&kiln(&[cmd, "empty.json"], d), "empty.json");
+        assert_clean_failure(&kiln(&[cmd, "broken.json"], d), "line 3");
+        assert_clean_failure(&kiln(&[cmd, "list.json"], d), "list.json");
+        assert_clean_failure(&kiln(&[cmd, "v9.json"], d), "version");
+        assert_clean_failure(&kiln(&[cmd, "noise.bin"], d), "noise.bin");
+        assert_clean_failure(&kiln(&[cmd, "missing.json"], d), "missing.json");
+    }
+    let (_, err) = text(&kiln(&["validate", "broken.json"], d));
+    assert!(err.contains("column"), "{err}");
+}
+
+#[test]
+fn validate_reports_every_problem_with_node_and_port() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = r#"{
+  "kiln": 1,
+  "nodes": {
+    "a": {"op": "math.addd", "inputs": {"a": 1.0, "b": 2.0}},
+    "b": {"op": "math.add", "inputs": {"a": "c.out"}},
+    "c": {"op": "math.mul", "inputs": {"a": "b.out", "b": 2.0}},
+    "d": {"op": "math.add", "inputs": {"a": {"const": "text"}, "b": 1.0}},
+    "e": {"op": "logic.not", "inputs": {"x": "c.out", "y": true}}
+  }
+}"#;
+    std::fs::write(dir.path().join("bad.json"), g).unwrap();
+    let o = kiln(&["validate", "bad.json"], dir.path());
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    for needle in [
+        "unknown-op: node `a` (math.addd)",
+        "did you mean `math.add`",
+        "missing-input: node `b` (math.add), input `b`",
+        "cycle: node `b` (math.add): b -> c -> b",
+        "type-mismatch: node `d` (math.add), input `a`: expected number, found constant of type string",
+        "unknown-port: node `e` (logic.not), input `y`",
+    ] {
+        assert!(out.contains(needle), "missing `{needle}` in:\n{out}");
+    }
+    // `kiln run` refuses and writes nothing.
+    assert_clean_failure(
+        &kiln(&["run", "bad.json", "--out", "o"], dir.path()),
+        "problem(s)",
+    );
+    assert!(!dir.path().join("o").exists());
+}
+
+#[test]
+fn a_runtime_failure_writes_no_output_at_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = r#"{
+  "kiln": 1,
+  "inputs": {"d": {"type": "int", "default": 0}},
+  "nodes": {
+    "ok": {"op": "math.add", "inputs": {"a": 1, "b": 2}},
+    "bad": {"op": "math.div", "inputs": {"a": 1, "b": "d.out"}}
+  },
+  "outputs": {"first": "ok.out", "second": "bad.out"}
+}"#;
+    std::fs::write(dir.path().join("g.json"), g).unwrap();
+    let o = kiln(&["run", "g.json", "--out", "o", "-q"], dir.path());
+    assert_clean_failure(
+        &o,
+        "node `bad` (math.div), input `b`: integer division by zero",
+    );
+    assert!(
+        !dir.path().join("o").exists()
+            || std::fs::read_dir(dir.path().join("o")).unwrap().count() == 0
+    );
+    let o = kiln(
+        &["run", "g.json", "--out", "o", "-q", "--set", "d=2"],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{:?}", text(&o));
+    let second = std::fs::read_to_string(dir.path().join("o/second.json")).unwrap();
+    assert!(second.contains("\"value\": 0"), "{second}");
+}
+
+#[test]
+fn info_dot_and_ops_describe_things() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = examples().join("clouds.json");
+    let p = p.to_str().unwrap();
+    let (out, _) = text(&kiln(&["info", p], dir.path()));
+    assert!(out.contains("scale: float = 3.0"), "{out}");
+    assert!(out.contains("clouds: image"), "{out}");
+    let (out, _) = text(&kiln(&["dot", p], dir.path()));
+    assert!(out.starts_with("digraph"), "{out}");
+    assert!(
+        out.contains("noise") && out.contains("sky") && out.contains("->"),
+        "{out}"
+    );
+    let (out, _) = text(&kiln(&["ops"], dir.path()));
+    for id in [
+        "switch",
+        "image.noise",
+        "image.ramp",
+        "math.add",
+        "input.float",
+        "clock.time",
+    ] {
+        assert!(
+            out.lines().any(|l| l.starts_with(&format!("{id} "))),
+            "ops lacks {id}"
+        );
+    }
+    assert!(out.contains("lazy"), "switch's lazy inputs are shown");
+    let o = kiln(&["frobnicate"], dir.path());
+    assert_eq!(o.status.code(), Some(2));
+}
