@@ -16,8 +16,11 @@
 //!   holds [`MEMO_LIMIT`] results; that clear runs outside the timed section.
 //! * summary only, to split the costs: the input-changed run on a memo emptied (untimed)
 //!   before each run, whose table never held more than one graph's results (`clear_cache`
-//!   keeps a table's capacity, and the cost of inserting grows with it); `keys only` (input unchanged: the request recomputes all 10,000
-//!   context keys, then hits the memo at the root); `clear_cache` itself (10,000 results).
+//!   keeps a table's capacity, and the cost of inserting grows with it); `keys only` (input
+//!   unchanged: the request recomputes all 10,000 context keys, then hits the memo at the
+//!   root); `clear_cache` itself (10,000 results).
+//!
+//! See `docs/performance.md` for results and their reading.
 //!
 //! Before anything is timed, each Kiln variant's result is checked to equal the flat
 //! interpreter's bit for bit; the summary re-checks after every repetition.

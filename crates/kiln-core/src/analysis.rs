@@ -86,6 +86,17 @@ impl Topology {
     /// deterministic). `Err` holds the nodes that could not be ordered (those on or behind a
     /// cycle).
     pub fn topo_order(&self) -> Result<Vec<u32>, Vec<u32>> {
+        let (order, rest) = self.partial_order();
+        if rest.is_empty() {
+            Ok(order)
+        } else {
+            Err(rest)
+        }
+    }
+
+    /// The nodes that can be ordered (every node not on or behind a cycle), in topological
+    /// order, and the rest.
+    pub fn partial_order(&self) -> (Vec<u32>, Vec<u32>) {
         let n = self.len();
         let mut indeg: Vec<u32> = (0..n).map(|i| self.preds(i).len() as u32).collect();
         let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<u32>> = (0..n as u32)
@@ -102,11 +113,8 @@ impl Topology {
                 }
             }
         }
-        if order.len() == n {
-            Ok(order)
-        } else {
-            Err((0..n as u32).filter(|&i| indeg[i as usize] > 0).collect())
-        }
+        let rest = (0..n as u32).filter(|&i| indeg[i as usize] > 0).collect();
+        (order, rest)
     }
 
     /// Strongly connected components (iterative Tarjan). Each component's nodes are sorted;

@@ -354,9 +354,10 @@ pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Di
 
     // Cycles.
     let topo = Topology::from_graph(graph);
-    let order = match topo.topo_order() {
-        Ok(o) => Some(o),
-        Err(_) => {
+    let (partial, unordered) = topo.partial_order();
+    let order = match unordered.is_empty() {
+        true => Some(partial.clone()),
+        false => {
             for cyc in topo.cycles() {
                 let first = &graph.nodes()[cyc[0] as usize];
                 let mut d = Diagnostic::new(DiagnosticKind::Cycle, &first.id, &first.op)
@@ -383,8 +384,8 @@ pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Di
                 .unwrap_or_default()
         })
         .collect();
-    if let Some(order) = &order {
-        for &v in order {
+    {
+        for &v in &partial {
             let v = v as usize;
             let Some(op) = &ops[v] else { continue };
             let node = &graph.nodes()[v];
