@@ -44,8 +44,18 @@ impl fmt::Display for Key {
     }
 }
 
-/// Streaming builder of a [`Key`] from canonical little-endian bytes.
-pub struct KeyHasher(Xxh3);
+/// Builder of a [`Key`] from canonical little-endian bytes.
+///
+/// Small inputs (the common case: an op id, a few params and input keys) are gathered in a
+/// stack buffer and hashed in one call; larger ones stream through XXH3's incremental state.
+/// Both paths give the same digest for the same bytes.
+pub struct KeyHasher {
+    buf: [u8; BUF],
+    len: usize,
+    stream: Option<Box<Xxh3>>,
+}
+
+const BUF: usize = 192;
 
 impl Default for KeyHasher {
     fn default() -> Self {
@@ -57,38 +67,54 @@ impl KeyHasher {
     /// A fresh hasher (fixed seed 0: keys are stable everywhere).
     #[inline]
     pub fn new() -> Self {
-        KeyHasher(Xxh3::new())
+        KeyHasher {
+            buf: [0; BUF],
+            len: 0,
+            stream: None,
+        }
     }
     /// Feed raw bytes.
     #[inline]
     pub fn bytes(&mut self, b: &[u8]) {
-        self.0.update(b);
+        if self.len + b.len() <= BUF {
+            self.buf[self.len..self.len + b.len()].copy_from_slice(b);
+            self.len += b.len();
+        } else {
+            self.spill(b);
+        }
+    }
+    #[cold]
+    fn spill(&mut self, b: &[u8]) {
+        let stream = self.stream.get_or_insert_with(|| Box::new(Xxh3::new()));
+        stream.update(&self.buf[..self.len]);
+        self.len = 0;
+        stream.update(b);
     }
     /// Feed a length-prefixed string.
     #[inline]
     pub fn str(&mut self, s: &str) {
         self.u64(s.len() as u64);
-        self.0.update(s.as_bytes());
+        self.bytes(s.as_bytes());
     }
     /// Feed one byte (used as a tag).
     #[inline]
     pub fn u8(&mut self, v: u8) {
-        self.0.update(&[v]);
+        self.bytes(&[v]);
     }
     /// Feed a u64.
     #[inline]
     pub fn u64(&mut self, v: u64) {
-        self.0.update(&v.to_le_bytes());
+        self.bytes(&v.to_le_bytes());
     }
     /// Feed an i64.
     #[inline]
     pub fn i64(&mut self, v: i64) {
-        self.0.update(&v.to_le_bytes());
+        self.bytes(&v.to_le_bytes());
     }
     /// Feed a u128 (for example another key).
     #[inline]
     pub fn u128(&mut self, v: u128) {
-        self.0.update(&v.to_le_bytes());
+        self.bytes(&v.to_le_bytes());
     }
     /// Feed an f64 by its bits; every NaN is made the same canonical NaN, and -0.0 stays
     /// distinct from 0.0 (they can give different results, e.g. under division).
@@ -109,7 +135,7 @@ impl KeyHasher {
         } else {
             v.to_bits()
         };
-        self.0.update(&bits.to_le_bytes());
+        self.bytes(&bits.to_le_bytes());
     }
     /// Feed a slice of f32 by their bits (NaN made canonical), in bulk.
     pub fn f32_slice(&mut self, v: &[f32]) {
@@ -125,13 +151,20 @@ impl KeyHasher {
                 buf[n..n + 4].copy_from_slice(&bits.to_le_bytes());
                 n += 4;
             }
-            self.0.update(&buf[..n]);
+            self.bytes(&buf[..n]);
         }
     }
     /// The finished key.
     #[inline]
     pub fn finish_key(&self) -> Key {
-        Key(self.0.digest128())
+        match &self.stream {
+            None => Key(xxhash_rust::xxh3::xxh3_128(&self.buf[..self.len])),
+            Some(stream) => {
+                let mut s = stream.clone();
+                s.update(&self.buf[..self.len]);
+                Key(s.digest128())
+            }
+        }
     }
 }
 
@@ -207,6 +240,27 @@ mod tests {
             h.finish_key()
         };
         assert_eq!(h.finish_key(), again);
+    }
+
+    #[test]
+    fn one_shot_and_streaming_agree() {
+        let data: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
+        for cut in [0, 1, 100, 191, 192, 193, 1000, 5000] {
+            let mut h = KeyHasher::new();
+            h.bytes(&data[..cut]);
+            h.bytes(&data[cut..]);
+            assert_eq!(
+                h.finish_key(),
+                Key(xxhash_rust::xxh3::xxh3_128(&data)),
+                "cut {cut}"
+            );
+        }
+        let mut small = KeyHasher::new();
+        small.bytes(&data[..40]);
+        assert_eq!(
+            small.finish_key(),
+            Key(xxhash_rust::xxh3::xxh3_128(&data[..40]))
+        );
     }
 
     #[test]

@@ -183,10 +183,9 @@ impl LazyEvaluator {
     /// Fill `scratch_in` with node `v`'s inputs; lazy inputs not in `pulled` are `Empty`.
     fn gather(&mut self, plan: &Plan, v: usize, pulled: u64) {
         self.scratch_in.clear();
-        let lazy = plan.is_lazy(v);
-        let spec = plan.op(v).spec();
+        let lazy_ports = plan.is_lazy(v).then(|| &plan.op(v).spec().inputs);
         for (i, s) in plan.inputs(v).iter().enumerate() {
-            if lazy && spec.inputs[i].lazy && pulled & (1 << i) == 0 {
+            if lazy_ports.is_some_and(|p| p[i].lazy) && pulled & (1 << i) == 0 {
                 self.scratch_in.push(Value::Empty);
                 continue;
             }
@@ -234,10 +233,10 @@ impl LazyEvaluator {
                     if let Some(f) = self.stack.last_mut() {
                         f.state = EAGER_READY;
                     }
-                    let spec = plan.op(v).spec();
+                    let lazy_ports = plan.is_lazy(v).then(|| &plan.op(v).spec().inputs);
                     for (i, s) in plan.inputs(v).iter().enumerate() {
                         if let Source::Wire { node, .. } = s
-                            && !spec.inputs[i].lazy
+                            && !lazy_ports.is_some_and(|p| p[i].lazy)
                             && self.val_gen[*node as usize] != g
                         {
                             self.stack.push(Frame {
@@ -338,8 +337,9 @@ impl LazyEvaluator {
             return Err(EvalError::Cancelled);
         }
         let n_out = plan.n_outputs(v);
-        self.scratch_out.clear();
-        self.scratch_out.resize(n_out, Value::Empty);
+        if self.scratch_out.len() != n_out {
+            self.scratch_out.resize(n_out, Value::Empty);
+        }
         progress.start_node(plan, v);
         if let Err(e) = execute_node(
             plan,
@@ -355,7 +355,8 @@ impl LazyEvaluator {
         let key = Self::key_of(plan, &self.keys, v);
         let off = plan.output_offset(v);
         let memoize = plan.class(v) != Class::Volatile;
-        for (p, val) in self.scratch_out.drain(..).enumerate() {
+        for (p, slot) in self.scratch_out.iter_mut().enumerate() {
+            let val = std::mem::take(slot);
             if memoize {
                 self.memo.insert(key.port(p), val.clone());
             }
