@@ -15,7 +15,7 @@ fn every_problem_is_reported_together() {
     g.wire("k.out", "two.a");
     g.wire("k.out", "two.a"); // second wire into one input
     g.add_node("tm", "add").unwrap();
-    g.set_const("tm", "a", "text"); // constant of the wrong type
+    g.set_const("tm", "a", "text").unwrap(); // constant of the wrong type
     g.add_node("bp", "add").unwrap();
     g.wire("k.nope", "bp.a"); // unknown output port
     g.wire("k.out", "bp.zz"); // unknown input port
