@@ -7,6 +7,7 @@
 //! [`registry`] returns a registry holding every op of this crate.
 #![deny(missing_docs)]
 
+pub mod buffers;
 pub mod graph_io;
 pub mod image;
 pub mod image_ops;
