@@ -91,3 +91,20 @@ pub fn check_size(
     };
     Ok((ok(w, wi, "width")?, ok(h, hi, "height")?))
 }
+
+/// Add the `width` and `height` params (Int, default 256) that image-making ops share.
+pub fn with_size_params(spec: kiln_core::op::OpSpec) -> kiln_core::op::OpSpec {
+    use kiln_core::op::ParamSpec;
+    spec.param(ParamSpec::new(
+        "width",
+        ValueType::Int,
+        Value::Int(256),
+        "width in pixels",
+    ))
+    .param(ParamSpec::new(
+        "height",
+        ValueType::Int,
+        Value::Int(256),
+        "height in pixels",
+    ))
+}

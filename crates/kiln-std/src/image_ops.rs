@@ -12,9 +12,9 @@
 //! `map_image` / `zip_images` wrappers, also used by the noise and ramp nodes), which
 //! checks for cancellation on every row and reports progress every 16 rows.
 
-use crate::image::{IMAGE_TYPE, Image, check_size};
+use crate::image::{IMAGE_TYPE, Image, check_size, with_size_params};
 use crate::util::FnOp;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec};
+use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
@@ -163,26 +163,15 @@ fn exec_binary(
 /// Register the ops of this module.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.register(FnOp::new(
-        OpSpec::new("image.fill", "A solid image of one colour.")
-            .input(InputSpec::optional(
+        with_size_params(
+            OpSpec::new("image.fill", "A solid image of one colour.").input(InputSpec::optional(
                 "color",
                 ValueType::Color,
                 Value::Color([0.0, 0.0, 0.0, 1.0]),
                 "the fill colour (default opaque black)",
-            ))
-            .param(ParamSpec::new(
-                "width",
-                ValueType::Int,
-                Value::Int(256),
-                "width in pixels",
-            ))
-            .param(ParamSpec::new(
-                "height",
-                ValueType::Int,
-                Value::Int(256),
-                "height in pixels",
-            ))
-            .output(OutputSpec::new("out", IMAGE_TYPE, "the filled image")),
+            )),
+        )
+        .output(OutputSpec::new("out", IMAGE_TYPE, "the filled image")),
         |call, out| {
             let (w, h) = check_size(call.param_int(0)?, call.param_int(1)?, 0, 1)?;
             let c = call.color(0)?;

@@ -17,7 +17,7 @@
 //! splitmix64-driven Fisher–Yates shuffle, so results are bit-identical on every run and
 //! machine.
 
-use crate::image::{IMAGE_TYPE, check_size};
+use crate::image::{IMAGE_TYPE, check_size, with_size_params};
 use crate::image_ops::{finite_input, generate};
 use crate::util::FnOp;
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Reads};
@@ -253,37 +253,27 @@ fn fbm_param_specs(spec: OpSpec) -> OpSpec {
 
 /// Register the ops of this module.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let image_spec = OpSpec::new(
-        "image.noise",
-        "Seeded coherent noise (2D Perlin gradient noise, fBm octaves) as a grey image: the \
+    let image_spec = with_size_params(
+        OpSpec::new(
+            "image.noise",
+            "Seeded coherent noise (2D Perlin gradient noise, fBm octaves) as a grey image: the \
          noise value in [-1, 1] mapped to [0, 1] in r, g and b, alpha 1. Pixel (x, y) samples \
          the point offset + (x + 0.5, y + 0.5) * scale / width.",
-    )
-    .reads(Reads::SEED)
-    .input(InputSpec::optional(
-        "scale",
-        ValueType::Float,
-        Value::Float(4.0),
-        "noise cells across the image width (finite, > 0)",
-    ))
-    .input(InputSpec::optional(
-        "offset",
-        ValueType::Vec2,
-        Value::Vec2([0.0, 0.0]),
-        "offset of the sampled area, in noise cells",
-    ))
-    .param(ParamSpec::new(
-        "width",
-        ValueType::Int,
-        Value::Int(256),
-        "width in pixels",
-    ))
-    .param(ParamSpec::new(
-        "height",
-        ValueType::Int,
-        Value::Int(256),
-        "height in pixels",
-    ));
+        )
+        .reads(Reads::SEED)
+        .input(InputSpec::optional(
+            "scale",
+            ValueType::Float,
+            Value::Float(4.0),
+            "noise cells across the image width (finite, > 0)",
+        ))
+        .input(InputSpec::optional(
+            "offset",
+            ValueType::Vec2,
+            Value::Vec2([0.0, 0.0]),
+            "offset of the sampled area, in noise cells",
+        )),
+    );
     reg.register(FnOp::new(
         fbm_param_specs(image_spec).output(OutputSpec::new("out", IMAGE_TYPE, "the noise image")),
         |call, out| {
