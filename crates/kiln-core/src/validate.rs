@@ -448,10 +448,8 @@ pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Di
         return Err(Diagnostics(diags));
     }
     Ok(Resolved {
-        ops: ops
-            .into_iter()
-            .map(|o| o.expect("checked: no unknown op"))
-            .collect(),
+        // No diagnostics means every op resolved, so nothing is dropped here.
+        ops: ops.into_iter().flatten().collect(),
         bindings,
         params,
         out_types,
