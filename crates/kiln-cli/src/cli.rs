@@ -246,7 +246,8 @@ fn run(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<ExitCode, CliError>
     } else {
         args.outputs.clone()
     };
-    outputs.dedup();
+    let mut seen = std::collections::HashSet::new();
+    outputs.retain(|o| seen.insert(o.clone()));
     if outputs.is_empty() {
         return Err(CliError(
             "the graph has no outputs (add an \"outputs\" section, or name nodes with --output)"
