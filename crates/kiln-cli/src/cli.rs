@@ -278,23 +278,21 @@ fn run(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<ExitCode, CliError>
     let out =
         result.map_err(|e| CliError(format!("evaluation failed: {e}; nothing was written")))?;
     let elapsed = started.elapsed();
-    // Check every value can be written before writing any, so a frame lands whole or not at all.
+    // Encode every output before writing any, so a frame lands whole or not at all.
+    let mut files = Vec::with_capacity(out.values.len());
     for (name, v) in &out.values {
-        if kiln_io::values::value_json(v).is_none()
-            && v.as_heavy::<kiln_std::image::Image>().is_none()
-        {
-            return Err(CliError(format!(
-                "output `{name}` is a {} value, which has no file format yet; nothing was written",
-                v.type_name()
-            )));
-        }
+        let file = kiln_io::encode_output(&args.out, &name.replace('.', "_"), v).map_err(|e| {
+            CliError(format!(
+                "cannot write output `{name}`: {e}; nothing was written"
+            ))
+        })?;
+        files.push(file);
     }
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
-    for (name, v) in &out.values {
-        let file_name = name.replace('.', "_");
-        let path = kiln_io::write_output(&args.out, &file_name, v)
-            .map_err(|e| CliError(format!("cannot write output `{name}`: {e}")))?;
+    for (path, bytes) in &files {
+        kiln_io::write_atomic(path, bytes)
+            .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
         println!("wrote {}", path.display());
     }
     if args.stats {

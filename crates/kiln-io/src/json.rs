@@ -247,20 +247,7 @@ pub(crate) fn write_value(j: &Json, indent: usize, out: &mut String) {
             newline(indent, out);
             out.push(']');
         }
-        Json::Object(entries) => {
-            out.push('{');
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                newline(indent + 1, out);
-                write_str(k, out);
-                out.push_str(": ");
-                write_value(v, indent + 1, out);
-            }
-            newline(indent, out);
-            out.push('}');
-        }
+        Json::Object(entries) => write_entries(entries, indent, out, write_value),
         scalar => write_scalar(scalar, out),
     }
 }
@@ -270,21 +257,29 @@ pub(crate) fn write_doc(d: &Doc, indent: usize, out: &mut String) {
     match d {
         Doc::Value(j) => write_value(j, indent, out),
         Doc::Block(entries) if entries.is_empty() => out.push_str("{}"),
-        Doc::Block(entries) => {
-            out.push('{');
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                newline(indent + 1, out);
-                write_str(k, out);
-                out.push_str(": ");
-                write_doc(v, indent + 1, out);
-            }
-            newline(indent, out);
-            out.push('}');
-        }
+        Doc::Block(entries) => write_entries(entries, indent, out, write_doc),
     }
+}
+
+/// Write a non-empty object, one `"key": value` per line, values written by `item`.
+fn write_entries<T>(
+    entries: &[(String, T)],
+    indent: usize,
+    out: &mut String,
+    item: fn(&T, usize, &mut String),
+) {
+    out.push('{');
+    for (i, (k, v)) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        newline(indent + 1, out);
+        write_str(k, out);
+        out.push_str(": ");
+        item(v, indent + 1, out);
+    }
+    newline(indent, out);
+    out.push('}');
 }
 
 #[cfg(test)]

@@ -41,4 +41,4 @@ pub use graph_file::{
     GraphFile, GraphMeta, LoadError, load_graph, load_graph_bytes, read_graph, save_graph,
     save_graph_with_meta, write_graph,
 };
-pub use values::{WriteError, parse_cli_value, write_atomic, write_output};
+pub use values::{WriteError, encode_output, parse_cli_value, write_atomic, write_output};

@@ -127,9 +127,15 @@ pub fn value_json(value: &Value) -> Option<String> {
     Some(out)
 }
 
-/// Write a result value into `dir` as `name.png` (images) or `name.json` (plain values),
-/// atomically. Returns the path written.
-pub fn write_output(dir: &Path, name: &str, value: &Value) -> Result<PathBuf, WriteError> {
+/// Encode a result value as the file it becomes in `dir`: `name.png` (images) or `name.json`
+/// (plain values). Nothing is written; every reason the file could not be made (a bad name, an
+/// unsupported type, a malformed image) is found here, so callers can encode all outputs of a
+/// frame before writing any.
+pub fn encode_output(
+    dir: &Path,
+    name: &str,
+    value: &Value,
+) -> Result<(PathBuf, Vec<u8>), WriteError> {
     if !is_file_name(name) {
         return Err(WriteError::BadName { name: name.into() });
     }
@@ -144,12 +150,10 @@ pub fn write_output(dir: &Path, name: &str, value: &Value) -> Result<PathBuf, Wr
                 pixels,
             });
         }
-        let bytes = encode_png(img).map_err(|source| WriteError::Image {
-            path: path.clone(),
-            source,
-        })?;
-        write_atomic(&path, &bytes)?;
-        return Ok(path);
+        return match encode_png(img) {
+            Ok(bytes) => Ok((path, bytes)),
+            Err(source) => Err(WriteError::Image { path, source }),
+        };
     }
     let Some(text) = value_json(value) else {
         return Err(WriteError::Unsupported {
@@ -157,8 +161,14 @@ pub fn write_output(dir: &Path, name: &str, value: &Value) -> Result<PathBuf, Wr
             type_name: value.type_name().into(),
         });
     };
-    let path = dir.join(format!("{name}.json"));
-    write_atomic(&path, text.as_bytes())?;
+    Ok((dir.join(format!("{name}.json")), text.into_bytes()))
+}
+
+/// Write a result value into `dir` as `name.png` (images) or `name.json` (plain values),
+/// atomically. Returns the path written.
+pub fn write_output(dir: &Path, name: &str, value: &Value) -> Result<PathBuf, WriteError> {
+    let (path, bytes) = encode_output(dir, name, value)?;
+    write_atomic(&path, &bytes)?;
     Ok(path)
 }
 

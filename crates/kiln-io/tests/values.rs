@@ -186,3 +186,14 @@ fn cli_values() {
         assert!(e.contains(needle), "{s} as {t}: {e}");
     }
 }
+
+#[test]
+fn encode_output_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, bytes) =
+        kiln_io::encode_output(dir.path(), "v", &kiln_core::value::Value::Float(1.5)).unwrap();
+    assert_eq!(path, dir.path().join("v.json"));
+    assert!(String::from_utf8(bytes).unwrap().contains("1.5"));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    assert!(kiln_io::encode_output(dir.path(), "e", &kiln_core::value::Value::Empty).is_err());
+}

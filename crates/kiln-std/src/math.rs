@@ -179,6 +179,11 @@ macro_rules! un {
     };
 }
 
+/// A vector component input (float, default 0).
+fn component(name: &'static str) -> InputSpec {
+    InputSpec::optional(name, ValueType::Float, Value::Float(0.0), "component")
+}
+
 fn vec_of(v: &Value, i: usize) -> Result<Vec<f64>, OpError> {
     match v {
         Value::Vec2(a) => Ok(a.to_vec()),
@@ -386,18 +391,8 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     // Vectors.
     reg.register(FnOp::new(
         OpSpec::new("vec.make2", "A vec2 from components.")
-            .input(InputSpec::optional(
-                "x",
-                ValueType::Float,
-                Value::Float(0.0),
-                "x",
-            ))
-            .input(InputSpec::optional(
-                "y",
-                ValueType::Float,
-                Value::Float(0.0),
-                "y",
-            ))
+            .input(component("x"))
+            .input(component("y"))
             .output(OutputSpec::new("out", ValueType::Vec2, "the vector")),
         |c, o| {
             o[0] = Value::Vec2([c.float(0)?, c.float(1)?]);
@@ -406,24 +401,9 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     ))?;
     reg.register(FnOp::new(
         OpSpec::new("vec.make3", "A vec3 from components.")
-            .input(InputSpec::optional(
-                "x",
-                ValueType::Float,
-                Value::Float(0.0),
-                "x",
-            ))
-            .input(InputSpec::optional(
-                "y",
-                ValueType::Float,
-                Value::Float(0.0),
-                "y",
-            ))
-            .input(InputSpec::optional(
-                "z",
-                ValueType::Float,
-                Value::Float(0.0),
-                "z",
-            ))
+            .input(component("x"))
+            .input(component("y"))
+            .input(component("z"))
             .output(OutputSpec::new("out", ValueType::Vec3, "the vector")),
         |c, o| {
             o[0] = Value::Vec3([c.float(0)?, c.float(1)?, c.float(2)?]);
