@@ -122,7 +122,14 @@ pub struct Graph {
     uid: u64,
     structure_rev: u64,
     data_rev: u64,
+    /// `(data revision after the edit, node index)` of recent value edits, oldest first.
+    journal: std::collections::VecDeque<(u64, u32)>,
+    /// Data revisions at or below this are no longer in the journal.
+    journal_floor: u64,
 }
+
+/// How many value edits the journal remembers; older ones make evaluators rescan.
+const JOURNAL_LEN: usize = 1 << 16;
 
 impl Clone for Graph {
     fn clone(&self) -> Self {
@@ -133,6 +140,8 @@ impl Clone for Graph {
             uid: NEXT_GRAPH_UID.fetch_add(1, Ordering::Relaxed),
             structure_rev: 0,
             data_rev: 0,
+            journal: Default::default(),
+            journal_floor: 0,
         }
     }
 }
@@ -146,6 +155,8 @@ impl Default for Graph {
             uid: NEXT_GRAPH_UID.fetch_add(1, Ordering::Relaxed),
             structure_rev: 0,
             data_rev: 0,
+            journal: Default::default(),
+            journal_floor: 0,
         }
     }
 }
@@ -180,6 +191,35 @@ impl Graph {
             data: self.data_rev,
         }
     }
+    fn record_data_edit(&mut self, node: usize) {
+        self.data_rev += 1;
+        if self.journal.len() == JOURNAL_LEN
+            && let Some((rev, _)) = self.journal.pop_front()
+        {
+            self.journal_floor = rev;
+        }
+        self.journal.push_back((self.data_rev, node as u32));
+    }
+
+    /// The nodes whose params or constants were edited since data revision `data_rev` (see
+    /// [`Revision::data`]), each once, in index order. `None` when the journal no longer
+    /// reaches that far back, in which case a caller must treat every node as edited.
+    /// Structural edits are not listed: they change [`Revision::structure`].
+    pub fn data_edits_since(&self, data_rev: u64) -> Option<Vec<usize>> {
+        if data_rev < self.journal_floor || data_rev > self.data_rev {
+            return None;
+        }
+        let start = self.journal.partition_point(|&(r, _)| r <= data_rev);
+        let mut v: Vec<usize> = self
+            .journal
+            .range(start..)
+            .map(|&(_, n)| n as usize)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        Some(v)
+    }
+
     /// Nodes in insertion order.
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
@@ -248,7 +288,7 @@ impl Graph {
             .get(id)
             .ok_or_else(|| GraphError::NoSuchNode(id.into()))?;
         self.nodes[i].params.insert(name.to_string(), v.into());
-        self.data_rev += 1;
+        self.record_data_edit(i);
         Ok(())
     }
     /// Set an inline constant for an input port.
@@ -263,7 +303,7 @@ impl Graph {
             .get(id)
             .ok_or_else(|| GraphError::NoSuchNode(id.into()))?;
         self.nodes[i].consts.insert(port.to_string(), v.into());
-        self.data_rev += 1;
+        self.record_data_edit(i);
         Ok(())
     }
     /// Add a wire `from` → `to`. Nothing is checked here; [`crate::validate`] reports problems

@@ -106,6 +106,10 @@ pub struct InputSpec {
     pub default: Option<Value>,
     /// Lazy: pulled only when the op asks for it (see [`Op::next_lazy`]).
     pub lazy: bool,
+    /// The op handles [`Value::Error`] at this input itself (under
+    /// [`ErrorPolicy::Propagate`](crate::eval::ErrorPolicy::Propagate)); without it, an
+    /// error arriving here is passed on without running the op.
+    pub catches_errors: bool,
     /// One-line description.
     pub doc: Cow<'static, str>,
 }
@@ -118,6 +122,7 @@ impl InputSpec {
             ty,
             default: None,
             lazy: false,
+            catches_errors: false,
             doc: doc.into(),
         }
     }
@@ -128,12 +133,18 @@ impl InputSpec {
             ty,
             default: Some(default),
             lazy: false,
+            catches_errors: false,
             doc: doc.into(),
         }
     }
     /// Make the input lazy.
     pub fn lazy(mut self) -> Self {
         self.lazy = true;
+        self
+    }
+    /// Let the op see error values at this input (see [`InputSpec::catches_errors`]).
+    pub fn catching_errors(mut self) -> Self {
+        self.catches_errors = true;
         self
     }
 }

@@ -10,7 +10,7 @@ use crate::op::{Op, Purity};
 use crate::registry::Registry;
 use crate::validate::{Binding, Diagnostics, resolve};
 use crate::value::{Value, ValueType};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Where an input's value comes from.
 #[derive(Clone, Debug)]
@@ -51,8 +51,9 @@ pub struct Plan {
     out_types: Vec<Vec<ValueType>>,
     class: Vec<Class>,
     partial: Vec<Key>,
-    static_key: Vec<Key>,
+    static_key: OnceLock<Vec<Key>>,
     lazy: Vec<bool>,
+    catches: Vec<bool>,
     topo: Topology,
     order: Vec<u32>,
 }
@@ -96,48 +97,27 @@ impl Plan {
 
         let mut class = vec![Class::Static; n];
         let mut partial = vec![Key::default(); n];
-        let mut static_key = vec![Key::default(); n];
         for &v in &r.order {
             let v = v as usize;
-            let spec = r.ops[v].spec();
-            let mut c = match spec.purity {
+            let mut c = match r.ops[v].spec().purity {
                 Purity::Pure => Class::Static,
                 Purity::Clock | Purity::UserInput => Class::Context,
                 Purity::Stateful | Purity::SideEffect => Class::Volatile,
             };
-            let mut h = KeyHasher::new();
-            h.str(&spec.id);
-            h.u64(spec.version as u64);
-            for p in params[v].iter() {
-                p.hash_into(&mut h);
-            }
             for s in inputs[v].iter() {
-                match s {
-                    Source::Wire { node, .. } => {
-                        h.u8(1);
-                        c = c.max(class[*node as usize]);
-                    }
-                    Source::Const(val) => {
-                        h.u8(2);
-                        val.hash_into(&mut h);
-                    }
-                    Source::Empty => h.u8(3),
+                if let Source::Wire { node, .. } = s {
+                    c = c.max(class[*node as usize]);
                 }
             }
             class[v] = c;
-            partial[v] = h.finish_key();
-            if c == Class::Static {
-                let mut h = KeyHasher::new();
-                h.u128(partial[v].0);
-                for s in inputs[v].iter() {
-                    if let Source::Wire { node, port } = s {
-                        h.u128(static_key[*node as usize].port(*port as usize).0);
-                    }
-                }
-                static_key[v] = h.finish_key();
-            }
+            partial[v] = partial_key(r.ops[v].as_ref(), &params[v], &inputs[v]);
         }
         let lazy = r.ops.iter().map(|o| o.spec().has_lazy_inputs()).collect();
+        let catches = r
+            .ops
+            .iter()
+            .map(|o| o.spec().inputs.iter().any(|i| i.catches_errors))
+            .collect();
         Ok(Plan {
             revision: graph.revision(),
             ids,
@@ -148,8 +128,9 @@ impl Plan {
             out_types: r.out_types,
             class,
             partial,
-            static_key,
+            static_key: OnceLock::new(),
             lazy,
+            catches,
             topo: r.topo,
             order: r.order,
         })
@@ -215,10 +196,113 @@ impl Plan {
     pub fn order(&self) -> &[u32] {
         &self.order
     }
+    /// Whether some input of the node's op sees error values itself.
+    pub fn catches_errors(&self, n: usize) -> bool {
+        self.catches[n]
+    }
     /// The fixed key of a [`Class::Static`] node.
     #[inline]
     pub fn static_key(&self, n: usize) -> Key {
-        self.static_key[n]
+        self.static_keys()[n]
+    }
+    /// The fixed keys of every node (meaningful for [`Class::Static`] nodes), computed on
+    /// first use: evaluators that do not key results never pay for them.
+    pub fn static_keys(&self) -> &[Key] {
+        self.static_key.get_or_init(|| {
+            let mut sk = vec![Key::default(); self.ids.len()];
+            for &v in &self.order {
+                let v = v as usize;
+                if self.class[v] != Class::Static {
+                    continue;
+                }
+                let mut h = KeyHasher::new();
+                h.u128(self.partial[v].0);
+                for s in self.inputs[v].iter() {
+                    if let Source::Wire { node, port } = s {
+                        h.u128(sk[*node as usize].port(*port as usize).0);
+                    }
+                }
+                sk[v] = h.finish_key();
+            }
+            sk
+        })
+    }
+
+    /// Re-read the params and constants of `nodes` (a value edit: see
+    /// [`Graph::data_edits_since`]) without rebuilding the plan. Returns `false`, leaving the
+    /// plan untouched, when an edit needs a full rebuild: a new param or constant the op does
+    /// not declare, a value of the wrong type, a constant on a wired input, or a change of
+    /// inferred output types. The plan then takes `graph`'s revision.
+    pub fn update_data(&mut self, graph: &Graph, nodes: &[usize]) -> bool {
+        if graph.revision().uid != self.revision.uid
+            || graph.revision().structure != self.revision.structure
+            || graph.len() != self.ids.len()
+        {
+            return false;
+        }
+        let mut staged = Vec::with_capacity(nodes.len());
+        for &v in nodes {
+            let Some(node) = graph.nodes().get(v) else {
+                return false;
+            };
+            let spec = self.ops[v].spec();
+            if node.params.keys().any(|k| spec.param_index(k).is_none())
+                || node.consts.keys().any(|k| spec.input_index(k).is_none())
+            {
+                return false;
+            }
+            let mut params = Vec::with_capacity(spec.params.len());
+            for p in &spec.params {
+                match node.params.get(&*p.name).or(p.default.as_ref()) {
+                    Some(val) if crate::validate::value_fits(p.ty, val) => params.push(val.clone()),
+                    _ => return false,
+                }
+            }
+            let mut inputs: Vec<Source> = self.inputs[v].to_vec();
+            for (i, ispec) in spec.inputs.iter().enumerate() {
+                match (&inputs[i], node.consts.get(&*ispec.name)) {
+                    (Source::Wire { .. }, Some(_)) => return false,
+                    (Source::Wire { .. }, None) => {}
+                    (_, Some(c)) if crate::validate::value_fits(ispec.ty, c) => {
+                        inputs[i] = Source::Const(c.clone())
+                    }
+                    (_, Some(_)) => return false,
+                    (_, None) => match &ispec.default {
+                        Some(d) => inputs[i] = Source::Const(d.clone()),
+                        None => return false,
+                    },
+                }
+            }
+            let in_types: Vec<Option<ValueType>> = inputs
+                .iter()
+                .map(|s| match s {
+                    Source::Wire { node, port } => {
+                        self.out_types[*node as usize].get(*port as usize).copied()
+                    }
+                    Source::Const(c) => c.value_type(),
+                    Source::Empty => None,
+                })
+                .collect();
+            match self.ops[v].infer_outputs(&in_types, &params) {
+                Ok(t) if t == self.out_types[v] => {}
+                _ => return false,
+            }
+            staged.push((v, params, inputs));
+        }
+        for (v, params, inputs) in staged {
+            self.partial[v] = partial_key(self.ops[v].as_ref(), &params, &inputs);
+            self.params[v] = params.into_boxed_slice();
+            self.inputs[v] = inputs.into_boxed_slice();
+        }
+        self.static_key = OnceLock::new();
+        self.revision = graph.revision();
+        true
+    }
+
+    /// Give the plan another revision stamp (a plan built from a clone of a graph serves the
+    /// original).
+    pub(crate) fn set_revision(&mut self, r: Revision) {
+        self.revision = r;
     }
 
     /// The key of a node given its context and the keys of its wired inputs (`input_key(src)`
@@ -232,7 +316,7 @@ impl Plan {
         input_key: impl Fn(usize) -> Key,
     ) -> Key {
         if self.class[n] == Class::Static {
-            return self.static_key[n];
+            return self.static_key(n);
         }
         let mut h = KeyHasher::new();
         h.u128(self.partial[n].0);
@@ -260,4 +344,27 @@ impl Plan {
         let p = self.ops[i].spec().output_index(port)?;
         Some((i, p))
     }
+}
+
+/// The key material of a node that does not depend on its inputs' values: op id, version,
+/// params and constants.
+fn partial_key(op: &dyn Op, params: &[Value], inputs: &[Source]) -> Key {
+    let spec = op.spec();
+    let mut h = KeyHasher::new();
+    h.str(&spec.id);
+    h.u64(spec.version as u64);
+    for p in params {
+        p.hash_into(&mut h);
+    }
+    for s in inputs {
+        match s {
+            Source::Wire { .. } => h.u8(1),
+            Source::Const(val) => {
+                h.u8(2);
+                val.hash_into(&mut h);
+            }
+            Source::Empty => h.u8(3),
+        }
+    }
+    h.finish_key()
 }

@@ -169,7 +169,7 @@ pub fn validate(graph: &Graph, registry: &Registry) -> Vec<Diagnostic> {
     }
 }
 
-fn value_fits(ty: ValueType, v: &Value) -> bool {
+pub(crate) fn value_fits(ty: ValueType, v: &Value) -> bool {
     match v.value_type() {
         Some(found) => ty.accepts(found) || (ty == ValueType::Color && v.as_color().is_some()),
         None => false,

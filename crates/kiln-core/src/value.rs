@@ -217,6 +217,11 @@ pub enum Value {
     List(Arc<[Value]>),
     /// Heavy shared value.
     Heavy(Heavy),
+    /// The failure of an upstream node, flowing to its dependents under
+    /// [`ErrorPolicy::Propagate`](crate::eval::ErrorPolicy::Propagate). An op never sees one
+    /// unless its input is declared with [`InputSpec::catches_errors`](crate::op::InputSpec::catches_errors);
+    /// otherwise the node passes the error on without executing.
+    Error(Arc<crate::eval::EvalError>),
 }
 
 impl Value {
@@ -234,12 +239,54 @@ impl Value {
             Value::Str(_) => ValueType::String,
             Value::List(_) => ValueType::List,
             Value::Heavy(h) => ValueType::Heavy(h.type_name()),
+            Value::Error(_) => return None,
         })
     }
 
     /// Type name for messages (`"empty"` for [`Value::Empty`]).
     pub fn type_name(&self) -> &'static str {
-        self.value_type().map(|t| t.name()).unwrap_or("empty")
+        match self {
+            Value::Error(_) => "error",
+            _ => self.value_type().map(|t| t.name()).unwrap_or("empty"),
+        }
+    }
+
+    /// The error this value carries, if it is [`Value::Error`].
+    pub fn as_error(&self) -> Option<&crate::eval::EvalError> {
+        match self {
+            Value::Error(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Bit-for-bit equality: floats compare by their bits (so `-0.0` differs from `0.0` and a
+    /// NaN equals only the same NaN), heavy values by content hash. Early cutoff uses this,
+    /// so a result counts as unchanged only when recomputing downstream would give the same
+    /// bits.
+    pub fn same_bits(&self, other: &Value) -> bool {
+        fn f(a: &[f64], b: &[f64]) -> bool {
+            a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+        }
+        match (self, other) {
+            (Value::Empty, Value::Empty) => true,
+            (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Vec2(a), Value::Vec2(b)) => f(a, b),
+            (Value::Vec3(a), Value::Vec3(b)) => f(a, b),
+            (Value::Vec4(a), Value::Vec4(b)) => f(a, b),
+            (Value::Color(a), Value::Color(b)) => {
+                a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+            }
+            (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::List(a), Value::List(b)) => {
+                Arc::ptr_eq(a, b)
+                    || (a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.same_bits(y)))
+            }
+            (Value::Heavy(a), Value::Heavy(b)) => a == b,
+            (Value::Error(a), Value::Error(b)) => a == b,
+            _ => false,
+        }
     }
 
     /// Feed the value's canonical encoding into a key hasher. Heavy values feed their stored
@@ -287,6 +334,10 @@ impl Value {
             Value::Heavy(v) => {
                 h.u8(10);
                 h.u128(v.content_hash().0)
+            }
+            Value::Error(e) => {
+                h.u8(11);
+                h.str(&e.to_string())
             }
         }
     }

@@ -9,9 +9,8 @@
 //! Because keys are known before values, a memo hit on a node means nothing beneath it is
 //! visited. A failed or cancelled node's result is never stored.
 
-use super::{
-    EvalError, Evaluator, Outputs, ProgressTracker, Request, Stats, execute_node, next_lazy,
-};
+use super::exec::{Runner, Taint, first_error, gather};
+use super::{CancelMode, EvalError, Evaluator, Outputs, Request, Stats, next_lazy, run_detached};
 use crate::context::EvalContext;
 use crate::graph::Graph;
 use crate::key::{Key, KeyMap};
@@ -37,11 +36,14 @@ pub struct LazyEvaluator {
     registry: Registry,
     plan: Option<Arc<Plan>>,
     memo: KeyMap<Value>,
+    /// A read-only memo to consult after `memo` (detached workers only).
+    base: Option<Arc<KeyMap<Value>>>,
     generation: u32,
     key_gen: Vec<u32>,
     keys: Vec<Key>,
     val_gen: Vec<u32>,
     vals: Vec<Value>,
+    taints: Vec<Taint>,
     stack: Vec<Frame>,
     key_stack: Vec<(u32, bool)>,
     scratch_in: Vec<Value>,
@@ -58,11 +60,13 @@ impl LazyEvaluator {
             registry,
             plan: None,
             memo: KeyMap::default(),
+            base: None,
             generation: 0,
             key_gen: vec![],
             keys: vec![],
             val_gen: vec![],
             vals: vec![],
+            taints: vec![],
             stack: vec![],
             key_stack: vec![],
             scratch_in: vec![],
@@ -90,14 +94,20 @@ impl LazyEvaluator {
             return Ok((p.clone(), false));
         }
         let plan = Arc::new(Plan::build(graph, &self.registry).map_err(EvalError::Invalid)?);
+        self.adopt_plan(plan.clone());
+        Ok((plan, true))
+    }
+
+    /// Use `plan` from now on (a plan built elsewhere, e.g. shared with another evaluator).
+    pub(crate) fn adopt_plan(&mut self, plan: Arc<Plan>) {
         let n = plan.len();
         self.key_gen = vec![0; n];
         self.keys = vec![Key::default(); n];
         self.val_gen = vec![0; n];
         self.vals = vec![Value::Empty; plan.total_outputs()];
+        self.taints = vec![None; n];
         self.generation = 0;
-        self.plan = Some(plan.clone());
-        Ok((plan, true))
+        self.plan = Some(plan);
     }
 
     /// Number of memoized results.
@@ -132,9 +142,9 @@ impl LazyEvaluator {
     }
 
     #[inline]
-    fn key_of(plan: &Plan, keys: &[Key], n: usize) -> Key {
+    fn key_of(plan: &Plan, static_keys: &[Key], keys: &[Key], n: usize) -> Key {
         if plan.class(n) == Class::Static {
-            plan.static_key(n)
+            static_keys[n]
         } else {
             keys[n]
         }
@@ -172,7 +182,8 @@ impl LazyEvaluator {
                 }
             } else {
                 let keys = &self.keys;
-                let k = plan.node_key(v, ctx, self.nonce, |s| Self::key_of(plan, keys, s));
+                let sk = plan.static_keys();
+                let k = plan.node_key(v, ctx, self.nonce, |s| Self::key_of(plan, sk, keys, s));
                 self.keys[v] = k;
                 self.key_gen[v] = g;
                 stats.keys_computed += 1;
@@ -180,34 +191,9 @@ impl LazyEvaluator {
         }
     }
 
-    /// Fill `scratch_in` with node `v`'s inputs; lazy inputs not in `pulled` are `Empty`.
-    fn gather(&mut self, plan: &Plan, v: usize, pulled: u64) {
-        self.scratch_in.clear();
-        let lazy_ports = plan.is_lazy(v).then(|| &plan.op(v).spec().inputs);
-        for (i, s) in plan.inputs(v).iter().enumerate() {
-            if lazy_ports.is_some_and(|p| p[i].lazy) && pulled & (1 << i) == 0 {
-                self.scratch_in.push(Value::Empty);
-                continue;
-            }
-            self.scratch_in.push(match s {
-                Source::Wire { node, port } => {
-                    self.vals[plan.output_offset(*node as usize) + *port as usize].clone()
-                }
-                Source::Const(c) => c.clone(),
-                Source::Empty => Value::Empty,
-            });
-        }
-    }
-
-    fn run(
-        &mut self,
-        plan: &Plan,
-        root: usize,
-        ctx: &EvalContext,
-        stats: &mut Stats,
-        progress: &mut ProgressTracker,
-    ) -> Result<(), EvalError> {
+    fn run(&mut self, plan: &Plan, root: usize, runner: &mut Runner) -> Result<(), EvalError> {
         let g = self.generation;
+        let sk = plan.static_keys();
         self.stack.clear();
         self.stack.push(Frame {
             node: root as u32,
@@ -222,11 +208,12 @@ impl LazyEvaluator {
                         self.stack.pop();
                         continue;
                     }
-                    let key = Self::key_of(plan, &self.keys, v);
+                    let key = Self::key_of(plan, sk, &self.keys, v);
                     let n_out = plan.n_outputs(v);
                     if plan.class(v) != Class::Volatile && self.memo_fetch(plan, v, key, n_out) {
                         self.val_gen[v] = g;
-                        stats.cache_hits += 1;
+                        self.taints[v] = None;
+                        runner.stats.cache_hits += 1;
                         self.stack.pop();
                         continue;
                     }
@@ -253,19 +240,32 @@ impl LazyEvaluator {
                             f.state = PULLING;
                         }
                     } else {
-                        self.gather(plan, v, 0);
-                        self.execute(plan, v, ctx, stats, progress)?;
+                        self.execute(plan, v, 0, sk, runner)?;
                         self.stack.pop();
                     }
                 }
                 _ => {
-                    self.gather(plan, v, top.pulled);
+                    gather(
+                        plan,
+                        v,
+                        &self.vals,
+                        &self.taints,
+                        top.pulled,
+                        &mut self.scratch_in,
+                    );
                     let n_in = plan.inputs(v).len();
                     self.pulled.clear();
                     self.pulled
                         .extend((0..n_in).map(|i| top.pulled & (1 << i) != 0));
-                    let pctx = progress.ctx(ctx);
-                    match next_lazy(plan, v, &self.scratch_in, &self.pulled, pctx)? {
+                    let next = next_lazy(plan, v, &self.scratch_in, &self.pulled, runner.op_ctx());
+                    let next = match next {
+                        Ok(n) => n,
+                        Err(e) => {
+                            self.stack.clear();
+                            return Err(e);
+                        }
+                    };
+                    match next {
                         Some(i) => {
                             if i >= 64
                                 || top.pulled & (1 << i) != 0
@@ -293,7 +293,7 @@ impl LazyEvaluator {
                             }
                         }
                         None => {
-                            self.execute(plan, v, ctx, stats, progress)?;
+                            self.execute(plan, v, top.pulled, sk, runner)?;
                             self.stack.pop();
                         }
                     }
@@ -311,11 +311,19 @@ impl LazyEvaluator {
                 self.vals[off] = val.clone();
                 return true;
             }
-            return false;
-        }
-        if (0..n_out).all(|p| self.memo.contains_key(&key.port(p))) {
+        } else if (0..n_out).all(|p| self.memo.contains_key(&key.port(p))) {
             for p in 0..n_out {
                 if let Some(val) = self.memo.get(&key.port(p)) {
+                    self.vals[off + p] = val.clone();
+                }
+            }
+            return true;
+        }
+        if let Some(base) = &self.base
+            && (0..n_out).all(|p| base.contains_key(&key.port(p)))
+        {
+            for p in 0..n_out {
+                if let Some(val) = base.get(&key.port(p)) {
                     self.vals[off + p] = val.clone();
                 }
             }
@@ -328,33 +336,32 @@ impl LazyEvaluator {
         &mut self,
         plan: &Plan,
         v: usize,
-        ctx: &EvalContext,
-        stats: &mut Stats,
-        progress: &mut ProgressTracker,
+        pulled: u64,
+        sk: &[Key],
+        runner: &mut Runner,
     ) -> Result<(), EvalError> {
-        if ctx.is_cancelled() {
-            self.stack.clear();
-            return Err(EvalError::Cancelled);
-        }
+        let taint = gather(
+            plan,
+            v,
+            &self.vals,
+            &self.taints,
+            pulled,
+            &mut self.scratch_in,
+        );
         let n_out = plan.n_outputs(v);
         if self.scratch_out.len() != n_out {
             self.scratch_out.resize(n_out, Value::Empty);
         }
-        progress.start_node(plan, v);
-        if let Err(e) = execute_node(
-            plan,
-            v,
-            &self.scratch_in,
-            progress.ctx(ctx),
-            &mut self.scratch_out,
-        ) {
-            self.stack.clear();
-            return Err(e);
-        }
-        stats.executed += 1;
-        let key = Self::key_of(plan, &self.keys, v);
+        let taint = match runner.run(v, &self.scratch_in, taint, &mut self.scratch_out) {
+            Ok(t) => t,
+            Err(e) => {
+                self.stack.clear();
+                return Err(e);
+            }
+        };
+        let key = Self::key_of(plan, sk, &self.keys, v);
         let off = plan.output_offset(v);
-        let memoize = plan.class(v) != Class::Volatile;
+        let memoize = plan.class(v) != Class::Volatile && taint.is_none();
         for (p, slot) in self.scratch_out.iter_mut().enumerate() {
             let val = std::mem::take(slot);
             if memoize {
@@ -362,9 +369,85 @@ impl LazyEvaluator {
             }
             self.vals[off + p] = val;
         }
+        self.taints[v] = taint;
         self.val_gen[v] = self.generation;
-        progress.finish_node(plan, v);
         Ok(())
+    }
+
+    /// Evaluate resolved `roots` (node, port) of the current plan, naming them `names`.
+    pub(crate) fn run_roots(
+        &mut self,
+        plan: &Arc<Plan>,
+        roots: &[(usize, usize)],
+        names: &[String],
+        request: &Request,
+        ctx: &EvalContext,
+        planned: bool,
+    ) -> Result<Outputs, EvalError> {
+        if ctx.is_cancelled() {
+            return Err(EvalError::Cancelled);
+        }
+        self.next_generation();
+        self.nonce += 1;
+        let mut runner = Runner::new(plan, ctx, request, || {
+            let r: Vec<u32> = roots.iter().map(|&(n, _)| n as u32).collect();
+            plan.topology().upstream(&r).len()
+        });
+        runner.stats.planned = planned;
+        self.compute_keys(plan, roots, ctx, &mut runner.stats);
+        let mut values = Vec::with_capacity(roots.len());
+        let mut result = Ok(());
+        for (name, &(n, p)) in names.iter().zip(roots) {
+            if let Err(e) = self.run(plan, n, &mut runner) {
+                result = Err(e);
+                break;
+            }
+            values.push((name.clone(), self.vals[plan.output_offset(n) + p].clone()));
+        }
+        let (stats, failures, timings) = runner.finish(roots, names, &self.taints);
+        self.total.accumulate(&stats);
+        result?;
+        if let Some(e) = first_error(&values, &request.errors) {
+            return Err(e);
+        }
+        Ok(Outputs {
+            values,
+            stats,
+            failures,
+            timings,
+        })
+    }
+
+    /// A throwaway evaluator on `plan` that reads `base` as a memo and keeps what it
+    /// computes in its own.
+    fn detached(registry: Registry, plan: Arc<Plan>, base: Arc<KeyMap<Value>>) -> Self {
+        let mut e = LazyEvaluator::new(registry);
+        e.adopt_plan(plan);
+        e.base = Some(base);
+        e
+    }
+
+    /// Run on a worker thread that can be abandoned (see [`CancelMode::Preemptive`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run_preemptive(
+        registry: Registry,
+        plan: Arc<Plan>,
+        base: Arc<KeyMap<Value>>,
+        roots: Vec<(usize, usize)>,
+        names: Vec<String>,
+        request: &Request,
+        ctx: &EvalContext,
+        planned: bool,
+    ) -> Result<(Outputs, KeyMap<Value>), EvalError> {
+        let mut request = request.clone();
+        request.cancel = CancelMode::Cooperative;
+        let wctx = ctx.clone();
+        let r = run_detached(&ctx.cancel, move || {
+            let mut w = LazyEvaluator::detached(registry, plan.clone(), base);
+            let out = w.run_roots(&plan, &roots, &names, &request, &wctx, planned);
+            out.map(|o| (o, std::mem::take(&mut w.memo)))
+        })?;
+        r
     }
 }
 
@@ -376,38 +459,45 @@ impl Evaluator for LazyEvaluator {
         ctx: &EvalContext,
     ) -> Result<Outputs, EvalError> {
         let (plan, planned) = self.ensure_plan(graph)?;
-        let mut roots = Vec::with_capacity(request.outputs.len());
-        for name in &request.outputs {
-            let r = plan
-                .resolve_output(name, graph)
-                .ok_or_else(|| EvalError::UnknownOutput { name: name.clone() })?;
-            roots.push(r);
+        let roots = resolve_roots(&plan, graph, request)?;
+        if request.cancel != CancelMode::Preemptive {
+            return self.run_roots(&plan, &roots, &request.outputs, request, ctx, planned);
         }
         if ctx.is_cancelled() {
             return Err(EvalError::Cancelled);
         }
-        self.next_generation();
-        self.nonce += 1;
-        let mut stats = Stats {
+        let base = Arc::new(std::mem::take(&mut self.memo));
+        let r = Self::run_preemptive(
+            self.registry.clone(),
+            plan,
+            base.clone(),
+            roots,
+            request.outputs.clone(),
+            request,
+            ctx,
             planned,
-            ..Stats::default()
-        };
-        let mut progress = ProgressTracker::new(ctx, || {
-            let r: Vec<u32> = roots.iter().map(|&(n, _)| n as u32).collect();
-            plan.topology().upstream(&r).len()
-        });
-        self.compute_keys(&plan, &roots, ctx, &mut stats);
-        let mut values = Vec::with_capacity(roots.len());
-        let result = (|| {
-            for (name, &(n, p)) in request.outputs.iter().zip(&roots) {
-                self.run(&plan, n, ctx, &mut stats, &mut progress)?;
-                values.push((name.clone(), self.vals[plan.output_offset(n) + p].clone()));
-            }
-            Ok(())
-        })();
-        self.total.executed += stats.executed;
-        self.total.cache_hits += stats.cache_hits;
-        self.total.keys_computed += stats.keys_computed;
-        result.map(|()| Outputs { values, stats })
+        );
+        // The worker has dropped its handle unless it was abandoned (then copy the memo).
+        self.memo = Arc::try_unwrap(base).unwrap_or_else(|b| (*b).clone());
+        let (out, fresh) = r?;
+        self.memo.extend(fresh);
+        self.total.accumulate(&out.stats);
+        Ok(out)
     }
+}
+
+/// Resolve a request's output names against a plan.
+pub(crate) fn resolve_roots(
+    plan: &Plan,
+    graph: &Graph,
+    request: &Request,
+) -> Result<Vec<(usize, usize)>, EvalError> {
+    request
+        .outputs
+        .iter()
+        .map(|name| {
+            plan.resolve_output(name, graph)
+                .ok_or_else(|| EvalError::UnknownOutput { name: name.clone() })
+        })
+        .collect()
 }

@@ -1,6 +1,7 @@
 //! Evaluators: strategies that run a graph's plan. They share the plan (analysis, keys) and
 //! the node-execution machinery in this module; each adds only its own traversal.
 
+mod exec;
 mod lazy;
 
 pub use lazy::LazyEvaluator;
@@ -12,22 +13,101 @@ use crate::plan::Plan;
 use crate::validate::Diagnostics;
 use crate::value::Value;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-/// What to evaluate: output names, each `node` (its first output) or `node.port`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What to evaluate, and how: output names (each `node`, meaning its first output, or
+/// `node.port`), the error policy, the cancellation mode and whether to time each node.
+#[derive(Clone, Debug, Default)]
 pub struct Request {
     /// Output names.
     pub outputs: Vec<String>,
+    /// What a node's failure does to the rest of the request.
+    pub errors: ErrorPolicy,
+    /// How cancellation is honoured.
+    pub cancel: CancelMode,
+    /// Record the time each executed node took (see [`Outputs::timings`]).
+    pub timings: bool,
 }
 
 impl Request {
-    /// A request for the named outputs.
+    /// A request for the named outputs (fail fast, cooperative cancellation, no timings).
     pub fn new<S: Into<String>>(outputs: impl IntoIterator<Item = S>) -> Self {
         Request {
             outputs: outputs.into_iter().map(Into::into).collect(),
+            ..Request::default()
         }
     }
+    /// The same request under another error policy.
+    pub fn with_errors(mut self, policy: ErrorPolicy) -> Self {
+        self.errors = policy;
+        self
+    }
+    /// The same request under another cancellation mode.
+    pub fn with_cancel(mut self, mode: CancelMode) -> Self {
+        self.cancel = mode;
+        self
+    }
+    /// The same request, timing every executed node.
+    pub fn with_timings(mut self) -> Self {
+        self.timings = true;
+        self
+    }
+}
+
+/// Replacement values for failed nodes under [`ErrorPolicy::Fallback`]: called with the
+/// failed node's id and its error, it returns the value each of the node's outputs takes.
+pub type FallbackFn = Arc<dyn Fn(&NodeId, &EvalError) -> Value + Send + Sync>;
+
+/// What a node's failure does to the rest of a request.
+#[derive(Clone, Default)]
+pub enum ErrorPolicy {
+    /// Stop at the first failure and return it as the request's error.
+    #[default]
+    FailFast,
+    /// The failed node's outputs become [`Value::Error`]; dependents pass it on (or handle it,
+    /// when their input [catches errors](crate::op::InputSpec::catches_errors)); outputs that
+    /// do not depend on the failure are still produced. [`Outputs::failures`] lists them.
+    Propagate,
+    /// The failed node's outputs take the value the function returns, and evaluation goes
+    /// on. The failure is still listed in [`Outputs::failures`] and nothing derived from the
+    /// replacement is cached.
+    Fallback(FallbackFn),
+}
+
+impl ErrorPolicy {
+    /// A fallback policy from a closure.
+    pub fn fallback(f: impl Fn(&NodeId, &EvalError) -> Value + Send + Sync + 'static) -> Self {
+        ErrorPolicy::Fallback(Arc::new(f))
+    }
+    /// The policy's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ErrorPolicy::FailFast => "fail-fast",
+            ErrorPolicy::Propagate => "propagate",
+            ErrorPolicy::Fallback(_) => "fallback",
+        }
+    }
+}
+
+impl std::fmt::Debug for ErrorPolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a request honours its [`CancelToken`](crate::context::CancelToken).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CancelMode {
+    /// Checked between nodes only; ops run to completion (they see a token that never fires).
+    NodeBoundary,
+    /// Checked between nodes and by ops in their inner loops (Kiln's heavy ops do).
+    #[default]
+    Cooperative,
+    /// The evaluation runs on a worker thread and the request returns
+    /// [`EvalError::Cancelled`] as soon as the token fires, even in the middle of a long op.
+    /// The worker's results are dropped: nothing it computed is cached or kept.
+    Preemptive,
 }
 
 /// Counters describing one evaluation.
@@ -35,27 +115,86 @@ impl Request {
 pub struct Stats {
     /// Ops executed.
     pub executed: u64,
-    /// Results found in the memo instead of executed.
+    /// Results reused instead of executed: memo hits (lazy) or nodes found up to date
+    /// after their inputs were checked (incremental).
     pub cache_hits: u64,
+    /// Early cutoffs: nodes that were re-executed and produced the same bits as before, so
+    /// their dependents stayed clean (incremental).
+    pub cutoffs: u64,
+    /// Nodes that passed an upstream error on without executing ([`ErrorPolicy::Propagate`]).
+    pub propagated: u64,
+    /// Nodes run on a worker thread of a parallel policy.
+    pub parallel: u64,
     /// Keys computed at request time (static keys come from the plan for free).
     pub keys_computed: u64,
-    /// Whether the plan was (re)built for this request.
+    /// Whether the plan (or the compiled schedule) was (re)built for this request.
     pub planned: bool,
 }
 
-/// The values a request asked for, in request order.
+impl Stats {
+    /// Add another request's counters to these.
+    pub fn accumulate(&mut self, o: &Stats) {
+        self.executed += o.executed;
+        self.cache_hits += o.cache_hits;
+        self.cutoffs += o.cutoffs;
+        self.propagated += o.propagated;
+        self.parallel += o.parallel;
+        self.keys_computed += o.keys_computed;
+        self.planned |= o.planned;
+    }
+}
+
+/// A node that failed during a request that went on ([`ErrorPolicy::Propagate`] or
+/// [`ErrorPolicy::Fallback`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    /// The failed node.
+    pub node: NodeId,
+    /// Its op id.
+    pub op: String,
+    /// What went wrong.
+    pub error: EvalError,
+    /// The requested outputs whose values depend on the failure, in request order.
+    pub affected: Vec<String>,
+}
+
+/// How long one executed node took.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeTiming {
+    /// The node.
+    pub node: NodeId,
+    /// Its op id.
+    pub op: String,
+    /// Wall time of its execution.
+    pub time: Duration,
+}
+
+/// The values a request asked for, in request order, with what the evaluation did.
 #[derive(Clone, Debug, Default)]
 pub struct Outputs {
-    /// `(name, value)` pairs in request order.
+    /// `(name, value)` pairs in request order. Under [`ErrorPolicy::Propagate`] an output
+    /// that depends on a failure holds [`Value::Error`].
     pub values: Vec<(String, Value)>,
     /// What the evaluation did.
     pub stats: Stats,
+    /// Each node that failed and the outputs it affected, in graph order. Failures on
+    /// branches no requested output depends on are not listed.
+    pub failures: Vec<Failure>,
+    /// Per-node execution times, in execution order, when the request asked for them.
+    pub timings: Vec<NodeTiming>,
 }
 
 impl Outputs {
     /// A value by the name it was requested under.
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+    /// A value by name, with an error value turned into its error.
+    pub fn result(&self, name: &str) -> Option<Result<&Value, &EvalError>> {
+        self.get(name).map(|v| match v {
+            Value::Error(e) => Err(&**e),
+            v => Ok(v),
+        })
     }
 }
 
@@ -96,6 +235,38 @@ pub enum EvalError {
     /// The request was cancelled.
     #[error("evaluation cancelled")]
     Cancelled,
+    /// A worker thread could not be started or died without an answer.
+    #[error("evaluation worker failed: {0}")]
+    Worker(String),
+}
+
+/// Run `work` on a worker thread and wait for it, returning [`EvalError::Cancelled`] as soon
+/// as `cancel` fires (the worker is abandoned; whatever it produces is dropped).
+pub(crate) fn run_detached<T: Send + 'static>(
+    cancel: &crate::context::CancelToken,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, EvalError> {
+    use std::sync::mpsc;
+    let (tx, rx) = mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("kiln-preemptive".into())
+        .spawn(move || {
+            let r = work();
+            let _ = tx.send(r);
+        })
+        .map_err(|e| EvalError::Worker(e.to_string()))?;
+    loop {
+        if cancel.is_cancelled() {
+            return Err(EvalError::Cancelled);
+        }
+        match rx.recv_timeout(Duration::from_millis(1)) {
+            Ok(r) => return Ok(r),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(EvalError::Worker("the worker thread died".into()));
+            }
+        }
+    }
 }
 
 /// A strategy for evaluating graphs.
