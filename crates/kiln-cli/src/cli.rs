@@ -382,6 +382,7 @@ fn show(v: &Value) -> String {
         Value::List(l) => format!("[{}]", l.iter().map(show).collect::<Vec<_>>().join(", ")),
         Value::Heavy(h) => format!("<{}>", h.type_name()),
         Value::Empty => "none".into(),
+        Value::Error(e) => format!("<error: {e}>"),
     }
 }
 

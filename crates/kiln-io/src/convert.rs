@@ -405,7 +405,7 @@ pub(crate) fn display(v: &Value) -> Json {
 
 fn natural(v: &Value, ctx: Ctx, style: ColorStyle) -> Json {
     match v {
-        Value::Empty | Value::Heavy(_) => Json::Null,
+        Value::Empty | Value::Heavy(_) | Value::Error(_) => Json::Null,
         Value::Float(f) if f.is_finite() => Json::Float(*f),
         Value::Int(i) => Json::Int(*i),
         Value::Bool(b) => Json::Bool(*b),
@@ -432,7 +432,7 @@ fn natural(v: &Value, ctx: Ctx, style: ColorStyle) -> Json {
 /// values, which have none).
 pub(crate) fn typed_form(v: &Value, style: ColorStyle) -> Json {
     let value = match v {
-        Value::Empty | Value::Heavy(_) => return Json::Null,
+        Value::Empty | Value::Heavy(_) | Value::Error(_) => return Json::Null,
         Value::Float(f) => number(*f),
         Value::Int(i) => Json::Int(*i),
         Value::Bool(b) => Json::Bool(*b),

@@ -117,7 +117,7 @@ pub fn encode_png(img: &Image) -> Result<Vec<u8>, image::ImageError> {
 /// The JSON text of a plain value: `{"type": "float", "value": 1.5}` and a newline; `None`
 /// for empty and heavy values.
 pub fn value_json(value: &Value) -> Option<String> {
-    if matches!(value, Value::Empty | Value::Heavy(_)) {
+    if matches!(value, Value::Empty | Value::Heavy(_) | Value::Error(_)) {
         return None;
     }
     let j = convert::typed_form(value, ColorStyle::Array);
