@@ -204,6 +204,26 @@ pub fn env() -> Env {
             Ok(())
         }),
     );
+    add(
+        OpSpec::new("check", "fails when x exceeds the limit")
+            .input(InputSpec::required("x", f, "x"))
+            .param(ParamSpec::new(
+                "limit",
+                f,
+                Value::Float(0.0),
+                "largest x allowed",
+            ))
+            .output(OutputSpec::new("out", f, "x")),
+        false,
+        Box::new(|c, o| {
+            let x = c.float(0)?;
+            if x > c.param_float(1)? {
+                return Err(OpError::input(0, format!("{x} is over the limit")));
+            }
+            o[0] = Value::Float(x);
+            Ok(())
+        }),
+    );
     Env {
         reg,
         count,
@@ -224,4 +244,131 @@ pub fn chain(n: usize) -> Graph {
         g.wire(&format!("n{}.out", i - 1), &format!("{id}.a"));
     }
     g
+}
+
+// ---- Extra ops for the incremental and evaluator tests (see `env_ext`). ----
+
+/// An [`Env`] with extra ops and the flags they share with the test.
+pub struct ExtEnv {
+    pub env: Env,
+    /// Set by `waiter` and `blocker` when they start executing.
+    pub started: Arc<AtomicBool>,
+    /// `blocker` returns once this is set.
+    pub release: Arc<AtomicBool>,
+    /// Set by `blocker` just before it returns.
+    pub finished: Arc<AtomicBool>,
+    /// The token `self_cancel` cancels (the test puts the request's token here).
+    pub remote: Arc<Mutex<Option<CancelToken>>>,
+    /// How many times `self_cancel` got past its own `check_cancel`.
+    pub passed: Arc<AtomicUsize>,
+}
+
+impl std::ops::Deref for ExtEnv {
+    type Target = Env;
+    fn deref(&self) -> &Env {
+        &self.env
+    }
+}
+
+/// [`env`] plus:
+/// - `pick` (tag; cond: bool, a, b: float, all eager) → out = cond ? a : b
+/// - `waiter` (tag, wait: bool = true; x) → sets `started`; when `wait`, loops checking
+///   cancellation (cooperative) until cancelled (gives up with an error after ~60 s);
+///   otherwise out = x at once
+/// - `blocker` (tag; x) → sets `started`, then ignores cancellation and blocks until
+///   `release` is set; sets `finished`; out = x
+/// - `self_cancel` (tag; x) → cancels the `remote` token, then calls `check_cancel` and
+///   bumps `passed` if it got past it; out = x
+pub fn env_ext() -> ExtEnv {
+    let mut env = env();
+    let started = Arc::new(AtomicBool::new(false));
+    let release = Arc::new(AtomicBool::new(false));
+    let finished = Arc::new(AtomicBool::new(false));
+    let remote: Arc<Mutex<Option<CancelToken>>> = Arc::default();
+    let passed = Arc::new(AtomicUsize::new(0));
+    let count = env.count.clone();
+    let mut add = |mut spec: OpSpec, body: Box<Body>| {
+        spec.params.insert(0, tag());
+        env.reg
+            .register(TestOp {
+                spec,
+                body,
+                counter: count.clone(),
+                lazy_switch: false,
+            })
+            .unwrap();
+    };
+    let f = ValueType::Float;
+    add(
+        OpSpec::new("pick", "eager select")
+            .input(InputSpec::required("cond", ValueType::Bool, "c"))
+            .input(InputSpec::required("a", f, "a"))
+            .input(InputSpec::required("b", f, "b"))
+            .output(OutputSpec::new("out", f, "chosen")),
+        Box::new(|c, o| {
+            o[0] = if c.bool(0)? {
+                c.inputs[1].clone()
+            } else {
+                c.inputs[2].clone()
+            };
+            Ok(())
+        }),
+    );
+    let st = started.clone();
+    add(
+        OpSpec::new("waiter", "waits for cancellation when told to")
+            .param(ParamSpec::new("wait", ValueType::Bool, Value::Bool(true), "wait"))
+            .input(InputSpec::required("x", f, "x"))
+            .output(OutputSpec::new("out", f, "x")),
+        Box::new(move |c, o| {
+            st.store(true, Ordering::SeqCst);
+            if c.param_bool(1)? {
+                for _ in 0..600_000u32 {
+                    c.check_cancel()?;
+                    std::thread::sleep(std::time::Duration::from_micros(100));
+                }
+                return Err(OpError::new("never cancelled"));
+            }
+            o[0] = c.inputs[0].clone();
+            Ok(())
+        }),
+    );
+    let (st, rel, fin) = (started.clone(), release.clone(), finished.clone());
+    add(
+        OpSpec::new("blocker", "ignores cancellation, blocks until released")
+            .input(InputSpec::required("x", f, "x"))
+            .output(OutputSpec::new("out", f, "x")),
+        Box::new(move |c, o| {
+            st.store(true, Ordering::SeqCst);
+            while !rel.load(Ordering::SeqCst) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            o[0] = c.inputs[0].clone();
+            fin.store(true, Ordering::SeqCst);
+            Ok(())
+        }),
+    );
+    let (rem, pas) = (remote.clone(), passed.clone());
+    add(
+        OpSpec::new("self_cancel", "cancels the request, then checks its own token")
+            .input(InputSpec::required("x", f, "x"))
+            .output(OutputSpec::new("out", f, "x")),
+        Box::new(move |c, o| {
+            if let Some(t) = rem.lock().unwrap().as_ref() {
+                t.cancel();
+            }
+            c.check_cancel()?;
+            pas.fetch_add(1, Ordering::SeqCst);
+            o[0] = c.inputs[0].clone();
+            Ok(())
+        }),
+    );
+    ExtEnv {
+        env,
+        started,
+        release,
+        finished,
+        remote,
+        passed,
+    }
 }

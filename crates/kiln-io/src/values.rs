@@ -7,6 +7,7 @@
 
 use crate::convert::{self, ColorStyle};
 use crate::json;
+use kiln_core::eval::EvalError;
 use kiln_core::value::{Value, ValueType, parse_hex_color};
 use kiln_std::image::Image;
 use std::io::Write;
@@ -54,6 +55,20 @@ pub enum WriteError {
         name: String,
         /// The value's type.
         type_name: String,
+    },
+    /// The output holds the failure of an upstream node (a [`Value::Error`], under the
+    /// propagate error policy) instead of a value.
+    #[error(
+        "output `{name}` is an error{}: {message}",
+        node.as_ref().map(|n| format!(" from node `{n}`")).unwrap_or_default()
+    )]
+    Failed {
+        /// The output's name.
+        name: String,
+        /// The node that failed, when the error names one.
+        node: Option<String>,
+        /// What went wrong.
+        message: String,
     },
     /// The output name cannot be used as a file name.
     #[error(
@@ -127,9 +142,31 @@ pub fn value_json(value: &Value) -> Option<String> {
     Some(out)
 }
 
+/// The error for an output that holds the failure `e` of an upstream node.
+fn failed(name: &str, e: &EvalError) -> WriteError {
+    let (node, message) = match e {
+        EvalError::Node {
+            node,
+            port: Some(port),
+            message,
+            ..
+        } => (Some(node.to_string()), format!("{port}: {message}")),
+        EvalError::Node { node, message, .. } => (Some(node.to_string()), message.clone()),
+        EvalError::Panic { node, message, .. } => {
+            (Some(node.to_string()), format!("panicked: {message}"))
+        }
+        other => (None, other.to_string()),
+    };
+    WriteError::Failed {
+        name: name.into(),
+        node,
+        message,
+    }
+}
+
 /// Encode a result value as the file it becomes in `dir`: `name.png` (images) or `name.json`
 /// (plain values). Nothing is written; every reason the file could not be made (a bad name, an
-/// unsupported type, a malformed image) is found here, so callers can encode all outputs of a
+/// unsupported type, a malformed image, an error value from a failed node) is found here, so callers can encode all outputs of a
 /// frame before writing any.
 pub fn encode_output(
     dir: &Path,
@@ -138,6 +175,9 @@ pub fn encode_output(
 ) -> Result<(PathBuf, Vec<u8>), WriteError> {
     if !is_file_name(name) {
         return Err(WriteError::BadName { name: name.into() });
+    }
+    if let Some(e) = value.as_error() {
+        return Err(failed(name, e));
     }
     if let Some(img) = value.as_heavy::<Image>() {
         let path = dir.join(format!("{name}.png"));

@@ -197,3 +197,67 @@ fn encode_output_writes_nothing() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     assert!(kiln_io::encode_output(dir.path(), "e", &kiln_core::value::Value::Empty).is_err());
 }
+
+#[test]
+fn error_values_are_reported_with_their_node_and_write_nothing() {
+    use kiln_core::eval::EvalError;
+    let dir = tempfile::tempdir().unwrap();
+    let node_error = |port: Option<&str>| {
+        Value::Error(Arc::new(EvalError::Node {
+            node: "div".into(),
+            op: "math.div".into(),
+            port: port.map(Into::into),
+            message: "integer division by zero".into(),
+        }))
+    };
+    let e = write_output(dir.path(), "ratio", &node_error(None)).unwrap_err();
+    match &e {
+        WriteError::Failed {
+            name,
+            node,
+            message,
+        } => {
+            assert_eq!(name, "ratio");
+            assert_eq!(node.as_deref(), Some("div"));
+            assert_eq!(message, "integer division by zero");
+        }
+        other => panic!("expected Failed, got {other:?}"),
+    }
+    assert_eq!(
+        e.to_string(),
+        "output `ratio` is an error from node `div`: integer division by zero"
+    );
+    let e =
+        kiln_io::encode_output(dir.path(), "ratio", &node_error(Some("input `b`"))).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "output `ratio` is an error from node `div`: input `b`: integer division by zero"
+    );
+    let panic = Value::Error(Arc::new(EvalError::Panic {
+        node: "p".into(),
+        op: "x".into(),
+        message: "oops".into(),
+    }));
+    let e = write_output(dir.path(), "out", &panic).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "output `out` is an error from node `p`: panicked: oops"
+    );
+    // An error that names no node.
+    let cancelled = Value::Error(Arc::new(EvalError::Cancelled));
+    let e = write_output(dir.path(), "out", &cancelled).unwrap_err();
+    assert!(matches!(&e, WriteError::Failed { node: None, .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "output `out` is an error: evaluation cancelled"
+    );
+    // The output name is still checked first.
+    let e = write_output(dir.path(), "a/b", &node_error(None)).unwrap_err();
+    assert!(matches!(e, WriteError::BadName { .. }), "{e}");
+    assert_eq!(kiln_io::values::value_json(&node_error(None)), None);
+    assert!(
+        files_in(dir.path()).is_empty(),
+        "{:?}",
+        files_in(dir.path())
+    );
+}

@@ -2,12 +2,14 @@
 //!
 //! Kiln's standard node library, built on `kiln-core`: constants, arithmetic and math on
 //! floats, ints and vectors, comparisons and logic, a lazy `switch`, clock inputs, named graph
-//! inputs and outputs, and the image nodes (coherent noise, colour ramps, per-pixel maths).
+//! inputs and outputs, the image nodes (coherent noise, colour ramps, per-pixel maths), and
+//! nodes that catch, test and raise failures (`error.*`).
 //!
 //! [`registry`] returns a registry holding every op of this crate.
 #![deny(missing_docs)]
 
 pub mod buffers;
+pub mod errors;
 pub mod graph_io;
 pub mod image;
 pub mod image_ops;
@@ -27,6 +29,7 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     noise::register(reg)?;
     ramp::register(reg)?;
     image_ops::register(reg)?;
+    errors::register(reg)?;
     Ok(())
 }
 

@@ -70,6 +70,15 @@ pub(crate) fn gather(
     taint
 }
 
+/// Whether an input of node `v` carries an error its port does not catch: then the node
+/// passes it on (or fails fast) without its lazy protocol being asked anything.
+pub(crate) fn uncaught_error(plan: &Plan, v: usize, inputs: &[Value]) -> bool {
+    inputs
+        .iter()
+        .zip(&plan.op(v).spec().inputs)
+        .any(|(x, s)| matches!(x, Value::Error(_)) && !s.catches_errors)
+}
+
 /// Runs nodes for one request: policy, cancellation, stats, timings, progress and failures.
 pub(crate) struct Runner<'r> {
     plan: &'r Plan,
@@ -85,6 +94,9 @@ pub(crate) struct Runner<'r> {
     pub(crate) progress: ProgressTracker,
     timings: Option<Vec<NodeTiming>>,
     failed: Vec<(u32, EvalError)>,
+    /// An error to report as the next node's result instead of executing it (a lazy op
+    /// that failed while choosing its inputs).
+    injected: Option<EvalError>,
 }
 
 /// What [`Runner::prepare`] decided about a node.
@@ -118,6 +130,7 @@ impl<'r> Runner<'r> {
             progress,
             timings: request.timings.then(Vec::new),
             failed: vec![],
+            injected: None,
         }
     }
 
@@ -130,12 +143,6 @@ impl<'r> Runner<'r> {
     #[inline]
     pub(crate) fn op_ctx(&self) -> &EvalContext {
         self.progress.ctx(self.op_ctx.as_ref().unwrap_or(self.base))
-    }
-
-    /// Whether the request was cancelled.
-    #[inline]
-    pub(crate) fn cancelled(&self) -> bool {
-        self.base.is_cancelled()
     }
 
     /// Check cancellation and error inputs before executing node `v`.
@@ -162,7 +169,7 @@ impl<'r> Runner<'r> {
         let Some(err) = err else {
             return Ok(Prepared::Run);
         };
-        if matches!(self.policy, ErrorPolicy::FailFast) {
+        if matches!(self.policy, ErrorPolicy::FailFast) && !self.defer {
             return Err(match err {
                 Value::Error(e) => (*e).clone(),
                 _ => EvalError::Cancelled,
@@ -193,7 +200,7 @@ impl<'r> Runner<'r> {
                 ErrorPolicy::FailFast | ErrorPolicy::Propagate => {
                     let ev = Value::Error(Arc::new(e.clone()));
                     out.iter_mut().for_each(|o| *o = ev.clone());
-                    if !self.defer {
+                    if matches!(self.policy, ErrorPolicy::Propagate) {
                         self.failed.push((v as u32, e));
                     }
                     Ok(taint_with(&taint, v as u32))
@@ -231,7 +238,10 @@ impl<'r> Runner<'r> {
         }
         self.progress.start_node(self.plan, v);
         let t0 = self.timings.is_some().then(Instant::now);
-        let r = execute_node(self.plan, v, inputs, self.op_ctx(), out);
+        let r = match self.injected.take() {
+            Some(e) => Err(e),
+            None => execute_node(self.plan, v, inputs, self.op_ctx(), out),
+        };
         if let (Some(t0), Some(t)) = (t0, &mut self.timings) {
             t.push(NodeTiming {
                 node: self.plan.id(v).clone(),
@@ -244,6 +254,12 @@ impl<'r> Runner<'r> {
         r
     }
 
+    /// Make the next [`Runner::run`] fail with `e` instead of executing: how a lazy op's
+    /// failure to choose an input is handled under the request's policy.
+    pub(crate) fn inject(&mut self, e: EvalError) {
+        self.injected = Some(e);
+    }
+
     /// Record a node executed elsewhere (a worker thread) that took `time`.
     pub(crate) fn record_time(&mut self, v: usize, time: std::time::Duration) {
         if let Some(t) = &mut self.timings {
@@ -253,11 +269,6 @@ impl<'r> Runner<'r> {
                 time,
             });
         }
-    }
-
-    /// Whether timings are being recorded.
-    pub(crate) fn timing(&self) -> bool {
-        self.timings.is_some()
     }
 
     /// The failure report: each failed node that a requested output depends on (through the

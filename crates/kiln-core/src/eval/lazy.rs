@@ -9,7 +9,7 @@
 //! Because keys are known before values, a memo hit on a node means nothing beneath it is
 //! visited. A failed or cancelled node's result is never stored.
 
-use super::exec::{Runner, Taint, first_error, gather};
+use super::exec::{Runner, Taint, first_error, gather, uncaught_error};
 use super::{CancelMode, EvalError, Evaluator, Outputs, Request, Stats, next_lazy, run_detached};
 use crate::context::EvalContext;
 use crate::graph::Graph;
@@ -257,12 +257,20 @@ impl LazyEvaluator {
                     self.pulled.clear();
                     self.pulled
                         .extend((0..n_in).map(|i| top.pulled & (1 << i) != 0));
-                    let next = next_lazy(plan, v, &self.scratch_in, &self.pulled, runner.op_ctx());
+                    let next = if uncaught_error(plan, v, &self.scratch_in) {
+                        Ok(None)
+                    } else {
+                        next_lazy(plan, v, &self.scratch_in, &self.pulled, runner.op_ctx())
+                    };
                     let next = match next {
                         Ok(n) => n,
-                        Err(e) => {
+                        Err(EvalError::Cancelled) => {
                             self.stack.clear();
-                            return Err(e);
+                            return Err(EvalError::Cancelled);
+                        }
+                        Err(e) => {
+                            runner.inject(e);
+                            None
                         }
                     };
                     match next {
@@ -442,12 +450,11 @@ impl LazyEvaluator {
         let mut request = request.clone();
         request.cancel = CancelMode::Cooperative;
         let wctx = ctx.clone();
-        let r = run_detached(&ctx.cancel, move || {
+        run_detached(&ctx.cancel, move || {
             let mut w = LazyEvaluator::detached(registry, plan.clone(), base);
             let out = w.run_roots(&plan, &roots, &names, &request, &wctx, planned);
             out.map(|o| (o, std::mem::take(&mut w.memo)))
-        })?;
-        r
+        })?
     }
 }
 

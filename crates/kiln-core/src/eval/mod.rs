@@ -1,9 +1,16 @@
 //! Evaluators: strategies that run a graph's plan. They share the plan (analysis, keys) and
 //! the node-execution machinery in this module; each adds only its own traversal.
 
+mod compiled;
+mod eager;
 mod exec;
+mod incremental;
 mod lazy;
+mod schedule;
 
+pub use compiled::{CompiledEvaluator, Served};
+pub use eager::EagerEvaluator;
+pub use incremental::IncrementalEvaluator;
 pub use lazy::LazyEvaluator;
 
 use crate::context::{EvalContext, Progress};
@@ -108,6 +115,34 @@ pub enum CancelMode {
     /// [`EvalError::Cancelled`] as soon as the token fires, even in the middle of a long op.
     /// The worker's results are dropped: nothing it computed is cached or kept.
     Preemptive,
+}
+
+/// Whether and how an evaluator runs independent nodes at once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ParallelPolicy {
+    /// One node at a time on the calling thread.
+    #[default]
+    Sequential,
+    /// Nodes of one level of the schedule (independent of each other) run at once on a
+    /// Rayon pool — but only levels whose measured sequential cost reaches `min_cost`, so
+    /// tiny nodes stay sequential and pay nothing. Results are the same bits as sequential.
+    Rayon {
+        /// Pool size (`None`: one thread per core).
+        threads: Option<usize>,
+        /// The threshold. `None` learns it: ten times the pool's measured fork-join overhead,
+        /// at least 20 µs. `Some(Duration::ZERO)` runs every multi-node level in parallel.
+        min_cost: Option<Duration>,
+    },
+}
+
+impl ParallelPolicy {
+    /// Rayon with a learned threshold on a pool of one thread per core.
+    pub fn rayon() -> Self {
+        ParallelPolicy::Rayon {
+            threads: None,
+            min_cost: None,
+        }
+    }
 }
 
 /// Counters describing one evaluation.

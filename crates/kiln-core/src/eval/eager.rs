@@ -1,0 +1,161 @@
+//! The eager evaluator: every node of the requested cone (or of the whole graph) once, in
+//! topological order — untaken switch branches included. The simplest strategy, and the
+//! reference the others are checked against.
+
+use super::exec::{Runner, first_error};
+use super::lazy::resolve_roots;
+use super::schedule::{Edges, Executor, PoolCache, ScheduleCache, Slots};
+use super::{
+    CancelMode, EvalError, Evaluator, LazyEvaluator, Outputs, ParallelPolicy, Request, Stats,
+};
+use crate::context::EvalContext;
+use crate::graph::Graph;
+use crate::plan::Plan;
+use crate::registry::Registry;
+use std::sync::Arc;
+
+/// Runs every node of the requested cone once per request, in topological order, with no
+/// memo between requests.
+///
+/// A failure on a branch no requested output uses (say, the untaken side of a switch) does
+/// not fail the request: under fail-fast the request fails only when a node consumes the
+/// failed value, as it would under lazy evaluation.
+pub struct EagerEvaluator {
+    registry: Registry,
+    plan: Option<Arc<Plan>>,
+    whole_graph: bool,
+    parallel: ParallelPolicy,
+    pools: PoolCache,
+    schedules: ScheduleCache,
+    slots: Slots,
+    exec: Executor,
+    total: Stats,
+}
+
+impl EagerEvaluator {
+    /// An eager evaluator over the ops of `registry`, running the requested cone.
+    pub fn new(registry: Registry) -> Self {
+        EagerEvaluator {
+            registry,
+            plan: None,
+            whole_graph: false,
+            parallel: ParallelPolicy::Sequential,
+            pools: PoolCache::default(),
+            schedules: ScheduleCache::default(),
+            slots: Slots::default(),
+            exec: Executor::default(),
+            total: Stats::default(),
+        }
+    }
+    /// Run every node of the graph on each request, not only the requested cone.
+    pub fn whole_graph(mut self, yes: bool) -> Self {
+        self.whole_graph = yes;
+        self
+    }
+    /// Set the parallel policy.
+    pub fn with_parallel(mut self, policy: ParallelPolicy) -> Self {
+        self.parallel = policy;
+        self
+    }
+    /// Counters summed over every request so far.
+    pub fn total_stats(&self) -> Stats {
+        self.total
+    }
+
+    fn ensure_plan(&mut self, graph: &Graph) -> Result<(Arc<Plan>, bool), EvalError> {
+        if let Some(p) = &self.plan
+            && p.revision() == graph.revision()
+        {
+            return Ok((p.clone(), false));
+        }
+        let plan = Arc::new(Plan::build(graph, &self.registry).map_err(EvalError::Invalid)?);
+        self.slots.reset(&plan);
+        self.schedules.clear();
+        self.plan = Some(plan.clone());
+        Ok((plan, true))
+    }
+}
+
+impl Evaluator for EagerEvaluator {
+    fn evaluate(
+        &mut self,
+        graph: &Graph,
+        request: &Request,
+        ctx: &EvalContext,
+    ) -> Result<Outputs, EvalError> {
+        let (plan, planned) = self.ensure_plan(graph)?;
+        let roots = resolve_roots(&plan, graph, request)?;
+        if ctx.is_cancelled() {
+            return Err(EvalError::Cancelled);
+        }
+        if request.cancel == CancelMode::Preemptive {
+            return detached(&self.registry, plan, roots, request, ctx, planned);
+        }
+        let cone_roots: Vec<(usize, usize)> = if self.whole_graph {
+            (0..plan.len()).map(|v| (v, 0)).collect()
+        } else {
+            roots.clone()
+        };
+        let (sched, built) = self.schedules.get(&plan, &cone_roots, Edges::All);
+        let par = self.pools.resolve(&self.parallel)?;
+        self.slots.next_generation();
+        let main_len = sched.main_len();
+        let mut runner = Runner::new(&plan, ctx, request, || main_len);
+        runner.defer_failures();
+        runner.stats.planned = planned || built;
+        let r = self
+            .exec
+            .run(&plan, sched, 0, &mut self.slots, &mut runner, par.as_ref());
+        let values = collect(&plan, &self.slots, &roots, &request.outputs);
+        let (stats, failures, timings) =
+            runner.finish(&roots, &request.outputs, &self.slots.taints);
+        self.total.accumulate(&stats);
+        r?;
+        if let Some(e) = first_error(&values, &request.errors) {
+            return Err(e);
+        }
+        Ok(Outputs {
+            values,
+            stats,
+            failures,
+            timings,
+        })
+    }
+}
+
+/// The requested values out of slots.
+pub(crate) fn collect(
+    plan: &Plan,
+    slots: &Slots,
+    roots: &[(usize, usize)],
+    names: &[String],
+) -> Vec<(String, crate::value::Value)> {
+    names
+        .iter()
+        .zip(roots)
+        .map(|(name, &(n, p))| (name.clone(), slots.vals[plan.output_offset(n) + p].clone()))
+        .collect()
+}
+
+/// A preemptive request for an evaluator that keeps no memo: a lazy worker computes it from
+/// scratch and nothing it does is kept.
+pub(crate) fn detached(
+    registry: &Registry,
+    plan: Arc<Plan>,
+    roots: Vec<(usize, usize)>,
+    request: &Request,
+    ctx: &EvalContext,
+    planned: bool,
+) -> Result<Outputs, EvalError> {
+    LazyEvaluator::run_preemptive(
+        registry.clone(),
+        plan,
+        Arc::default(),
+        roots,
+        request.outputs.clone(),
+        request,
+        ctx,
+        planned,
+    )
+    .map(|(o, _)| o)
+}

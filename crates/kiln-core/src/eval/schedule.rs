@@ -1,0 +1,618 @@
+//! Flat schedules and the block executor shared by the eager, compiled and incremental
+//! evaluators.
+//!
+//! A [`Schedule`] is a requested cone flattened into blocks of node indices in topological
+//! order. Block 0 (the main block) holds what the request needs unconditionally: the cone of
+//! the requested nodes through eager (non-lazy) inputs. Each wired lazy input has its own
+//! block — the eager cone of its source — run only when the op pulls that input, so a switch's
+//! untaken branch never runs. The main block is sorted by level (longest eager path from a
+//! source), so the nodes of one level are independent and a parallel policy can run them at
+//! once.
+//!
+//! [`execute`] walks blocks with an explicit stack of frames (no recursion, whatever the
+//! depth of the graph). What "done" means and what running a node does are the strategy's:
+//! a generation stamp and a plain execution for the compiled and eager evaluators, a stale
+//! bit and a cutoff check for the incremental one.
+
+use super::exec::{Runner, Taint, gather, uncaught_error};
+use super::{EvalError, ParallelPolicy, execute_node, next_lazy};
+use crate::plan::{Plan, Source};
+use crate::value::Value;
+use std::time::{Duration, Instant};
+
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Which edges a cone follows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Edges {
+    /// Only eager inputs (lazy inputs get blocks of their own).
+    Eager,
+    /// Every input (the eager evaluator runs untaken branches too).
+    All,
+}
+
+/// A compiled cone.
+pub(crate) struct Schedule {
+    /// The requested `(node, port)` pairs this schedule was built for.
+    pub(crate) roots: Vec<(usize, usize)>,
+    /// Block 0 is the main block; the others belong to lazy inputs.
+    pub(crate) blocks: Vec<Vec<u32>>,
+    /// Per node: index of its first entry in `lazy_block`, or `NONE`.
+    lazy_base: Vec<u32>,
+    /// Per lazy input (by `lazy_base[node] + port`): its block, or `NONE` when not wired.
+    lazy_block: Vec<u32>,
+    /// Per main-block position: the level starting there, or `NONE`.
+    level_at: Vec<u32>,
+    /// Level boundaries in the main block: level `l` is `levels[l]..levels[l + 1]`.
+    levels: Vec<u32>,
+    /// Per node: its position in the main block, or `NONE`.
+    pub(crate) main_pos: Vec<u32>,
+    /// Learned sequential cost of each level (nanoseconds; 0 = not measured yet).
+    level_cost: Vec<u64>,
+    /// Runs so far (measurement is sampled).
+    runs: u64,
+    /// The first main-block position that may hold a stale node (incremental evaluation).
+    pub(crate) first_stale: u32,
+}
+
+/// Nodes of the cone of `starts` (through `edges`), in topological order: an iterative
+/// post-order depth-first search. `mark` must be all-false on entry and is left so.
+fn cone(plan: &Plan, starts: &[u32], edges: Edges, mark: &mut [bool]) -> Vec<u32> {
+    let mut out = vec![];
+    let mut stack: Vec<(u32, u32)> = vec![];
+    for &s in starts {
+        if mark[s as usize] {
+            continue;
+        }
+        mark[s as usize] = true;
+        stack.push((s, 0));
+        while let Some(top) = stack.last_mut() {
+            let v = top.0 as usize;
+            let i = top.1 as usize;
+            let inputs = plan.inputs(v);
+            if i < inputs.len() {
+                top.1 += 1;
+                let lazy =
+                    edges == Edges::Eager && plan.is_lazy(v) && plan.op(v).spec().inputs[i].lazy;
+                if let Source::Wire { node, .. } = inputs[i]
+                    && !lazy
+                    && !mark[node as usize]
+                {
+                    mark[node as usize] = true;
+                    stack.push((node, 0));
+                }
+            } else {
+                out.push(top.0);
+                stack.pop();
+            }
+        }
+    }
+    for &v in &out {
+        mark[v as usize] = false;
+    }
+    out
+}
+
+impl Schedule {
+    /// Compile the cone of `roots`. With [`Edges::All`] there are no lazy blocks: every input
+    /// is computed before its node.
+    pub(crate) fn build(plan: &Plan, roots: &[(usize, usize)], edges: Edges) -> Schedule {
+        let n = plan.len();
+        let mut mark = vec![false; n];
+        let starts: Vec<u32> = roots.iter().map(|&(r, _)| r as u32).collect();
+        let mut main = cone(plan, &starts, edges, &mut mark);
+
+        // Levels over eager edges inside the main block, then a stable sort by level.
+        let mut main_pos = vec![NONE; n];
+        for (i, &v) in main.iter().enumerate() {
+            main_pos[v as usize] = i as u32;
+        }
+        let mut level = vec![0u32; n];
+        for &v in &main {
+            let v = v as usize;
+            let mut l = 0;
+            for (i, s) in plan.inputs(v).iter().enumerate() {
+                let lazy =
+                    edges == Edges::Eager && plan.is_lazy(v) && plan.op(v).spec().inputs[i].lazy;
+                if let Source::Wire { node, .. } = s
+                    && !lazy
+                    && main_pos[*node as usize] != NONE
+                {
+                    l = l.max(level[*node as usize] + 1);
+                }
+            }
+            level[v] = l;
+        }
+        main.sort_by_key(|&v| level[v as usize]);
+        let mut levels = vec![];
+        let mut level_at = vec![NONE; main.len()];
+        for (i, &v) in main.iter().enumerate() {
+            main_pos[v as usize] = i as u32;
+            if i == 0 || level[main[i - 1] as usize] != level[v as usize] {
+                level_at[i] = levels.len() as u32;
+                levels.push(i as u32);
+            }
+        }
+        levels.push(main.len() as u32);
+
+        let mut blocks = vec![main];
+        let mut lazy_base = vec![NONE; n];
+        let mut lazy_block = vec![];
+        if edges == Edges::Eager {
+            // Discover lazy inputs block by block (a worklist over blocks).
+            let mut b = 0;
+            while b < blocks.len() {
+                let lazy_nodes: Vec<u32> = blocks[b]
+                    .iter()
+                    .copied()
+                    .filter(|&v| plan.is_lazy(v as usize) && lazy_base[v as usize] == NONE)
+                    .collect();
+                for v in lazy_nodes {
+                    let v = v as usize;
+                    lazy_base[v] = lazy_block.len() as u32;
+                    let specs = &plan.op(v).spec().inputs;
+                    let mut entries = vec![NONE; specs.len()];
+                    for (i, s) in plan.inputs(v).iter().enumerate() {
+                        if let Source::Wire { node, .. } = s
+                            && specs[i].lazy
+                        {
+                            entries[i] = blocks.len() as u32;
+                            blocks.push(cone(plan, &[*node], Edges::Eager, &mut mark));
+                        }
+                    }
+                    lazy_block.extend(entries);
+                }
+                b += 1;
+            }
+        }
+        let n_levels = levels.len() - 1;
+        Schedule {
+            roots: roots.to_vec(),
+            blocks,
+            lazy_base,
+            lazy_block,
+            level_at,
+            levels,
+            main_pos,
+            level_cost: vec![0; n_levels],
+            runs: 0,
+            first_stale: 0,
+        }
+    }
+
+    /// Nodes of the main block.
+    pub(crate) fn main_len(&self) -> usize {
+        self.blocks[0].len()
+    }
+
+    fn lazy_block_of(&self, v: usize, port: usize) -> u32 {
+        match self.lazy_base[v] {
+            NONE => NONE,
+            b => self.lazy_block[b as usize + port],
+        }
+    }
+}
+
+/// What an evaluator keeps per node, and what running one means to it.
+pub(crate) trait Strategy {
+    /// Whether node `v` needs no work in this request.
+    fn is_done(&self, v: usize) -> bool;
+    /// Value slots (see [`Plan::output_offset`]).
+    fn vals(&self) -> &[Value];
+    /// Per-node taints.
+    fn taints(&self) -> &[Taint];
+    /// Bring node `v` up to date; its inputs (the lazy ones in `pulled`) are.
+    fn step(
+        &mut self,
+        plan: &Plan,
+        v: usize,
+        pulled: u64,
+        runner: &mut Runner,
+        scratch: &mut Vec<Value>,
+    ) -> Result<(), EvalError>;
+    /// The slot state eager and compiled evaluators share, for parallel levels.
+    fn slots(&mut self) -> Option<&mut Slots> {
+        None
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Frame {
+    block: u32,
+    pos: u32,
+    pulled: u64,
+}
+
+/// Reusable buffers of the executor.
+#[derive(Default)]
+pub(crate) struct Executor {
+    stack: Vec<Frame>,
+    scratch: Vec<Value>,
+    pulled: Vec<bool>,
+}
+
+/// A parallel policy resolved for one run: its pool and its cost threshold.
+pub(crate) struct Parallel<'p> {
+    pub(crate) pool: &'p rayon::ThreadPool,
+    pub(crate) min_cost: Duration,
+}
+
+impl Executor {
+    /// Run block `block` of `sched` from position `start`, bringing every node of it (and of
+    /// the lazy blocks its ops pull) up to date.
+    pub(crate) fn run<S: Strategy>(
+        &mut self,
+        plan: &Plan,
+        sched: &mut Schedule,
+        start: usize,
+        state: &mut S,
+        runner: &mut Runner,
+        par: Option<&Parallel<'_>>,
+    ) -> Result<(), EvalError> {
+        sched.runs += 1;
+        // Measure level costs on the first three runs and then every 256th.
+        let measure = par.is_some() && (sched.runs <= 3 || sched.runs.is_multiple_of(256));
+        self.stack.clear();
+        self.stack.push(Frame {
+            block: 0,
+            pos: start as u32,
+            pulled: 0,
+        });
+        let r = self.drive(plan, sched, state, runner, par, measure);
+        if r.is_err() {
+            self.stack.clear();
+        }
+        r
+    }
+
+    fn drive<S: Strategy>(
+        &mut self,
+        plan: &Plan,
+        sched: &mut Schedule,
+        state: &mut S,
+        runner: &mut Runner,
+        par: Option<&Parallel<'_>>,
+        measure: bool,
+    ) -> Result<(), EvalError> {
+        let mut level_started: Option<(usize, Instant)> = None;
+        let mut last_level: Option<usize> = None;
+        while let Some(&f) = self.stack.last() {
+            let top = self.stack.len() - 1;
+            let block = &sched.blocks[f.block as usize];
+            if f.pos as usize >= block.len() {
+                self.stack.pop();
+                continue;
+            }
+            if f.block == 0 && f.pulled == 0 {
+                let l = sched.level_at[f.pos as usize];
+                if l != NONE && last_level.is_none_or(|p| p < l as usize) {
+                    let l = l as usize;
+                    last_level = Some(l);
+                    if let Some((pl, t0)) = level_started.take()
+                        && measure
+                    {
+                        let ns = t0.elapsed().as_nanos() as u64;
+                        let c = &mut sched.level_cost[pl];
+                        *c = if *c == 0 { ns } else { (*c).min(ns) };
+                    }
+                    if let Some(par) = par {
+                        let (a, b) = (sched.levels[l] as usize, sched.levels[l + 1] as usize);
+                        let cost = Duration::from_nanos(sched.level_cost[l]);
+                        if b - a >= 2 && sched.level_cost[l] != 0 && cost >= par.min_cost {
+                            if let Some(slots) = state.slots() {
+                                slots.run_level(plan, &sched.blocks[0][a..b], runner, par)?;
+                            }
+                            // Lazy nodes of the level (left undone above) run below.
+                        } else if measure && b - a >= 2 {
+                            level_started = Some((l, Instant::now()));
+                        }
+                    }
+                }
+            }
+            let v = block[f.pos as usize] as usize;
+            if state.is_done(v) {
+                self.stack[top].pos += 1;
+                continue;
+            }
+            if !plan.is_lazy(v) {
+                state.step(plan, v, 0, runner, &mut self.scratch)?;
+                self.stack[top].pos += 1;
+                continue;
+            }
+            // The lazy protocol: ask which input to pull next, bring it up to date, repeat.
+            gather(
+                plan,
+                v,
+                state.vals(),
+                state.taints(),
+                f.pulled,
+                &mut self.scratch,
+            );
+            let n_in = plan.inputs(v).len();
+            self.pulled.clear();
+            self.pulled
+                .extend((0..n_in).map(|i| i < 64 && f.pulled & (1 << i) != 0));
+            let next = if uncaught_error(plan, v, &self.scratch) {
+                Ok(None)
+            } else {
+                next_lazy(plan, v, &self.scratch, &self.pulled, runner.op_ctx())
+            };
+            let next = match next {
+                Ok(n) => n,
+                Err(EvalError::Cancelled) => return Err(EvalError::Cancelled),
+                Err(e) => {
+                    runner.inject(e);
+                    None
+                }
+            };
+            match next {
+                Some(i) => {
+                    if i >= 64 || f.pulled & (1 << i) != 0 || !plan.op(v).spec().inputs[i].lazy {
+                        return Err(EvalError::Node {
+                            node: plan.id(v).clone(),
+                            op: plan.op(v).spec().id.to_string(),
+                            port: Some(format!("input #{i}")),
+                            message:
+                                "the op asked to pull an input that is not an unpulled lazy input"
+                                    .into(),
+                        });
+                    }
+                    self.stack[top].pulled |= 1 << i;
+                    if let Source::Wire { node, .. } = plan.inputs(v)[i]
+                        && !state.is_done(node as usize)
+                    {
+                        let b = sched.lazy_block_of(v, i);
+                        if b != NONE {
+                            self.stack.push(Frame {
+                                block: b,
+                                pos: 0,
+                                pulled: 0,
+                            });
+                        }
+                    }
+                }
+                None => {
+                    state.step(plan, v, f.pulled, runner, &mut self.scratch)?;
+                    self.stack[top].pos += 1;
+                    self.stack[top].pulled = 0;
+                }
+            }
+        }
+        if let Some((pl, t0)) = level_started.take()
+            && measure
+        {
+            let ns = t0.elapsed().as_nanos() as u64;
+            let c = &mut sched.level_cost[pl];
+            *c = if *c == 0 { ns } else { (*c).min(ns) };
+        }
+        Ok(())
+    }
+}
+
+/// Value slots with generation stamps: the state of the eager and compiled evaluators.
+#[derive(Default)]
+pub(crate) struct Slots {
+    pub(crate) vals: Vec<Value>,
+    pub(crate) taints: Vec<Taint>,
+    stamp: Vec<u32>,
+    generation: u32,
+}
+
+impl Slots {
+    /// Size the slots for `plan` and forget every value.
+    pub(crate) fn reset(&mut self, plan: &Plan) {
+        self.vals = vec![Value::Empty; plan.total_outputs()];
+        self.taints = vec![None; plan.len()];
+        self.stamp = vec![0; plan.len()];
+        self.generation = 0;
+    }
+    /// Start a request: every node becomes not done.
+    pub(crate) fn next_generation(&mut self) {
+        if self.generation == u32::MAX {
+            self.stamp.fill(0);
+            self.generation = 0;
+        }
+        self.generation += 1;
+    }
+
+    /// Run the non-lazy, not-done nodes of one level on the pool, then record their results
+    /// in level order (so errors, stats and progress come out as a sequential run's would).
+    fn run_level(
+        &mut self,
+        plan: &Plan,
+        nodes: &[u32],
+        runner: &mut Runner,
+        par: &Parallel<'_>,
+    ) -> Result<(), EvalError> {
+        use rayon::prelude::*;
+        struct Job {
+            v: usize,
+            inputs: Vec<Value>,
+            taint: Taint,
+            out: Vec<Value>,
+            result: Result<(), EvalError>,
+            time: Duration,
+        }
+        let mut jobs = vec![];
+        for &v in nodes {
+            let v = v as usize;
+            if plan.is_lazy(v) || self.stamp[v] == self.generation {
+                continue;
+            }
+            let mut inputs = vec![];
+            let taint = gather(plan, v, &self.vals, &self.taints, 0, &mut inputs);
+            let mut out = vec![Value::Empty; plan.n_outputs(v)];
+            match runner.prepare(v, &inputs, &taint, &mut out)? {
+                super::exec::Prepared::Propagated(t) => {
+                    self.store(plan, v, out, t);
+                }
+                super::exec::Prepared::Run => jobs.push(Job {
+                    v,
+                    inputs,
+                    taint,
+                    out,
+                    result: Ok(()),
+                    time: Duration::ZERO,
+                }),
+            }
+        }
+        let ctx = runner.op_ctx();
+        par.pool.install(|| {
+            jobs.par_iter_mut().for_each(|j| {
+                let t0 = Instant::now();
+                j.result = execute_node(plan, j.v, &j.inputs, ctx, &mut j.out);
+                j.time = t0.elapsed();
+            })
+        });
+        for mut j in jobs {
+            runner.progress.start_node(plan, j.v);
+            runner.record_time(j.v, j.time);
+            runner.stats.parallel += 1;
+            let t = runner.complete(j.v, j.result, j.taint, &mut j.out)?;
+            runner.progress.finish_node(plan, j.v);
+            self.store(plan, j.v, j.out, t);
+        }
+        Ok(())
+    }
+
+    fn store(&mut self, plan: &Plan, v: usize, out: Vec<Value>, taint: Taint) {
+        let off = plan.output_offset(v);
+        for (p, val) in out.into_iter().enumerate() {
+            self.vals[off + p] = val;
+        }
+        self.taints[v] = taint;
+        self.stamp[v] = self.generation;
+    }
+}
+
+impl Strategy for Slots {
+    #[inline]
+    fn is_done(&self, v: usize) -> bool {
+        self.stamp[v] == self.generation
+    }
+    fn vals(&self) -> &[Value] {
+        &self.vals
+    }
+    fn taints(&self) -> &[Taint] {
+        &self.taints
+    }
+    #[inline]
+    fn step(
+        &mut self,
+        plan: &Plan,
+        v: usize,
+        pulled: u64,
+        runner: &mut Runner,
+        scratch: &mut Vec<Value>,
+    ) -> Result<(), EvalError> {
+        let taint = gather(plan, v, &self.vals, &self.taints, pulled, scratch);
+        let off = plan.output_offset(v);
+        let n = plan.n_outputs(v);
+        let t = runner.run(v, scratch, taint, &mut self.vals[off..off + n])?;
+        self.taints[v] = t;
+        self.stamp[v] = self.generation;
+        Ok(())
+    }
+    fn slots(&mut self) -> Option<&mut Slots> {
+        Some(self)
+    }
+}
+
+/// A parallel policy's thread pool, built on first use.
+#[derive(Default)]
+pub(crate) struct PoolCache {
+    pool: Option<(Option<usize>, rayon::ThreadPool)>,
+    /// Learned threshold: a multiple of the measured fork-join overhead.
+    learned: Option<Duration>,
+}
+
+impl PoolCache {
+    /// The pool and threshold for `policy`, or `None` for sequential evaluation.
+    pub(crate) fn resolve(
+        &mut self,
+        policy: &ParallelPolicy,
+    ) -> Result<Option<Parallel<'_>>, EvalError> {
+        let ParallelPolicy::Rayon { threads, min_cost } = policy else {
+            return Ok(None);
+        };
+        if self.pool.as_ref().is_none_or(|(t, _)| t != threads) {
+            let mut b = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("kiln-{i}"));
+            if let Some(t) = threads {
+                b = b.num_threads(*t);
+            }
+            let pool = b.build().map_err(|e| EvalError::Worker(e.to_string()))?;
+            self.pool = Some((*threads, pool));
+            self.learned = None;
+        }
+        let Some((_, pool)) = &self.pool else {
+            return Ok(None);
+        };
+        let min_cost = match min_cost {
+            Some(c) => *c,
+            None => *self.learned.get_or_insert_with(|| learn_threshold(pool)),
+        };
+        Ok(Some(Parallel { pool, min_cost }))
+    }
+}
+
+/// Measure what running a level on the pool costs beyond its work (the best of several
+/// fork-joins of empty tasks) and ask for ten times that, at least 20 µs, before a level
+/// goes parallel.
+fn learn_threshold(pool: &rayon::ThreadPool) -> Duration {
+    use rayon::prelude::*;
+    let mut best = Duration::MAX;
+    let mut sink = vec![0u64; pool.current_num_threads().max(2) * 2];
+    for _ in 0..16 {
+        let t0 = Instant::now();
+        pool.install(|| sink.par_iter_mut().for_each(|x| *x = x.wrapping_add(1)));
+        best = best.min(t0.elapsed());
+    }
+    (best * 10).max(Duration::from_micros(20))
+}
+
+/// The schedules an evaluator compiled, by requested roots (most recent first, a few kept).
+#[derive(Default)]
+pub(crate) struct ScheduleCache {
+    list: Vec<Schedule>,
+}
+
+/// How many root sets an evaluator keeps compiled.
+const KEPT_SCHEDULES: usize = 8;
+
+impl ScheduleCache {
+    /// Forget every schedule (the plan changed shape).
+    pub(crate) fn clear(&mut self) {
+        self.list.clear();
+    }
+    /// The schedule for `roots`, compiling it if needed; the flag says it was compiled now.
+    pub(crate) fn get(
+        &mut self,
+        plan: &Plan,
+        roots: &[(usize, usize)],
+        edges: Edges,
+    ) -> (&mut Schedule, bool) {
+        let mut built = false;
+        match self.list.iter().position(|s| s.roots == roots) {
+            Some(0) => {}
+            Some(i) => {
+                let s = self.list.remove(i);
+                self.list.insert(0, s);
+            }
+            None => {
+                built = true;
+                self.insert(Schedule::build(plan, roots, edges));
+            }
+        }
+        (&mut self.list[0], built)
+    }
+    /// Add a schedule compiled elsewhere.
+    pub(crate) fn insert(&mut self, s: Schedule) {
+        self.list.retain(|x| x.roots != s.roots);
+        self.list.insert(0, s);
+        self.list.truncate(KEPT_SCHEDULES);
+    }
+    /// Every kept schedule.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Schedule> {
+        self.list.iter_mut()
+    }
+}
