@@ -11,6 +11,9 @@
 //! benchmark's setup check it.
 #![deny(missing_docs)]
 
+/// The `salsa` peer of the chain workload: the same chain as salsa inputs and tracked functions.
+pub mod salsa_peer;
+
 use kiln_core::graph::Graph;
 use kiln_core::value::Value;
 

@@ -49,7 +49,7 @@ pub mod prelude {
     pub use crate::graph::{Graph, GraphError, Node, NodeId, PortRef, Wire};
     pub use crate::key::{Key, KeyHasher};
     pub use crate::op::{
-        InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads,
+        InputSpec, Kernel, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads,
     };
     pub use crate::plan::{Class, Plan, Source};
     pub use crate::registry::{Registry, RegistryError};

@@ -472,4 +472,36 @@ pub trait Op: Send + Sync + 'static {
     fn hash_context(&self, _params: &[Value], ctx: &EvalContext, h: &mut KeyHasher) {
         self.spec().reads.hash_fields(ctx, h)
     }
+
+    /// A scalar form of the op that the compiled and eager evaluators may run instead of
+    /// [`Op::execute`] when every input is statically a float (`inputs` gives the types
+    /// arriving at each input) and the op has one float output. It must give the same bits
+    /// as `execute` on those inputs: ops return the very function their `execute` applies.
+    /// The default has none.
+    fn kernel(&self, _inputs: &[Option<ValueType>], _params: &[Value]) -> Option<Kernel> {
+        None
+    }
+}
+
+/// A scalar float form of an op (see [`Op::kernel`]): what a compiled schedule runs on raw
+/// `f64`s, with no [`Value`] matching, no [`OpCall`] and no `Result`.
+#[derive(Clone, Copy, Debug)]
+pub enum Kernel {
+    /// A constant.
+    Const(f64),
+    /// A function of the op's one input.
+    Unary(fn(f64) -> f64),
+    /// A function of the op's two inputs, in port order.
+    Binary(fn(f64, f64) -> f64),
+}
+
+impl Kernel {
+    /// Number of inputs the kernel reads.
+    pub fn arity(&self) -> usize {
+        match self {
+            Kernel::Const(_) => 0,
+            Kernel::Unary(_) => 1,
+            Kernel::Binary(_) => 2,
+        }
+    }
 }

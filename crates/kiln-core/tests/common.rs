@@ -317,7 +317,12 @@ pub fn env_ext() -> ExtEnv {
     let st = started.clone();
     add(
         OpSpec::new("waiter", "waits for cancellation when told to")
-            .param(ParamSpec::new("wait", ValueType::Bool, Value::Bool(true), "wait"))
+            .param(ParamSpec::new(
+                "wait",
+                ValueType::Bool,
+                Value::Bool(true),
+                "wait",
+            ))
             .input(InputSpec::required("x", f, "x"))
             .output(OutputSpec::new("out", f, "x")),
         Box::new(move |c, o| {
@@ -350,9 +355,12 @@ pub fn env_ext() -> ExtEnv {
     );
     let (rem, pas) = (remote.clone(), passed.clone());
     add(
-        OpSpec::new("self_cancel", "cancels the request, then checks its own token")
-            .input(InputSpec::required("x", f, "x"))
-            .output(OutputSpec::new("out", f, "x")),
+        OpSpec::new(
+            "self_cancel",
+            "cancels the request, then checks its own token",
+        )
+        .input(InputSpec::required("x", f, "x"))
+        .output(OutputSpec::new("out", f, "x")),
         Box::new(move |c, o| {
             if let Some(t) = rem.lock().unwrap().as_ref() {
                 t.cancel();

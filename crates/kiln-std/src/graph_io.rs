@@ -118,7 +118,11 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 Ok(())
             },
         )
-        .infer(|_, p| Ok(vec![p[0].value_type().unwrap_or(ValueType::Any)])),
+        .infer(|_, p| Ok(vec![p[0].value_type().unwrap_or(ValueType::Any)]))
+        .kernel(|_, p| match p.first() {
+            Some(Value::Float(x)) => Some(kiln_core::op::Kernel::Const(*x)),
+            _ => None,
+        }),
     )?;
     let clock =
         |id: &'static str, doc: &'static str, ty: ValueType, r: Reads, f: crate::util::ExecFn| {

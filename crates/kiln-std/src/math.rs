@@ -162,7 +162,8 @@ macro_rules! bin {
                 o[0] = binary(&c.inputs[0], &c.inputs[1], $int, $float)?;
                 Ok(())
             })
-            .infer(infer_binary),
+            .infer(infer_binary)
+            .kernel(|_, _| Some(kiln_core::op::Kernel::Binary($float))),
         )?;
     };
 }
@@ -174,7 +175,8 @@ macro_rules! un {
                 o[0] = unary(&c.inputs[0], $f)?;
                 Ok(())
             })
-            .infer(infer_unary_float),
+            .infer(infer_unary_float)
+            .kernel(|_, _| Some(kiln_core::op::Kernel::Unary($f))),
         )?;
     };
 }

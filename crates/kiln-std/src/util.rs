@@ -1,6 +1,6 @@
 //! Small helpers for defining ops from closures.
 
-use kiln_core::op::{Op, OpCall, OpError, OpSpec};
+use kiln_core::op::{Kernel, Op, OpCall, OpError, OpSpec};
 use kiln_core::value::{Value, ValueType};
 
 /// Signature of an op body.
@@ -8,11 +8,15 @@ pub(crate) type ExecFn = fn(&OpCall<'_>, &mut [Value]) -> Result<(), OpError>;
 /// Signature of an output-type inference function.
 pub(crate) type InferFn = fn(&[Option<ValueType>], &[Value]) -> Result<Vec<ValueType>, String>;
 
+/// Signature of a kernel chooser (see [`Op::kernel`]).
+pub(crate) type KernelFn = fn(&[Option<ValueType>], &[Value]) -> Option<Kernel>;
+
 /// An op made of a spec and plain functions.
 pub(crate) struct FnOp {
     pub spec: OpSpec,
     pub exec: ExecFn,
     pub infer: Option<InferFn>,
+    pub kernel: Option<KernelFn>,
 }
 
 impl FnOp {
@@ -21,7 +25,13 @@ impl FnOp {
             spec,
             exec,
             infer: None,
+            kernel: None,
         }
+    }
+    /// Offer a scalar kernel: `f` must return the very function `exec` applies to floats.
+    pub(crate) fn kernel(mut self, f: KernelFn) -> Self {
+        self.kernel = Some(f);
+        self
     }
     pub(crate) fn infer(mut self, f: InferFn) -> Self {
         self.infer = Some(f);
@@ -36,6 +46,9 @@ impl Op for FnOp {
     #[inline]
     fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
         (self.exec)(call, out)
+    }
+    fn kernel(&self, inputs: &[Option<ValueType>], params: &[Value]) -> Option<Kernel> {
+        self.kernel.and_then(|f| f(inputs, params))
     }
     fn infer_outputs(
         &self,

@@ -142,10 +142,11 @@ impl CompiledEvaluator {
                 return Ok(true);
             }
             if pr.uid == rev.uid && pr.structure == rev.structure {
-                let updated = graph.data_edits_since(pr.data).is_some_and(|edits| {
-                    Arc::get_mut(plan).is_some_and(|p| p.update_data(graph, &edits))
-                });
-                if updated {
+                if let Some(edits) = graph.data_edits_since(pr.data)
+                    && let Some(p) = Arc::get_mut(plan)
+                    && p.update_data(graph, &edits)
+                {
+                    self.slots.relower(p, &edits);
                     return Ok(true);
                 }
             }

@@ -145,6 +145,24 @@ impl<'r> Runner<'r> {
         self.progress.ctx(self.op_ctx.as_ref().unwrap_or(self.base))
     }
 
+    /// Whether nodes may take the fast path: no progress, no timings, nothing injected.
+    #[inline]
+    pub(crate) fn plain(&self) -> bool {
+        !self.progress.active() && self.timings.is_none() && self.injected.is_none()
+    }
+
+    /// Whether the request was cancelled (checked between nodes).
+    #[inline]
+    pub(crate) fn cancelled(&self) -> bool {
+        self.base.is_cancelled()
+    }
+
+    /// Count a node executed on the fast path.
+    #[inline]
+    pub(crate) fn executed_fast(&mut self) {
+        self.stats.executed += 1;
+    }
+
     /// Check cancellation and error inputs before executing node `v`.
     #[inline]
     pub(crate) fn prepare(

@@ -77,6 +77,8 @@ struct State {
     changed_at: Vec<u64>,
     /// The request at which the node was last brought up to date.
     verified_at: Vec<u64>,
+    /// The lazy inputs each node pulled when it last ran.
+    pulled: Vec<u64>,
     now: u64,
     stale_count: usize,
     scratch_out: Vec<Value>,
@@ -103,12 +105,19 @@ impl Strategy for State {
         runner: &mut Runner,
         scratch: &mut Vec<Value>,
     ) -> Result<(), EvalError> {
+        // A lazy node's inputs that matter are the ones it pulled (now brought up to date);
+        // pulling a different set than last time is itself a change.
+        let lazy = plan.is_lazy(v).then(|| &plan.op(v).spec().inputs);
         let must = self.dirty[v]
             || !self.has_value[v]
             || self.taints[v].is_some()
-            || plan.is_lazy(v)
-            || plan.inputs(v).iter().any(|s| match s {
-                Source::Wire { node, .. } => self.changed_at[*node as usize] > self.verified_at[v],
+            || (lazy.is_some() && self.pulled[v] != pulled)
+            || plan.inputs(v).iter().enumerate().any(|(i, s)| match s {
+                Source::Wire { node, .. } => {
+                    let used =
+                        lazy.is_none_or(|p| !p[i].lazy || (i < 64 && pulled & (1 << i) != 0));
+                    used && self.changed_at[*node as usize] > self.verified_at[v]
+                }
                 _ => false,
             });
         if !must {
@@ -144,6 +153,7 @@ impl Strategy for State {
             self.retry.push(v as u32);
         }
         self.taints[v] = taint;
+        self.pulled[v] = pulled;
         self.has_value[v] = true;
         self.dirty[v] = false;
         self.stale[v] = false;
@@ -207,6 +217,7 @@ impl IncrementalEvaluator {
         st.has_value = vec![false; n];
         st.changed_at = vec![0; n];
         st.verified_at = vec![0; n];
+        st.pulled = vec![0; n];
         st.stale_count = n;
         st.retry.clear();
         self.readers.clear();

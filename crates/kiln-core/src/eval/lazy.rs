@@ -449,7 +449,14 @@ impl LazyEvaluator {
     ) -> Result<(Outputs, KeyMap<Value>), EvalError> {
         let mut request = request.clone();
         request.cancel = CancelMode::Cooperative;
-        let wctx = ctx.clone();
+        let mut wctx = ctx.clone();
+        // Reports from the worker pass a gate that closes when the caller stops waiting, so
+        // an abandoned worker never reports progress after the request returned.
+        let gate = wctx.progress.take().map(|inner| Arc::new(Gate::new(inner)));
+        if let Some(g) = &gate {
+            wctx.progress = Some(g.clone());
+        }
+        let _closer = GateCloser(gate);
         run_detached(&ctx.cancel, move || {
             let mut w = LazyEvaluator::detached(registry, plan.clone(), base);
             let out = w.run_roots(&plan, &roots, &names, &request, &wctx, planned);
@@ -507,4 +514,42 @@ pub(crate) fn resolve_roots(
                 .ok_or_else(|| EvalError::UnknownOutput { name: name.clone() })
         })
         .collect()
+}
+
+/// A progress sink that forwards reports until it is closed.
+struct Gate {
+    inner: Arc<dyn crate::context::ProgressSink>,
+    open: std::sync::Mutex<bool>,
+}
+
+impl Gate {
+    fn new(inner: Arc<dyn crate::context::ProgressSink>) -> Self {
+        Gate {
+            inner,
+            open: std::sync::Mutex::new(true),
+        }
+    }
+}
+
+impl crate::context::ProgressSink for Gate {
+    fn report(&self, p: &crate::context::Progress<'_>) {
+        if let Ok(open) = self.open.lock()
+            && *open
+        {
+            self.inner.report(p);
+        }
+    }
+}
+
+/// Closes the gate when the waiting caller leaves (returned or cancelled).
+struct GateCloser(Option<Arc<Gate>>);
+
+impl Drop for GateCloser {
+    fn drop(&mut self) {
+        if let Some(g) = &self.0
+            && let Ok(mut open) = g.open.lock()
+        {
+            *open = false;
+        }
+    }
 }

@@ -341,6 +341,45 @@ pub(crate) fn execute_node(
     }
 }
 
+/// The hot path of [`execute_node`]: the op's own result, converted to an [`EvalError`] only
+/// when it failed (out of line), so a successful call moves nothing large.
+#[inline(always)]
+pub(crate) fn execute_fast(
+    plan: &Plan,
+    n: usize,
+    inputs: &[Value],
+    ctx: &EvalContext,
+    out: &mut [Value],
+) -> Result<(), EvalError> {
+    let op = plan.op(n);
+    let call = OpCall {
+        inputs,
+        params: plan.params(n),
+        ctx,
+    };
+    match catch_unwind(AssertUnwindSafe(|| op.execute(&call, out))) {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(failed_op(plan, n, e)),
+        Err(payload) => Err(failed_panic(plan, n, payload)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn failed_op(plan: &Plan, n: usize, e: OpError) -> EvalError {
+    op_error(plan, n, e)
+}
+
+#[cold]
+#[inline(never)]
+fn failed_panic(plan: &Plan, n: usize, payload: Box<dyn std::any::Any + Send>) -> EvalError {
+    EvalError::Panic {
+        node: plan.id(n).clone(),
+        op: plan.op(n).spec().id.to_string(),
+        message: panic_message(&*payload),
+    }
+}
+
 /// Ask a lazy op which input to pull next, with panics caught.
 pub(crate) fn next_lazy(
     plan: &Plan,
@@ -439,6 +478,10 @@ impl ProgressTracker {
     #[inline]
     pub(crate) fn ctx<'a>(&'a self, base: &'a EvalContext) -> &'a EvalContext {
         self.ctx.as_ref().unwrap_or(base)
+    }
+    #[inline]
+    pub(crate) fn active(&self) -> bool {
+        self.ctx.is_some()
     }
     #[inline]
     pub(crate) fn start_node(&mut self, plan: &Plan, n: usize) {

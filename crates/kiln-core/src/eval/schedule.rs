@@ -15,9 +15,10 @@
 //! bit and a cutoff check for the incremental one.
 
 use super::exec::{Runner, Taint, gather, uncaught_error};
-use super::{EvalError, ParallelPolicy, execute_node, next_lazy};
+use super::{EvalError, ParallelPolicy, execute_fast, execute_node, next_lazy};
+use crate::op::Kernel;
 use crate::plan::{Plan, Source};
-use crate::value::Value;
+use crate::value::{Value, ValueType};
 use std::time::{Duration, Instant};
 
 pub(crate) const NONE: u32 = u32::MAX;
@@ -214,6 +215,11 @@ pub(crate) trait Strategy {
     fn slots(&mut self) -> Option<&mut Slots> {
         None
     }
+    /// Run the nodes of `block` from `pos` that have scalar kernels, as far as they go;
+    /// returns where it stopped.
+    fn run_kernels(&mut self, _block: &[u32], pos: usize, _runner: &mut Runner) -> usize {
+        pos
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -283,7 +289,7 @@ impl Executor {
                 self.stack.pop();
                 continue;
             }
-            if f.block == 0 && f.pulled == 0 {
+            if par.is_some() && f.block == 0 && f.pulled == 0 {
                 let l = sched.level_at[f.pos as usize];
                 if l != NONE && last_level.is_none_or(|p| p < l as usize) {
                     let l = l as usize;
@@ -298,7 +304,10 @@ impl Executor {
                     if let Some(par) = par {
                         let (a, b) = (sched.levels[l] as usize, sched.levels[l + 1] as usize);
                         let cost = Duration::from_nanos(sched.level_cost[l]);
-                        if b - a >= 2 && sched.level_cost[l] != 0 && cost >= par.min_cost {
+                        let measured = sched.level_cost[l] != 0;
+                        if b - a >= 2
+                            && (par.min_cost.is_zero() || (measured && cost >= par.min_cost))
+                        {
                             if let Some(slots) = state.slots() {
                                 slots.run_level(plan, &sched.blocks[0][a..b], runner, par)?;
                             }
@@ -309,6 +318,30 @@ impl Executor {
                     }
                 }
             }
+            if par.is_none() && f.pulled == 0 {
+                // The straight-line part: run non-lazy nodes until a lazy one or the end.
+                let mut pos = f.pos as usize;
+                loop {
+                    pos = state.run_kernels(block, pos, runner);
+                    let Some(&v) = block.get(pos) else { break };
+                    let v = v as usize;
+                    if !state.is_done(v) {
+                        if plan.is_lazy(v) {
+                            break;
+                        }
+                        if let Err(e) = state.step(plan, v, 0, runner, &mut self.scratch) {
+                            self.stack[top].pos = pos as u32;
+                            return Err(e);
+                        }
+                    }
+                    pos += 1;
+                }
+                self.stack[top].pos = pos as u32;
+                if pos >= block.len() {
+                    continue;
+                }
+            }
+            let f = self.stack[top];
             let v = block[f.pos as usize] as usize;
             if state.is_done(v) {
                 self.stack[top].pos += 1;
@@ -389,23 +422,108 @@ impl Executor {
     }
 }
 
+/// Where a kernel argument comes from.
+#[derive(Clone, Copy)]
+enum KArg {
+    Slot(u32),
+    Const(f64),
+}
+
+/// A node lowered to a scalar kernel ([`Op::kernel`](crate::op::Op::kernel)).
+#[derive(Clone, Copy)]
+struct KInstr {
+    kernel: Kernel,
+    a: KArg,
+    b: KArg,
+    out: u32,
+}
+
+impl KArg {
+    #[inline(always)]
+    fn get(self, vals: &[Value]) -> Option<f64> {
+        match self {
+            KArg::Const(x) => Some(x),
+            KArg::Slot(s) => match vals[s as usize] {
+                Value::Float(x) => Some(x),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// Lower node `v` to a kernel when its op offers one for its (static) input types.
+fn lower(plan: &Plan, v: usize) -> Option<KInstr> {
+    if plan.n_outputs(v) != 1 || plan.output_types(v) != [ValueType::Float] || plan.is_lazy(v) {
+        return None;
+    }
+    let inputs = plan.inputs(v);
+    let types: Vec<Option<ValueType>> = inputs
+        .iter()
+        .map(|s| match s {
+            Source::Wire { node, port } => plan
+                .output_types(*node as usize)
+                .get(*port as usize)
+                .copied(),
+            Source::Const(c) => c.value_type(),
+            Source::Empty => None,
+        })
+        .collect();
+    if types.iter().any(|t| *t != Some(ValueType::Float)) {
+        return None;
+    }
+    let kernel = plan.op(v).kernel(&types, plan.params(v))?;
+    if kernel.arity() != inputs.len() {
+        return None;
+    }
+    let arg = |i: usize| -> Option<KArg> {
+        match inputs.get(i) {
+            None => Some(KArg::Const(0.0)),
+            Some(Source::Wire { node, port }) => Some(KArg::Slot(
+                (plan.output_offset(*node as usize) + *port as usize) as u32,
+            )),
+            Some(Source::Const(Value::Float(x))) => Some(KArg::Const(*x)),
+            Some(_) => None,
+        }
+    };
+    Some(KInstr {
+        kernel,
+        a: arg(0)?,
+        b: arg(1)?,
+        out: plan.output_offset(v) as u32,
+    })
+}
+
 /// Value slots with generation stamps: the state of the eager and compiled evaluators.
 #[derive(Default)]
 pub(crate) struct Slots {
+    /// Per node: its scalar kernel, when it has one.
+    kernels: Vec<Option<KInstr>>,
     pub(crate) vals: Vec<Value>,
     pub(crate) taints: Vec<Taint>,
     stamp: Vec<u32>,
     generation: u32,
+    /// No node holds a taint in this request (the fast path's condition).
+    untainted: bool,
 }
 
 impl Slots {
     /// Size the slots for `plan` and forget every value.
     pub(crate) fn reset(&mut self, plan: &Plan) {
+        self.kernels = (0..plan.len()).map(|v| lower(plan, v)).collect();
         self.vals = vec![Value::Empty; plan.total_outputs()];
         self.taints = vec![None; plan.len()];
         self.stamp = vec![0; plan.len()];
         self.generation = 0;
     }
+    /// Lower `nodes` again after a value edit changed their params or constants.
+    pub(crate) fn relower(&mut self, plan: &Plan, nodes: &[usize]) {
+        for &v in nodes {
+            if let Some(k) = self.kernels.get_mut(v) {
+                *k = lower(plan, v);
+            }
+        }
+    }
+
     /// Start a request: every node becomes not done.
     pub(crate) fn next_generation(&mut self) {
         if self.generation == u32::MAX {
@@ -413,6 +531,10 @@ impl Slots {
             self.generation = 0;
         }
         self.generation += 1;
+        if !self.untainted {
+            self.taints.fill(None);
+        }
+        self.untainted = true;
     }
 
     /// Run the non-lazy, not-done nodes of one level on the pool, then record their results
@@ -480,6 +602,7 @@ impl Slots {
         for (p, val) in out.into_iter().enumerate() {
             self.vals[off + p] = val;
         }
+        self.untainted &= taint.is_none();
         self.taints[v] = taint;
         self.stamp[v] = self.generation;
     }
@@ -505,16 +628,93 @@ impl Strategy for Slots {
         runner: &mut Runner,
         scratch: &mut Vec<Value>,
     ) -> Result<(), EvalError> {
-        let taint = gather(plan, v, &self.vals, &self.taints, pulled, scratch);
         let off = plan.output_offset(v);
         let n = plan.n_outputs(v);
+        if self.untainted && pulled == 0 && runner.plain() {
+            if let Some(k) = self.kernels[v]
+                && let (Some(a), Some(b)) = (k.a.get(&self.vals), k.b.get(&self.vals))
+            {
+                if runner.cancelled() {
+                    return Err(EvalError::Cancelled);
+                }
+                let r = match k.kernel {
+                    Kernel::Const(x) => x,
+                    Kernel::Unary(f) => f(a),
+                    Kernel::Binary(f) => f(a, b),
+                };
+                self.vals[k.out as usize] = Value::Float(r);
+                runner.executed_fast();
+                self.stamp[v] = self.generation;
+                return Ok(());
+            }
+            // The fast path: no taint anywhere, nothing to report per node.
+            scratch.clear();
+            for s in plan.inputs(v) {
+                scratch.push(match s {
+                    Source::Wire { node, port } => {
+                        self.vals[plan.output_offset(*node as usize) + *port as usize].clone()
+                    }
+                    Source::Const(c) => c.clone(),
+                    Source::Empty => Value::Empty,
+                });
+            }
+            if runner.cancelled() {
+                return Err(EvalError::Cancelled);
+            }
+            let out = &mut self.vals[off..off + n];
+            match execute_fast(plan, v, scratch, runner.op_ctx(), out) {
+                Ok(()) => runner.executed_fast(),
+                Err(e) => {
+                    let t = runner.complete(v, Err(e), None, out)?;
+                    self.untainted &= t.is_none();
+                    self.taints[v] = t;
+                }
+            }
+            self.stamp[v] = self.generation;
+            return Ok(());
+        }
+        let taint = gather(plan, v, &self.vals, &self.taints, pulled, scratch);
         let t = runner.run(v, scratch, taint, &mut self.vals[off..off + n])?;
+        self.untainted &= t.is_none();
         self.taints[v] = t;
         self.stamp[v] = self.generation;
         Ok(())
     }
     fn slots(&mut self) -> Option<&mut Slots> {
         Some(self)
+    }
+    #[inline]
+    fn run_kernels(&mut self, block: &[u32], mut pos: usize, runner: &mut Runner) -> usize {
+        if !self.untainted || !runner.plain() {
+            return pos;
+        }
+        let generation = self.generation;
+        let mut executed = 0u64;
+        while let Some(&v) = block.get(pos) {
+            let v = v as usize;
+            let Some(k) = self.kernels[v] else { break };
+            if self.stamp[v] != generation {
+                let (Some(a), Some(b)) = (k.a.get(&self.vals), k.b.get(&self.vals)) else {
+                    break;
+                };
+                // Cancellation is checked between nodes, here every 256 kernels (about a
+                // microsecond of work).
+                if executed & 255 == 255 && runner.cancelled() {
+                    break;
+                }
+                let r = match k.kernel {
+                    Kernel::Const(x) => x,
+                    Kernel::Unary(f) => f(a),
+                    Kernel::Binary(f) => f(a, b),
+                };
+                self.vals[k.out as usize] = Value::Float(r);
+                self.stamp[v] = generation;
+                executed += 1;
+            }
+            pos += 1;
+        }
+        runner.stats.executed += executed;
+        pos
     }
 }
 
