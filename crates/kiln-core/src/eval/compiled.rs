@@ -141,14 +141,14 @@ impl CompiledEvaluator {
             if pr == rev {
                 return Ok(true);
             }
-            if pr.uid == rev.uid && pr.structure == rev.structure {
-                if let Some(edits) = graph.data_edits_since(pr.data)
-                    && let Some(p) = Arc::get_mut(plan)
-                    && p.update_data(graph, &edits)
-                {
-                    self.slots.relower(p, &edits);
-                    return Ok(true);
-                }
+            if pr.uid == rev.uid
+                && pr.structure == rev.structure
+                && let Some(edits) = graph.data_edits_since(pr.data)
+                && let Some(p) = Arc::get_mut(plan)
+                && p.update_data(graph, &edits)
+            {
+                self.slots.relower(p, &edits);
+                return Ok(true);
             }
         }
         // A rebuild is needed.
