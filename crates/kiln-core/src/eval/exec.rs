@@ -4,7 +4,7 @@
 
 use super::{
     CancelMode, ErrorPolicy, EvalError, Failure, NodeTiming, ProgressTracker, Request, Stats,
-    execute_node, panic_message,
+    execute_fast, execute_node, panic_message,
 };
 use crate::context::{CancelToken, EvalContext};
 use crate::plan::{Plan, Source};
@@ -244,7 +244,31 @@ impl<'r> Runner<'r> {
     }
 
     /// Prepare, execute and complete node `v` on gathered `inputs`, writing into `out`.
+    #[inline]
     pub(crate) fn run(
+        &mut self,
+        v: usize,
+        inputs: &[Value],
+        taint: Taint,
+        out: &mut [Value],
+    ) -> Result<Taint, EvalError> {
+        if taint.is_none() && self.plain() && !inputs.iter().any(|x| matches!(x, Value::Error(_))) {
+            if self.base.is_cancelled() {
+                return Err(EvalError::Cancelled);
+            }
+            return match execute_fast(self.plan, v, inputs, self.op_ctx(), out) {
+                Ok(()) => {
+                    self.stats.executed += 1;
+                    Ok(None)
+                }
+                Err(e) => self.complete(v, Err(e), None, out),
+            };
+        }
+        self.run_general(v, inputs, taint, out)
+    }
+
+    #[inline(never)]
+    fn run_general(
         &mut self,
         v: usize,
         inputs: &[Value],

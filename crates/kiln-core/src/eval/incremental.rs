@@ -11,7 +11,7 @@
 use super::eager::detached;
 use super::exec::{Runner, Taint, first_error, gather};
 use super::lazy::resolve_roots;
-use super::schedule::{Edges, Executor, NONE, ScheduleCache, Strategy};
+use super::schedule::{Edges, Executor, KInstr, NONE, ScheduleCache, Strategy, lower};
 use super::{CancelMode, EvalError, Evaluator, Outputs, Request, Stats};
 use crate::context::EvalContext;
 use crate::graph::Graph;
@@ -66,6 +66,8 @@ impl CtxPrint {
 /// Per-node state kept between requests.
 #[derive(Default)]
 struct State {
+    /// Per node: its scalar kernel, when it has one.
+    kernels: Vec<Option<KInstr>>,
     vals: Vec<Value>,
     taints: Vec<Taint>,
     /// May need work (downstream of a change).
@@ -125,6 +127,33 @@ impl Strategy for State {
             self.stale_count -= 1;
             self.verified_at[v] = self.now;
             runner.stats.cache_hits += 1;
+            return Ok(());
+        }
+        if let Some(k) = self.kernels[v]
+            && self.taints[v].is_none()
+            && runner.plain()
+            && let (Some(a), Some(b)) = (k.a.get(&self.vals), k.b.get(&self.vals))
+        {
+            // The scalar fast path: float inputs carry no taint.
+            if runner.cancelled() {
+                return Err(EvalError::Cancelled);
+            }
+            let r = k.apply(a, b);
+            runner.executed_fast();
+            let slot = &mut self.vals[k.out as usize];
+            if self.has_value[v]
+                && matches!(slot, Value::Float(old) if old.to_bits() == r.to_bits())
+            {
+                runner.stats.cutoffs += 1;
+            } else {
+                super::schedule::set_float(slot, r);
+                self.changed_at[v] = self.now;
+            }
+            self.has_value[v] = true;
+            self.dirty[v] = false;
+            self.stale[v] = false;
+            self.stale_count -= 1;
+            self.verified_at[v] = self.now;
             return Ok(());
         }
         let taint = gather(plan, v, &self.vals, &self.taints, pulled, scratch);
@@ -210,6 +239,7 @@ impl IncrementalEvaluator {
         let plan = Arc::new(Plan::build(graph, &self.registry).map_err(EvalError::Invalid)?);
         let n = plan.len();
         let st = &mut self.state;
+        st.kernels = (0..n).map(|v| lower(&plan, v)).collect();
         st.vals = vec![Value::Empty; plan.total_outputs()];
         st.taints = vec![None; n];
         st.stale = vec![true; n];
@@ -274,6 +304,7 @@ impl IncrementalEvaluator {
                     Some(e) if Arc::get_mut(p).is_some_and(|p| p.update_data(graph, &e)) => {
                         let p = p.clone();
                         for v in e {
+                            self.state.kernels[v] = lower(&p, v);
                             self.invalidate(&p, v);
                         }
                         p

@@ -424,23 +424,45 @@ impl Executor {
 
 /// Where a kernel argument comes from.
 #[derive(Clone, Copy)]
-enum KArg {
+pub(crate) enum KArg {
     Slot(u32),
     Const(f64),
 }
 
 /// A node lowered to a scalar kernel ([`Op::kernel`](crate::op::Op::kernel)).
 #[derive(Clone, Copy)]
-struct KInstr {
-    kernel: Kernel,
-    a: KArg,
-    b: KArg,
-    out: u32,
+pub(crate) struct KInstr {
+    pub(crate) kernel: Kernel,
+    pub(crate) a: KArg,
+    pub(crate) b: KArg,
+    pub(crate) out: u32,
+}
+
+/// Store a float into a slot, in place when it already holds one (the usual case from the
+/// previous run), which avoids building and moving a whole [`Value`].
+#[inline(always)]
+pub(crate) fn set_float(slot: &mut Value, r: f64) {
+    match slot {
+        Value::Float(x) => *x = r,
+        other => *other = Value::Float(r),
+    }
+}
+
+impl KInstr {
+    /// Apply the kernel to its arguments.
+    #[inline(always)]
+    pub(crate) fn apply(&self, a: f64, b: f64) -> f64 {
+        match self.kernel {
+            Kernel::Const(x) => x,
+            Kernel::Unary(f) => f(a),
+            Kernel::Binary(f) => f(a, b),
+        }
+    }
 }
 
 impl KArg {
     #[inline(always)]
-    fn get(self, vals: &[Value]) -> Option<f64> {
+    pub(crate) fn get(self, vals: &[Value]) -> Option<f64> {
         match self {
             KArg::Const(x) => Some(x),
             KArg::Slot(s) => match vals[s as usize] {
@@ -452,7 +474,7 @@ impl KArg {
 }
 
 /// Lower node `v` to a kernel when its op offers one for its (static) input types.
-fn lower(plan: &Plan, v: usize) -> Option<KInstr> {
+pub(crate) fn lower(plan: &Plan, v: usize) -> Option<KInstr> {
     if plan.n_outputs(v) != 1 || plan.output_types(v) != [ValueType::Float] || plan.is_lazy(v) {
         return None;
     }
@@ -642,7 +664,7 @@ impl Strategy for Slots {
                     Kernel::Unary(f) => f(a),
                     Kernel::Binary(f) => f(a, b),
                 };
-                self.vals[k.out as usize] = Value::Float(r);
+                set_float(&mut self.vals[k.out as usize], r);
                 runner.executed_fast();
                 self.stamp[v] = self.generation;
                 return Ok(());
@@ -707,7 +729,7 @@ impl Strategy for Slots {
                     Kernel::Unary(f) => f(a),
                     Kernel::Binary(f) => f(a, b),
                 };
-                self.vals[k.out as usize] = Value::Float(r);
+                set_float(&mut self.vals[k.out as usize], r);
                 self.stamp[v] = generation;
                 executed += 1;
             }
