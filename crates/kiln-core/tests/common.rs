@@ -380,3 +380,41 @@ pub fn env_ext() -> ExtEnv {
         passed,
     }
 }
+
+/// An op with a scalar kernel: the compiled, eager and incremental evaluators may run the
+/// kernel instead of `execute`, so differential tests cover both paths.
+pub struct KernelOp {
+    spec: OpSpec,
+    f: fn(f64, f64) -> f64,
+}
+
+impl Op for KernelOp {
+    fn spec(&self) -> &OpSpec {
+        &self.spec
+    }
+    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
+        out[0] = Value::Float((self.f)(call.float(0)?, call.float(1)?));
+        Ok(())
+    }
+    fn kernel(&self, inputs: &[Option<ValueType>], _params: &[Value]) -> Option<Kernel> {
+        (inputs.len() == 2).then_some(Kernel::Binary(self.f))
+    }
+}
+
+/// Register `kadd` (a + b) and `kmul` (a * b), float ops with kernels, into `reg`.
+pub fn add_kernel_ops(reg: &mut Registry) {
+    let f = ValueType::Float;
+    for (id, func) in [
+        ("kadd", (|a, b| a + b) as fn(f64, f64) -> f64),
+        ("kmul", |a, b| a * b),
+    ] {
+        reg.register(KernelOp {
+            spec: OpSpec::new(id, "kernel op")
+                .input(InputSpec::required("a", f, "a"))
+                .input(InputSpec::required("b", f, "b"))
+                .output(OutputSpec::new("out", f, "result")),
+            f: func,
+        })
+        .unwrap();
+    }
+}

@@ -21,6 +21,8 @@ enum Gen {
     Check(usize, f64),
     Time,
     Boom(usize),
+    /// An op with a scalar kernel (`kadd` or `kmul`).
+    Kernel(bool, usize, usize),
 }
 
 fn dag() -> impl Strategy<Value = Vec<Gen>> {
@@ -37,6 +39,7 @@ fn dag() -> impl Strategy<Value = Vec<Gen>> {
                         2 => (0..i, -50i32..50).prop_map(|(a, l)| Gen::Check(a, l as f64)),
                         1 => Just(Gen::Time),
                         1 => (0..i).prop_map(Gen::Boom),
+                        4 => (any::<bool>(), 0..i, 0..i).prop_map(|(m, a, b)| Gen::Kernel(m, a, b)),
                     ]
                     .boxed()
                 }
@@ -77,6 +80,12 @@ fn build(spec: &[Gen]) -> Graph {
             }
             Gen::Time => {
                 g.add_node(id.as_str(), "time").unwrap();
+            }
+            Gen::Kernel(mul, a, b) => {
+                g.add_node(id.as_str(), if *mul { "kmul" } else { "kadd" })
+                    .unwrap();
+                g.wire(&format!("v{a}.out"), &format!("{id}.a"));
+                g.wire(&format!("v{b}.out"), &format!("{id}.b"));
             }
             Gen::Boom(a) => {
                 g.add_node(id.as_str(), "boom").unwrap();
@@ -206,7 +215,8 @@ proptest! {
         edits in edits(),
     ) {
         quiet_panics();
-        let e = env();
+        let mut e = env();
+        add_kernel_ops(&mut e.reg);
         let mut g = build(&spec);
         prop_assert!(validate(&g, &e.reg).is_empty());
         let names: Vec<String> = pick.iter().map(|p| format!("v{}", p % spec.len())).collect();

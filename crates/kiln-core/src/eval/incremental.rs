@@ -81,6 +81,8 @@ struct State {
     verified_at: Vec<u64>,
     /// The lazy inputs each node pulled when it last ran.
     pulled: Vec<u64>,
+    /// How many nodes hold a taint (the scalar fast path needs none anywhere).
+    tainted: usize,
     now: u64,
     stale_count: usize,
     scratch_out: Vec<Value>,
@@ -130,7 +132,7 @@ impl Strategy for State {
             return Ok(());
         }
         if let Some(k) = self.kernels[v]
-            && self.taints[v].is_none()
+            && self.tainted == 0
             && runner.plain()
             && let (Some(a), Some(b)) = (k.a.get(&self.vals), k.b.get(&self.vals))
         {
@@ -180,6 +182,11 @@ impl Strategy for State {
         }
         if taint.is_some() {
             self.retry.push(v as u32);
+        }
+        match (self.taints[v].is_some(), taint.is_some()) {
+            (false, true) => self.tainted += 1,
+            (true, false) => self.tainted -= 1,
+            _ => {}
         }
         self.taints[v] = taint;
         self.pulled[v] = pulled;
@@ -248,6 +255,7 @@ impl IncrementalEvaluator {
         st.changed_at = vec![0; n];
         st.verified_at = vec![0; n];
         st.pulled = vec![0; n];
+        st.tainted = 0;
         st.stale_count = n;
         st.retry.clear();
         self.readers.clear();
