@@ -1,7 +1,10 @@
 //! Command-line parsing and the commands themselves.
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use kiln_core::eval::{
+    CompiledEvaluator, EagerEvaluator, ErrorPolicy, Failure, IncrementalEvaluator, ParallelPolicy,
+};
 use kiln_core::prelude::*;
 use kiln_io::{GraphFile, LoadError};
 use kiln_std::graph_io::{INPUT_PREFIX, OUTPUT_OP};
@@ -9,7 +12,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The built-in demo graph (also `examples/clouds.json`).
 pub const DEMO_GRAPH: &str = include_str!("../../../examples/clouds.json");
@@ -45,12 +48,82 @@ struct EvalArgs {
     /// Only these outputs (repeatable; default: every output of the graph).
     #[arg(long = "output", value_name = "NAME")]
     outputs: Vec<String>,
-    /// Print evaluation statistics.
+    /// Which evaluator runs the graph (all give the same bits).
+    #[arg(long, value_enum, value_name = "NAME", default_value_t = EvaluatorKind::Lazy)]
+    evaluator: EvaluatorKind,
+    /// Run independent nodes at once on a Rayon pool of THREADS threads (default: one per
+    /// core); only levels costly enough to gain from it go parallel. Eager and compiled only.
+    #[arg(
+        long,
+        value_name = "THREADS",
+        num_args = 0..=1,
+        value_parser = parse_threads
+    )]
+    parallel: Option<Option<usize>>,
+    /// What a failing node does: `fail-fast` stops and writes nothing; `propagate` writes
+    /// the outputs that do not depend on the failure and reports the ones that do.
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = ErrorsArg::FailFast)]
+    errors: ErrorsArg,
+    /// Print evaluation statistics (to stderr).
     #[arg(long)]
     stats: bool,
+    /// Time every node and print the slowest ten (to stderr).
+    #[arg(long)]
+    timings: bool,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+}
+
+/// The evaluators `--evaluator` chooses between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum EvaluatorKind {
+    /// Pulls only what the outputs need, memoising every result by content key.
+    Lazy,
+    /// Runs the requested cone in schedule order.
+    Eager,
+    /// Runs a compiled flat schedule, with scalar kernels for float maths.
+    Compiled,
+    /// Re-runs only what changed since the previous request, with early cutoff.
+    Incremental,
+}
+
+impl EvaluatorKind {
+    fn name(self) -> &'static str {
+        match self {
+            EvaluatorKind::Lazy => "lazy",
+            EvaluatorKind::Eager => "eager",
+            EvaluatorKind::Compiled => "compiled",
+            EvaluatorKind::Incremental => "incremental",
+        }
+    }
+    fn supports_parallel(self) -> bool {
+        matches!(self, EvaluatorKind::Eager | EvaluatorKind::Compiled)
+    }
+    fn build(self, reg: &Registry, parallel: ParallelPolicy) -> Box<dyn Evaluator> {
+        match self {
+            EvaluatorKind::Lazy => Box::new(LazyEvaluator::new(reg.clone())),
+            EvaluatorKind::Eager => {
+                Box::new(EagerEvaluator::new(reg.clone()).with_parallel(parallel))
+            }
+            // One-shot runs: compile on this thread rather than serving lazily meanwhile.
+            EvaluatorKind::Compiled => Box::new(
+                CompiledEvaluator::new(reg.clone())
+                    .with_background(false)
+                    .with_parallel(parallel),
+            ),
+            EvaluatorKind::Incremental => Box::new(IncrementalEvaluator::new(reg.clone())),
+        }
+    }
+}
+
+/// The error policies `--errors` chooses between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ErrorsArg {
+    /// Stop at the first failure; nothing is written.
+    FailFast,
+    /// Write the outputs that do not depend on a failure; report the ones that do.
+    Propagate,
 }
 
 #[derive(Subcommand)]
@@ -230,7 +303,36 @@ fn progress_bar(quiet: bool) -> Option<ProgressBar> {
     Some(bar)
 }
 
+/// A `--parallel` thread count: a whole number, at least 1.
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("the thread count must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "expected a thread count (a whole number, at least 1), not `{s}`"
+        )),
+    }
+}
+
+fn parallel_policy(args: &EvalArgs) -> Result<ParallelPolicy, CliError> {
+    let Some(threads) = args.parallel else {
+        return Ok(ParallelPolicy::Sequential);
+    };
+    if !args.evaluator.supports_parallel() {
+        return Err(CliError(format!(
+            "--parallel works with the eager and compiled evaluators only; the {} evaluator \
+             runs sequentially (add --evaluator eager or --evaluator compiled)",
+            args.evaluator.name()
+        )));
+    }
+    Ok(ParallelPolicy::Rayon {
+        threads,
+        min_cost: None,
+    })
+}
+
 fn run(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<ExitCode, CliError> {
+    let parallel = parallel_policy(args)?;
     let diags = validate(g, reg);
     if !diags.is_empty() {
         for d in &diags {
@@ -269,18 +371,35 @@ fn run(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<ExitCode, CliError>
             }
         }));
     }
+    let mut request = Request::new(outputs.iter().cloned()).with_errors(match args.errors {
+        ErrorsArg::FailFast => ErrorPolicy::FailFast,
+        ErrorsArg::Propagate => ErrorPolicy::Propagate,
+    });
+    if args.timings {
+        request = request.with_timings();
+    }
+    let mut eval = args.evaluator.build(reg, parallel.clone());
     let started = Instant::now();
-    let mut eval = LazyEvaluator::new(reg.clone());
-    let result = eval.evaluate(g, &Request::new(outputs.iter().cloned()), &ctx);
+    let result = eval.evaluate(g, &request, &ctx);
+    let elapsed = started.elapsed();
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
     let out =
         result.map_err(|e| CliError(format!("evaluation failed: {e}; nothing was written")))?;
-    let elapsed = started.elapsed();
+    // Under `--errors propagate`, outputs holding an error are reported, not written.
+    let failed: Vec<&str> = out
+        .values
+        .iter()
+        .filter(|(_, v)| matches!(v, Value::Error(_)))
+        .map(|(n, _)| n.as_str())
+        .collect();
     // Encode every output before writing any, so a frame lands whole or not at all.
     let mut files = Vec::with_capacity(out.values.len());
     for (name, v) in &out.values {
+        if matches!(v, Value::Error(_)) {
+            continue;
+        }
         let file = kiln_io::encode_output(&args.out, &name.replace('.', "_"), v).map_err(|e| {
             CliError(format!(
                 "cannot write output `{name}`: {e}; nothing was written"
@@ -288,24 +407,108 @@ fn run(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<ExitCode, CliError>
         })?;
         files.push(file);
     }
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
+    if !files.is_empty() {
+        std::fs::create_dir_all(&args.out)
+            .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
+    }
     for (path, bytes) in &files {
         kiln_io::write_atomic(path, bytes)
             .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
         println!("wrote {}", path.display());
     }
     if args.stats {
-        let s = out.stats;
-        println!(
-            "stats: executed {} nodes, {} cache hits, {} keys computed, {:.1} ms",
-            s.executed,
-            s.cache_hits,
-            s.keys_computed,
-            elapsed.as_secs_f64() * 1e3
+        print_stats(args.evaluator, &parallel, &out.stats, elapsed);
+    }
+    if args.timings {
+        print_timings(&out);
+    }
+    if !out.failures.is_empty() {
+        print_failures(&out.failures);
+    }
+    if failed.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!(
+            "error: {} of {} output(s) failed and were not written: {}",
+            failed.len(),
+            out.values.len(),
+            failed.join(", ")
+        );
+        Ok(ExitCode::from(1))
+    }
+}
+
+fn print_stats(kind: EvaluatorKind, parallel: &ParallelPolicy, s: &Stats, elapsed: Duration) {
+    let policy = match parallel {
+        ParallelPolicy::Sequential => "sequential".to_string(),
+        ParallelPolicy::Rayon {
+            threads: Some(t), ..
+        } => format!("parallel, {t} threads"),
+        ParallelPolicy::Rayon { threads: None, .. } => "parallel, one thread per core".into(),
+    };
+    eprintln!(
+        "stats: {} evaluator ({policy}): executed {} nodes, {} cache hits, {} cutoffs, \
+         {} propagated, {} parallel, {} keys computed, planned {}, {:.3} ms",
+        kind.name(),
+        s.executed,
+        s.cache_hits,
+        s.cutoffs,
+        s.propagated,
+        s.parallel,
+        s.keys_computed,
+        if s.planned { "yes" } else { "no" },
+        elapsed.as_secs_f64() * 1e3
+    );
+}
+
+fn print_timings(out: &Outputs) {
+    let mut slowest: Vec<_> = out.timings.iter().collect();
+    slowest.sort_by_key(|t| std::cmp::Reverse(t.time));
+    slowest.truncate(10);
+    eprintln!(
+        "timings: slowest {} of {} executed node(s)",
+        slowest.len(),
+        out.timings.len()
+    );
+    for t in slowest {
+        eprintln!(
+            "  {:>10.3} ms  {} ({})",
+            t.time.as_secs_f64() * 1e3,
+            t.node,
+            t.op
         );
     }
-    Ok(ExitCode::SUCCESS)
+}
+
+/// The error's message without the node and op, which the report shows beside it.
+fn failure_message(e: &EvalError) -> String {
+    match e {
+        EvalError::Node {
+            port: Some(p),
+            message,
+            ..
+        } => format!("{p}: {message}"),
+        EvalError::Node { message, .. } => message.clone(),
+        EvalError::Panic { message, .. } => format!("panicked: {message}"),
+        e => e.to_string(),
+    }
+}
+
+fn print_failures(failures: &[Failure]) {
+    eprintln!("{} node(s) failed:", failures.len());
+    for f in failures {
+        eprintln!(
+            "  node `{}` ({}): {}",
+            f.node,
+            f.op,
+            failure_message(&f.error)
+        );
+        if f.affected.is_empty() {
+            eprintln!("    affects no output (handled downstream)");
+        } else {
+            eprintln!("    affects output(s): {}", f.affected.join(", "));
+        }
+    }
 }
 
 fn info(path: &Path, file: &GraphFile, reg: &Registry) -> Result<ExitCode, CliError> {

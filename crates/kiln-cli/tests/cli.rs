@@ -118,9 +118,10 @@ fn run_sets_inputs_and_clock() {
         ],
         dir.path(),
     );
-    let (out, err) = text(&o);
+    let (_, err) = text(&o);
     assert!(o.status.success(), "{err}");
-    assert!(out.contains("stats: executed"), "{out}");
+    assert!(err.contains("stats: lazy evaluator"), "{err}");
+    assert!(err.contains("executed"), "{err}");
     let read = |n: &str| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join(n)).unwrap()).unwrap()
     };
@@ -289,4 +290,284 @@ fn info_dot_and_ops_describe_things() {
     assert!(out.contains("lazy"), "switch's lazy inputs are shown");
     let o = kiln(&["frobnicate"], dir.path());
     assert_eq!(o.status.code(), Some(2));
+}
+
+const EVALUATORS: [&str; 4] = ["lazy", "eager", "compiled", "incremental"];
+
+/// Every file of a folder, by name, with its bytes.
+fn files_in(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn example_paths() -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(examples())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("json"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 3);
+    paths
+}
+
+/// Run `example` with `extra` flags into `dir/out`, and return the files written.
+fn run_example(example: &Path, dir: &Path, out: &str, extra: &[&str]) -> Vec<(String, Vec<u8>)> {
+    let p = example.to_str().unwrap();
+    let mut args = vec!["run", p, "--out", out, "-q", "--time", "1.5"];
+    // Only arithmetic.json has an `x` input; the others run at their defaults.
+    if p.ends_with("arithmetic.json") {
+        args.extend(["--set", "x=6"]);
+    }
+    args.extend_from_slice(extra);
+    let o = kiln(&args, dir);
+    assert!(o.status.success(), "{p} {extra:?}: {:?}", text(&o));
+    let files = files_in(&dir.join(out));
+    assert!(!files.is_empty(), "{p} {extra:?} wrote nothing");
+    files
+}
+
+#[test]
+fn every_evaluator_writes_the_same_bytes() {
+    for example in example_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let reference = run_example(&example, dir.path(), "lazy", &["--evaluator", "lazy"]);
+        for name in EVALUATORS {
+            let files = run_example(&example, dir.path(), name, &["--evaluator", name]);
+            let names =
+                |f: &[(String, Vec<u8>)]| f.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+            assert_eq!(names(&files), names(&reference), "{example:?} with {name}");
+            for ((n, a), (_, b)) in files.iter().zip(&reference) {
+                assert!(a == b, "{example:?}: {n} differs between {name} and lazy");
+            }
+        }
+    }
+}
+
+#[test]
+fn parallel_evaluation_writes_the_same_bytes() {
+    for example in example_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let reference = run_example(&example, dir.path(), "seq", &[]);
+        for (out, extra) in [
+            ("c2", &["--parallel", "2", "--evaluator", "compiled"][..]),
+            ("cn", &["--evaluator", "compiled", "--parallel"][..]),
+            ("e2", &["--parallel", "2", "--evaluator", "eager"][..]),
+        ] {
+            let files = run_example(&example, dir.path(), out, extra);
+            assert!(
+                files == reference,
+                "{example:?} {extra:?} differs from sequential lazy"
+            );
+        }
+    }
+}
+
+#[test]
+fn parallel_needs_an_evaluator_that_supports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = examples().join("arithmetic.json");
+    let p = p.to_str().unwrap();
+    for name in ["lazy", "incremental"] {
+        let o = kiln(
+            &[
+                "run",
+                p,
+                "--out",
+                "o",
+                "--evaluator",
+                name,
+                "--parallel",
+                "2",
+            ],
+            dir.path(),
+        );
+        assert_clean_failure(&o, "eager and compiled evaluators only");
+        assert_clean_failure(&o, &format!("the {name} evaluator runs sequentially"));
+    }
+    assert!(!dir.path().join("o").exists(), "nothing written");
+    let o = kiln(
+        &[
+            "run",
+            p,
+            "--out",
+            "o",
+            "--evaluator",
+            "eager",
+            "--parallel",
+            "0",
+        ],
+        dir.path(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("at least 1"), "{:?}", text(&o));
+}
+
+#[test]
+fn stats_name_the_evaluator_and_every_counter() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = examples().join("clouds.json");
+    for name in EVALUATORS {
+        let o = kiln(
+            &[
+                "run",
+                p.to_str().unwrap(),
+                "--out",
+                name,
+                "-q",
+                "--evaluator",
+                name,
+                "--stats",
+            ],
+            dir.path(),
+        );
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{err}");
+        assert!(!out.contains("stats"), "stats go to stderr: {out}");
+        assert!(err.contains(&format!("stats: {name} evaluator")), "{err}");
+        for counter in [
+            "executed 4 nodes",
+            "cache hits",
+            "cutoffs",
+            "propagated",
+            "parallel",
+            "keys computed",
+            "planned",
+            " ms",
+        ] {
+            assert!(err.contains(counter), "{name}: no `{counter}` in {err}");
+        }
+    }
+}
+
+#[test]
+fn timings_list_the_slowest_nodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = examples().join("marble.json");
+    let o = kiln(
+        &["run", p.to_str().unwrap(), "--out", "o", "-q", "--timings"],
+        dir.path(),
+    );
+    let (_, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("timings: slowest 10 of"), "{err}");
+    let rows: Vec<&str> = err.lines().filter(|l| l.contains(" ms  ")).collect();
+    assert_eq!(rows.len(), 10, "{err}");
+    assert!(err.contains("coarse (image.noise)"), "{err}");
+    // Slowest first.
+    let ms: Vec<f64> = rows
+        .iter()
+        .map(|r| r.split_whitespace().next().unwrap().parse().unwrap())
+        .collect();
+    assert!(ms.windows(2).all(|w| w[0] >= w[1]), "{ms:?}");
+}
+
+#[test]
+fn unknown_evaluator_lists_the_choices() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = examples().join("arithmetic.json");
+    let o = kiln(
+        &["run", p.to_str().unwrap(), "--evaluator", "turbo"],
+        dir.path(),
+    );
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("turbo"), "{err}");
+    for name in EVALUATORS {
+        assert!(err.contains(name), "`{name}` not listed in {err}");
+    }
+    let o = kiln(
+        &["run", p.to_str().unwrap(), "--errors", "ignore"],
+        dir.path(),
+    );
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("fail-fast") && err.contains("propagate"),
+        "{err}"
+    );
+}
+
+/// One output fails (`error.raise` with `when` true, and a node downstream of it); the other
+/// does not.
+const HALF_BROKEN: &str = r#"{
+  "kiln": 1,
+  "nodes": {
+    "ok": {"op": "math.add", "inputs": {"a": 1.0, "b": 2.0}},
+    "boom": {"op": "error.raise", "params": {"message": "boom went off"}, "inputs": {"value": 1.0, "when": true}},
+    "after": {"op": "math.mul", "inputs": {"a": "boom.out", "b": 2.0}}
+  },
+  "outputs": {"healthy": "ok.out", "broken": "after.out"}
+}"#;
+
+#[test]
+fn propagate_writes_the_healthy_outputs_and_reports_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("g.json"), HALF_BROKEN).unwrap();
+    for name in EVALUATORS {
+        let o = kiln(
+            &[
+                "run",
+                "g.json",
+                "--out",
+                name,
+                "-q",
+                "--errors",
+                "propagate",
+                "--evaluator",
+                name,
+            ],
+            dir.path(),
+        );
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{name}: {out}\n{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        let files = files_in(&dir.path().join(name));
+        assert_eq!(files.len(), 1, "{name}: only the healthy output: {files:?}");
+        assert_eq!(files[0].0, "healthy.json");
+        let v: serde_json::Value = serde_json::from_slice(&files[0].1).unwrap();
+        assert_eq!(v["value"].as_f64(), Some(3.0));
+        assert!(out.contains("healthy.json"), "{out}");
+        assert!(!out.contains("broken"), "{out}");
+        for needle in [
+            "node `boom` (error.raise): boom went off",
+            "affects output(s): broken",
+            "1 of 2 output(s) failed",
+        ] {
+            assert!(err.contains(needle), "{name}: no `{needle}` in {err}");
+        }
+        assert!(!err.contains("healthy"), "{err}");
+    }
+    // Fail-fast (the default) writes nothing at all.
+    let o = kiln(&["run", "g.json", "--out", "ff", "-q"], dir.path());
+    assert_clean_failure(&o, "node `boom` (error.raise): boom went off");
+    assert!(!dir.path().join("ff").exists());
+    // Asking only for the healthy output succeeds under propagate.
+    let o = kiln(
+        &[
+            "run",
+            "g.json",
+            "--out",
+            "only",
+            "-q",
+            "--errors",
+            "propagate",
+            "--output",
+            "healthy",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert_eq!(files_in(&dir.path().join("only")).len(), 1);
 }

@@ -10,8 +10,9 @@
 
 use super::eager::detached;
 use super::exec::{Runner, Taint, first_error, gather};
+use super::kernel::{Kernels, set_float};
 use super::lazy::resolve_roots;
-use super::schedule::{Edges, Executor, KInstr, NONE, ScheduleCache, Strategy, lower};
+use super::schedule::{Edges, Executor, NONE, ScheduleCache, Strategy};
 use super::{CancelMode, EvalError, Evaluator, Outputs, Request, Stats};
 use crate::context::EvalContext;
 use crate::graph::Graph;
@@ -63,24 +64,33 @@ impl CtxPrint {
     }
 }
 
+/// What the incremental evaluator keeps per node (one record, so a node's bookkeeping is one
+/// cache line).
+#[derive(Clone, Copy, Default)]
+struct NodeInfo {
+    /// The request at which the node's value last changed bits.
+    changed_at: u64,
+    /// The request at which the node was last brought up to date.
+    verified_at: u64,
+    /// The lazy inputs the node pulled when it last ran.
+    pulled: u64,
+    /// Must run: its own params, context or volatility changed, or it never ran.
+    dirty: bool,
+    /// Its slots hold a value computed by this evaluator.
+    has_value: bool,
+}
+
 /// Per-node state kept between requests.
 #[derive(Default)]
 struct State {
     /// Per node: its scalar kernel, when it has one.
-    kernels: Vec<Option<KInstr>>,
+    kernels: Kernels,
     vals: Vec<Value>,
     taints: Vec<Taint>,
-    /// May need work (downstream of a change).
-    stale: Vec<bool>,
-    /// Must run: its own params, context or volatility changed, or it never ran.
-    dirty: Vec<bool>,
-    has_value: Vec<bool>,
-    /// The request at which the node's value last changed bits.
-    changed_at: Vec<u64>,
-    /// The request at which the node was last brought up to date.
-    verified_at: Vec<u64>,
-    /// The lazy inputs each node pulled when it last ran.
-    pulled: Vec<u64>,
+    info: Vec<NodeInfo>,
+    /// One bit per node: it may need work (it is downstream of a change). Kept apart from
+    /// `info` so marking a cone touches a small, dense bitmap.
+    stale: Bits,
     /// How many nodes hold a taint (the scalar fast path needs none anywhere).
     tainted: usize,
     now: u64,
@@ -88,12 +98,36 @@ struct State {
     scratch_out: Vec<Value>,
     /// Nodes whose result depends on a failure: made dirty again after the request.
     retry: Vec<u32>,
+    /// This run checks every node from its start position, stale bit or not (invalidations
+    /// were deferred; see [`IncrementalEvaluator::invalidate`]).
+    fused: bool,
+}
+
+impl State {
+    /// Mark node `v` up to date as of this request.
+    #[inline(always)]
+    fn verified(&mut self, v: usize) {
+        let now = self.now;
+        self.unstale(v);
+        let i = &mut self.info[v];
+        i.dirty = false;
+        i.has_value = true;
+        i.verified_at = now;
+    }
+
+    #[inline(always)]
+    fn unstale(&mut self, v: usize) {
+        if self.stale.get(v) {
+            self.stale.clear(v);
+            self.stale_count -= 1;
+        }
+    }
 }
 
 impl Strategy for State {
     #[inline]
     fn is_done(&self, v: usize) -> bool {
-        !self.stale[v]
+        !self.fused && !self.stale.get(v)
     }
     fn vals(&self) -> &[Value] {
         &self.vals
@@ -112,50 +146,37 @@ impl Strategy for State {
         // A lazy node's inputs that matter are the ones it pulled (now brought up to date);
         // pulling a different set than last time is itself a change.
         let lazy = plan.is_lazy(v).then(|| &plan.op(v).spec().inputs);
-        let must = self.dirty[v]
-            || !self.has_value[v]
+        let me = self.info[v];
+        let must = me.dirty
+            || !me.has_value
             || self.taints[v].is_some()
-            || (lazy.is_some() && self.pulled[v] != pulled)
+            || (lazy.is_some() && me.pulled != pulled)
             || plan.inputs(v).iter().enumerate().any(|(i, s)| match s {
                 Source::Wire { node, .. } => {
                     let used =
                         lazy.is_none_or(|p| !p[i].lazy || (i < 64 && pulled & (1 << i) != 0));
-                    used && self.changed_at[*node as usize] > self.verified_at[v]
+                    used && self.info[*node as usize].changed_at > me.verified_at
                 }
                 _ => false,
             });
         if !must {
-            self.stale[v] = false;
-            self.stale_count -= 1;
-            self.verified_at[v] = self.now;
+            let now = self.now;
+            self.unstale(v);
+            self.info[v].verified_at = now;
             runner.stats.cache_hits += 1;
             return Ok(());
         }
-        if let Some(k) = self.kernels[v]
+        if let Some(k) = self.kernels.get(v)
             && self.tainted == 0
             && runner.plain()
-            && let (Some(a), Some(b)) = (k.a.get(&self.vals), k.b.get(&self.vals))
+            && let Some(r) = k.eval(&self.vals)
         {
             // The scalar fast path: float inputs carry no taint.
             if runner.cancelled() {
                 return Err(EvalError::Cancelled);
             }
-            let r = k.apply(a, b);
             runner.executed_fast();
-            let slot = &mut self.vals[k.out as usize];
-            if self.has_value[v]
-                && matches!(slot, Value::Float(old) if old.to_bits() == r.to_bits())
-            {
-                runner.stats.cutoffs += 1;
-            } else {
-                super::schedule::set_float(slot, r);
-                self.changed_at[v] = self.now;
-            }
-            self.has_value[v] = true;
-            self.dirty[v] = false;
-            self.stale[v] = false;
-            self.stale_count -= 1;
-            self.verified_at[v] = self.now;
+            self.store_float(v, k.out, r, runner);
             return Ok(());
         }
         let taint = gather(plan, v, &self.vals, &self.taints, pulled, scratch);
@@ -164,7 +185,7 @@ impl Strategy for State {
         self.scratch_out.resize(n, Value::Empty);
         let taint = runner.run(v, scratch, taint, &mut self.scratch_out)?;
         let off = plan.output_offset(v);
-        let same = self.has_value[v]
+        let same = me.has_value
             && self.taints[v].is_none()
             && taint.is_none()
             && self
@@ -178,7 +199,7 @@ impl Strategy for State {
             for (p, val) in self.scratch_out.drain(..).enumerate() {
                 self.vals[off + p] = val;
             }
-            self.changed_at[v] = self.now;
+            self.info[v].changed_at = self.now;
         }
         if taint.is_some() {
             self.retry.push(v as u32);
@@ -189,13 +210,76 @@ impl Strategy for State {
             _ => {}
         }
         self.taints[v] = taint;
-        self.pulled[v] = pulled;
-        self.has_value[v] = true;
-        self.dirty[v] = false;
-        self.stale[v] = false;
-        self.stale_count -= 1;
-        self.verified_at[v] = self.now;
+        self.info[v].pulled = pulled;
+        self.verified(v);
         Ok(())
+    }
+
+    /// The straight-line loop for stale scalar-kernel nodes: the up-to-date check reads the
+    /// node's wired sources from the topology, the result is compared with the old bits.
+    #[inline]
+    fn run_kernels(
+        &mut self,
+        plan: &Plan,
+        block: &[u32],
+        mut pos: usize,
+        runner: &mut Runner,
+    ) -> usize {
+        if self.tainted != 0 || !runner.plain() {
+            return pos;
+        }
+        let topo = plan.topology();
+        let mut n = 0u32;
+        let (mut last_slot, mut last) = (u32::MAX, 0.0);
+        while let Some(&v) = block.get(pos) {
+            let v = v as usize;
+            if self.fused || self.stale.get(v) {
+                let me = self.info[v];
+                let Some(k) = self.kernels.get(v) else { break };
+                let changed = me.dirty
+                    || !me.has_value
+                    || topo
+                        .preds(v)
+                        .iter()
+                        .any(|&u| self.info[u as usize].changed_at > me.verified_at);
+                if changed {
+                    let Some(r) = k.eval_after(&self.vals, last_slot, last) else {
+                        break;
+                    };
+                    n = n.wrapping_add(1);
+                    if n & 255 == 0 && runner.cancelled() {
+                        break;
+                    }
+                    runner.executed_fast();
+                    self.store_float(v, k.out, r, runner);
+                    (last_slot, last) = (k.out, r);
+                } else {
+                    let now = self.now;
+                    self.unstale(v);
+                    self.info[v].verified_at = now;
+                    runner.stats.cache_hits += 1;
+                }
+            }
+            pos += 1;
+        }
+        pos
+    }
+}
+
+impl State {
+    /// Store a kernel's result: unchanged bits are an early cutoff.
+    #[inline(always)]
+    fn store_float(&mut self, v: usize, out: u32, r: f64, runner: &mut Runner) {
+        let slot = &mut self.vals[out as usize];
+        if self.info[v].has_value
+            && matches!(slot, Value::Float(old) if old.to_bits() == r.to_bits())
+        {
+            runner.stats.cutoffs += 1;
+        } else {
+            set_float(slot, r);
+            self.info[v].changed_at = self.now;
+        }
+        self.verified(v);
     }
 }
 
@@ -213,6 +297,11 @@ pub struct IncrementalEvaluator {
     schedules: ScheduleCache,
     exec: Executor,
     mark_stack: Vec<u32>,
+    /// Invalidated nodes whose downstream cones were not marked yet: the front schedule is
+    /// self-contained, so its next run checks everything after them instead.
+    pending: Vec<u32>,
+    /// The roots of the schedule `pending` was deferred for.
+    pending_roots: Vec<(usize, usize)>,
     total: Stats,
 }
 
@@ -230,6 +319,8 @@ impl IncrementalEvaluator {
             schedules: ScheduleCache::default(),
             exec: Executor::default(),
             mark_stack: vec![],
+            pending: vec![],
+            pending_roots: vec![],
             total: Stats::default(),
         }
     }
@@ -237,24 +328,28 @@ impl IncrementalEvaluator {
     pub fn total_stats(&self) -> Stats {
         self.total
     }
-    /// Number of nodes waiting to be brought up to date.
+    /// Number of nodes known to wait to be brought up to date, plus the number of deferred
+    /// invalidations (each stands for its downstream cone).
     pub fn stale_count(&self) -> usize {
-        self.state.stale_count
+        self.state.stale_count + self.pending.len()
     }
 
     fn rebuild(&mut self, graph: &Graph) -> Result<Arc<Plan>, EvalError> {
         let plan = Arc::new(Plan::build(graph, &self.registry).map_err(EvalError::Invalid)?);
         let n = plan.len();
         let st = &mut self.state;
-        st.kernels = (0..n).map(|v| lower(&plan, v)).collect();
-        st.vals = vec![Value::Empty; plan.total_outputs()];
+        st.kernels = Kernels::new(&plan);
+        st.vals = vec![Value::Empty; plan.total_outputs() + st.kernels.extra()];
+        st.kernels.lower_all(&plan, &mut st.vals);
         st.taints = vec![None; n];
-        st.stale = vec![true; n];
-        st.dirty = vec![true; n];
-        st.has_value = vec![false; n];
-        st.changed_at = vec![0; n];
-        st.verified_at = vec![0; n];
-        st.pulled = vec![0; n];
+        st.info = vec![
+            NodeInfo {
+                dirty: true,
+                ..NodeInfo::default()
+            };
+            n
+        ];
+        st.stale = Bits::ones(n);
         st.tainted = 0;
         st.stale_count = n;
         st.retry.clear();
@@ -270,34 +365,97 @@ impl IncrementalEvaluator {
         self.reader_hash = vec![Key::default(); self.readers.len()];
         self.last_ctx = None;
         self.schedules.clear();
+        self.pending.clear();
         self.plan = Some(plan.clone());
         Ok(plan)
     }
 
-    /// Mark `v` dirty and its downstream cone stale.
+    /// Mark `v` dirty and its downstream cone stale. When the most recently used schedule
+    /// is self-contained and holds `v`, marking is deferred: every node of `v`'s cone comes
+    /// after it in that schedule, so its next run checks them all from `v` on; any other
+    /// request first marks the deferred cones ([`IncrementalEvaluator::flush`]).
     fn invalidate(&mut self, plan: &Plan, v: usize) {
-        self.state.dirty[v] = true;
+        self.state.info[v].dirty = true;
+        if self.state.stale.get(v) {
+            return;
+        }
+        if let Some(front) = self.schedules.front_mut()
+            && front.self_contained
+            && front.main_pos[v] != NONE
+            && (self.pending.is_empty() || self.pending_roots == front.roots)
+        {
+            if self.pending.is_empty() {
+                self.pending_roots.clone_from(&front.roots);
+            }
+            front.first_stale = front.first_stale.min(front.main_pos[v]);
+            self.pending.push(v as u32);
+            return;
+        }
+        self.mark(plan, v);
+    }
+
+    /// Mark the cones of deferred invalidations stale.
+    fn flush(&mut self, plan: &Plan) {
+        let pending = std::mem::take(&mut self.pending);
+        for &v in &pending {
+            self.mark(plan, v as usize);
+        }
+        for s in self.schedules.iter_mut() {
+            s.first_stale = 0;
+        }
+        self.pending = pending;
+        self.pending.clear();
+    }
+
+    /// Mark `v` and its downstream cone stale.
+    fn mark(&mut self, plan: &Plan, v: usize) {
+        if self.state.stale.get(v) {
+            return;
+        }
+        let mut scheds = self.schedules.iter_mut();
+        let mut front = scheds.next();
+        for s in scheds {
+            s.first_stale = 0;
+        }
+        let topo = plan.topology();
+        let stale = &mut self.state.stale;
+        // Without lazy blocks every path between main-block nodes runs through eager edges,
+        // so each descendant of `v` comes after it: `v`'s position is the new first stale one.
+        let exact = front.as_deref_mut().and_then(|s| {
+            let p = s.main_pos[v];
+            (p != NONE && s.blocks.len() == 1).then(|| {
+                s.first_stale = s.first_stale.min(p);
+            })
+        });
+        let mut track = if exact.is_some() { None } else { front };
+        let mut newly = 0usize;
         self.mark_stack.clear();
         self.mark_stack.push(v as u32);
         while let Some(u) = self.mark_stack.pop() {
-            let u = u as usize;
-            if self.state.stale[u] {
-                continue;
-            }
-            self.state.stale[u] = true;
-            self.state.stale_count += 1;
-            for s in self.schedules.iter_mut() {
-                let p = s.main_pos[u];
-                if p != NONE && p < s.first_stale {
-                    s.first_stale = p;
+            // Follow single successors without the stack (chains).
+            let mut u = u as usize;
+            while !stale.get(u) {
+                stale.set(u);
+                newly += 1;
+                if let Some(s) = track.as_deref_mut() {
+                    let p = s.main_pos[u];
+                    if p < s.first_stale {
+                        s.first_stale = p;
+                    }
                 }
-            }
-            for &w in plan.topology().succs(u) {
-                if !self.state.stale[w as usize] {
-                    self.mark_stack.push(w);
+                let succ = topo.succs(u);
+                let Some((&first, rest)) = succ.split_first() else {
+                    break;
+                };
+                for &w in rest {
+                    if !stale.get(w as usize) {
+                        self.mark_stack.push(w);
+                    }
                 }
+                u = first as usize;
             }
         }
+        self.state.stale_count += newly;
     }
 
     /// Bring the plan and the stale marks up to `graph` and `ctx`.
@@ -312,7 +470,7 @@ impl IncrementalEvaluator {
                     Some(e) if Arc::get_mut(p).is_some_and(|p| p.update_data(graph, &e)) => {
                         let p = p.clone();
                         for v in e {
-                            self.state.kernels[v] = lower(&p, v);
+                            self.state.kernels.lower(&p, v, &mut self.state.vals);
                             self.invalidate(&p, v);
                         }
                         p
@@ -334,7 +492,7 @@ impl IncrementalEvaluator {
                 let mut h = KeyHasher::new();
                 plan.op(v).hash_context(plan.params(v), ctx, &mut h);
                 let k = h.finish_key();
-                if k != self.reader_hash[i] || !self.state.has_value[v] {
+                if k != self.reader_hash[i] || !self.state.info[v].has_value {
                     self.reader_hash[i] = k;
                     self.invalidate(&plan, v);
                 }
@@ -364,12 +522,16 @@ impl Evaluator for IncrementalEvaluator {
         if request.cancel == CancelMode::Preemptive {
             return detached(&self.registry, plan, roots, request, ctx, planned);
         }
+        let fused = !self.pending.is_empty() && self.pending_roots == roots;
+        if !self.pending.is_empty() && !fused {
+            self.flush(&plan);
+        }
         let (sched, built) = self.schedules.get(&plan, &roots, Edges::Eager);
         if built {
             let st = &self.state;
             sched.first_stale = sched.blocks[0]
                 .iter()
-                .position(|&v| st.stale[v as usize])
+                .position(|&v| st.stale.get(v as usize))
                 .map_or(NONE, |p| p as u32);
         }
         let start = sched.first_stale as usize;
@@ -398,10 +560,19 @@ impl Evaluator for IncrementalEvaluator {
         let main_len = sched.main_len();
         let mut runner = Runner::new(&plan, ctx, request, || main_len - start.min(main_len));
         runner.stats.planned = planned || built;
+        self.state.fused = fused;
         let r = self
             .exec
             .run(&plan, sched, start, &mut self.state, &mut runner, None);
+        self.state.fused = false;
         sched.first_stale = if r.is_ok() { NONE } else { start as u32 };
+        if fused {
+            if r.is_ok() {
+                self.pending.clear();
+            } else {
+                self.flush(&plan);
+            }
+        }
         let values = collect(&self.state);
         let (stats, failures, timings) =
             runner.finish(&roots, &request.outputs, &self.state.taints);
@@ -423,5 +594,33 @@ impl Evaluator for IncrementalEvaluator {
             failures,
             timings,
         })
+    }
+}
+
+/// A fixed-size bitmap.
+#[derive(Default)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn ones(n: usize) -> Self {
+        let mut b = Bits(vec![u64::MAX; n.div_ceil(64)]);
+        if !n.is_multiple_of(64)
+            && let Some(last) = b.0.last_mut()
+        {
+            *last = (1u64 << (n % 64)) - 1;
+        }
+        b
+    }
+    #[inline(always)]
+    fn get(&self, i: usize) -> bool {
+        self.0[i >> 6] & (1 << (i & 63)) != 0
+    }
+    #[inline(always)]
+    fn set(&mut self, i: usize) {
+        self.0[i >> 6] |= 1 << (i & 63);
+    }
+    #[inline(always)]
+    fn clear(&mut self, i: usize) {
+        self.0[i >> 6] &= !(1 << (i & 63));
     }
 }

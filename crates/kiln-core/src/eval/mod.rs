@@ -5,6 +5,7 @@ mod compiled;
 mod eager;
 mod exec;
 mod incremental;
+mod kernel;
 mod lazy;
 mod schedule;
 

@@ -15,10 +15,10 @@
 //! bit and a cutoff check for the incremental one.
 
 use super::exec::{Runner, Taint, gather, uncaught_error};
+use super::kernel::{Kernels, set_float};
 use super::{EvalError, ParallelPolicy, execute_fast, execute_node, next_lazy};
-use crate::op::Kernel;
 use crate::plan::{Plan, Source};
-use crate::value::{Value, ValueType};
+use crate::value::Value;
 use std::time::{Duration, Instant};
 
 pub(crate) const NONE: u32 = u32::MAX;
@@ -54,6 +54,9 @@ pub(crate) struct Schedule {
     runs: u64,
     /// The first main-block position that may hold a stale node (incremental evaluation).
     pub(crate) first_stale: u32,
+    /// No lazy blocks, and every successor of a main-block node is in the main block: the
+    /// downstream cone of any of its nodes lies after it in the main block.
+    pub(crate) self_contained: bool,
 }
 
 /// Nodes of the cone of `starts` (through `edges`), in topological order: an iterative
@@ -167,7 +170,15 @@ impl Schedule {
             }
         }
         let n_levels = levels.len() - 1;
+        let self_contained = blocks.len() == 1
+            && blocks[0].iter().all(|&v| {
+                plan.topology()
+                    .succs(v as usize)
+                    .iter()
+                    .all(|&w| main_pos[w as usize] != NONE)
+            });
         Schedule {
+            self_contained,
             roots: roots.to_vec(),
             blocks,
             lazy_base,
@@ -217,7 +228,13 @@ pub(crate) trait Strategy {
     }
     /// Run the nodes of `block` from `pos` that have scalar kernels, as far as they go;
     /// returns where it stopped.
-    fn run_kernels(&mut self, _block: &[u32], pos: usize, _runner: &mut Runner) -> usize {
+    fn run_kernels(
+        &mut self,
+        _plan: &Plan,
+        _block: &[u32],
+        pos: usize,
+        _runner: &mut Runner,
+    ) -> usize {
         pos
     }
 }
@@ -322,7 +339,7 @@ impl Executor {
                 // The straight-line part: run non-lazy nodes until a lazy one or the end.
                 let mut pos = f.pos as usize;
                 loop {
-                    pos = state.run_kernels(block, pos, runner);
+                    pos = state.run_kernels(plan, block, pos, runner);
                     let Some(&v) = block.get(pos) else { break };
                     let v = v as usize;
                     if !state.is_done(v) {
@@ -422,104 +439,11 @@ impl Executor {
     }
 }
 
-/// Where a kernel argument comes from.
-#[derive(Clone, Copy)]
-pub(crate) enum KArg {
-    Slot(u32),
-    Const(f64),
-}
-
-/// A node lowered to a scalar kernel ([`Op::kernel`](crate::op::Op::kernel)).
-#[derive(Clone, Copy)]
-pub(crate) struct KInstr {
-    pub(crate) kernel: Kernel,
-    pub(crate) a: KArg,
-    pub(crate) b: KArg,
-    pub(crate) out: u32,
-}
-
-/// Store a float into a slot, in place when it already holds one (the usual case from the
-/// previous run), which avoids building and moving a whole [`Value`].
-#[inline(always)]
-pub(crate) fn set_float(slot: &mut Value, r: f64) {
-    match slot {
-        Value::Float(x) => *x = r,
-        other => *other = Value::Float(r),
-    }
-}
-
-impl KInstr {
-    /// Apply the kernel to its arguments.
-    #[inline(always)]
-    pub(crate) fn apply(&self, a: f64, b: f64) -> f64 {
-        match self.kernel {
-            Kernel::Const(x) => x,
-            Kernel::Unary(f) => f(a),
-            Kernel::Binary(f) => f(a, b),
-        }
-    }
-}
-
-impl KArg {
-    #[inline(always)]
-    pub(crate) fn get(self, vals: &[Value]) -> Option<f64> {
-        match self {
-            KArg::Const(x) => Some(x),
-            KArg::Slot(s) => match vals[s as usize] {
-                Value::Float(x) => Some(x),
-                _ => None,
-            },
-        }
-    }
-}
-
-/// Lower node `v` to a kernel when its op offers one for its (static) input types.
-pub(crate) fn lower(plan: &Plan, v: usize) -> Option<KInstr> {
-    if plan.n_outputs(v) != 1 || plan.output_types(v) != [ValueType::Float] || plan.is_lazy(v) {
-        return None;
-    }
-    let inputs = plan.inputs(v);
-    let types: Vec<Option<ValueType>> = inputs
-        .iter()
-        .map(|s| match s {
-            Source::Wire { node, port } => plan
-                .output_types(*node as usize)
-                .get(*port as usize)
-                .copied(),
-            Source::Const(c) => c.value_type(),
-            Source::Empty => None,
-        })
-        .collect();
-    if types.iter().any(|t| *t != Some(ValueType::Float)) {
-        return None;
-    }
-    let kernel = plan.op(v).kernel(&types, plan.params(v))?;
-    if kernel.arity() != inputs.len() {
-        return None;
-    }
-    let arg = |i: usize| -> Option<KArg> {
-        match inputs.get(i) {
-            None => Some(KArg::Const(0.0)),
-            Some(Source::Wire { node, port }) => Some(KArg::Slot(
-                (plan.output_offset(*node as usize) + *port as usize) as u32,
-            )),
-            Some(Source::Const(Value::Float(x))) => Some(KArg::Const(*x)),
-            Some(_) => None,
-        }
-    };
-    Some(KInstr {
-        kernel,
-        a: arg(0)?,
-        b: arg(1)?,
-        out: plan.output_offset(v) as u32,
-    })
-}
-
 /// Value slots with generation stamps: the state of the eager and compiled evaluators.
 #[derive(Default)]
 pub(crate) struct Slots {
     /// Per node: its scalar kernel, when it has one.
-    kernels: Vec<Option<KInstr>>,
+    kernels: Kernels,
     pub(crate) vals: Vec<Value>,
     pub(crate) taints: Vec<Taint>,
     stamp: Vec<u32>,
@@ -531,8 +455,9 @@ pub(crate) struct Slots {
 impl Slots {
     /// Size the slots for `plan` and forget every value.
     pub(crate) fn reset(&mut self, plan: &Plan) {
-        self.kernels = (0..plan.len()).map(|v| lower(plan, v)).collect();
-        self.vals = vec![Value::Empty; plan.total_outputs()];
+        self.kernels = Kernels::new(plan);
+        self.vals = vec![Value::Empty; plan.total_outputs() + self.kernels.extra()];
+        self.kernels.lower_all(plan, &mut self.vals);
         self.taints = vec![None; plan.len()];
         self.stamp = vec![0; plan.len()];
         self.generation = 0;
@@ -540,9 +465,7 @@ impl Slots {
     /// Lower `nodes` again after a value edit changed their params or constants.
     pub(crate) fn relower(&mut self, plan: &Plan, nodes: &[usize]) {
         for &v in nodes {
-            if let Some(k) = self.kernels.get_mut(v) {
-                *k = lower(plan, v);
-            }
+            self.kernels.lower(plan, v, &mut self.vals);
         }
     }
 
@@ -653,17 +576,12 @@ impl Strategy for Slots {
         let off = plan.output_offset(v);
         let n = plan.n_outputs(v);
         if self.untainted && pulled == 0 && runner.plain() {
-            if let Some(k) = self.kernels[v]
-                && let (Some(a), Some(b)) = (k.a.get(&self.vals), k.b.get(&self.vals))
+            if let Some(k) = self.kernels.get(v)
+                && let Some(r) = k.eval(&self.vals)
             {
                 if runner.cancelled() {
                     return Err(EvalError::Cancelled);
                 }
-                let r = match k.kernel {
-                    Kernel::Const(x) => x,
-                    Kernel::Unary(f) => f(a),
-                    Kernel::Binary(f) => f(a, b),
-                };
                 set_float(&mut self.vals[k.out as usize], r);
                 runner.executed_fast();
                 self.stamp[v] = self.generation;
@@ -706,17 +624,24 @@ impl Strategy for Slots {
         Some(self)
     }
     #[inline]
-    fn run_kernels(&mut self, block: &[u32], mut pos: usize, runner: &mut Runner) -> usize {
+    fn run_kernels(
+        &mut self,
+        _plan: &Plan,
+        block: &[u32],
+        mut pos: usize,
+        runner: &mut Runner,
+    ) -> usize {
         if !self.untainted || !runner.plain() {
             return pos;
         }
         let generation = self.generation;
         let mut executed = 0u64;
+        let (mut last_slot, mut last) = (u32::MAX, 0.0);
         while let Some(&v) = block.get(pos) {
             let v = v as usize;
-            let Some(k) = self.kernels[v] else { break };
+            let Some(k) = self.kernels.get(v) else { break };
             if self.stamp[v] != generation {
-                let (Some(a), Some(b)) = (k.a.get(&self.vals), k.b.get(&self.vals)) else {
+                let Some(r) = k.eval_after(&self.vals, last_slot, last) else {
                     break;
                 };
                 // Cancellation is checked between nodes, here every 256 kernels (about a
@@ -724,12 +649,8 @@ impl Strategy for Slots {
                 if executed & 255 == 255 && runner.cancelled() {
                     break;
                 }
-                let r = match k.kernel {
-                    Kernel::Const(x) => x,
-                    Kernel::Unary(f) => f(a),
-                    Kernel::Binary(f) => f(a, b),
-                };
                 set_float(&mut self.vals[k.out as usize], r);
+                (last_slot, last) = (k.out, r);
                 self.stamp[v] = generation;
                 executed += 1;
             }
@@ -832,6 +753,10 @@ impl ScheduleCache {
         self.list.retain(|x| x.roots != s.roots);
         self.list.insert(0, s);
         self.list.truncate(KEPT_SCHEDULES);
+    }
+    /// The most recently used schedule.
+    pub(crate) fn front_mut(&mut self) -> Option<&mut Schedule> {
+        self.list.first_mut()
     }
     /// Every kept schedule.
     pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Schedule> {
