@@ -458,7 +458,7 @@ fn deferred_invalidation_on_self_contained_schedules_stays_exact() {
         g.wire("one.out", &format!("{id}.b"));
     }
     let mut inc = IncrementalEvaluator::new(e.reg.clone());
-    let mut fresh = |g: &Graph, out: &str| {
+    let fresh = |g: &Graph, out: &str| {
         LazyEvaluator::new(e.reg.clone())
             .evaluate(g, &Request::new([out]), &EvalContext::new())
             .unwrap()
