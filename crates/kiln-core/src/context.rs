@@ -59,6 +59,63 @@ impl<F: Fn(&Progress<'_>) + Send + Sync> ProgressSink for F {
     }
 }
 
+/// A progress report that owns its data, as sent through a [`progress_channel`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProgressReport {
+    /// Nodes finished so far in this request.
+    pub completed: usize,
+    /// Nodes this request may execute.
+    pub total: usize,
+    /// The node being worked on, if any.
+    pub node: Option<String>,
+    /// Fraction done inside the current node, when the op reports it.
+    pub node_fraction: Option<f32>,
+    /// Time since the request started.
+    pub elapsed: Duration,
+}
+
+impl From<&Progress<'_>> for ProgressReport {
+    fn from(p: &Progress<'_>) -> Self {
+        ProgressReport {
+            completed: p.completed,
+            total: p.total,
+            node: p.node.map(str::to_string),
+            node_fraction: p.node_fraction,
+            elapsed: p.elapsed,
+        }
+    }
+}
+
+/// A sink that sends every report down a channel, for a consumer on another thread (a UI,
+/// say). Reports are dropped once the receiver is gone.
+pub struct ChannelSink(std::sync::Mutex<std::sync::mpsc::Sender<ProgressReport>>);
+
+impl ProgressSink for ChannelSink {
+    fn report(&self, p: &Progress<'_>) {
+        if let Ok(tx) = self.0.lock() {
+            let _ = tx.send(p.into());
+        }
+    }
+}
+
+/// A progress sink for [`EvalContext::progress`] and the receiving end of its channel.
+///
+/// ```
+/// use kiln_core::context::{EvalContext, progress_channel};
+/// let (sink, rx) = progress_channel();
+/// let ctx = EvalContext { progress: Some(sink), ..EvalContext::new() };
+/// # drop(ctx);
+/// // ... evaluate on this thread; read `rx` on another.
+/// assert!(rx.try_recv().is_err());
+/// ```
+pub fn progress_channel() -> (
+    Arc<dyn ProgressSink>,
+    std::sync::mpsc::Receiver<ProgressReport>,
+) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    (Arc::new(ChannelSink(std::sync::Mutex::new(tx))), rx)
+}
+
 /// Everything a node may read besides its inputs and params.
 #[derive(Clone)]
 pub struct EvalContext {

@@ -44,8 +44,13 @@ pub mod value;
 
 /// The names most programs need.
 pub mod prelude {
-    pub use crate::context::{CancelToken, EvalContext, Progress, ProgressSink};
-    pub use crate::eval::{EvalError, Evaluator, LazyEvaluator, Outputs, Request, Stats};
+    pub use crate::context::{
+        CancelToken, EvalContext, Progress, ProgressReport, ProgressSink, progress_channel,
+    };
+    pub use crate::eval::{
+        CancelMode, CompiledEvaluator, EagerEvaluator, ErrorPolicy, EvalError, Evaluator, Failure,
+        IncrementalEvaluator, LazyEvaluator, Outputs, ParallelPolicy, Request, Stats,
+    };
     pub use crate::graph::{Graph, GraphError, Node, NodeId, PortRef, Wire};
     pub use crate::key::{Key, KeyHasher};
     pub use crate::op::{

@@ -378,21 +378,21 @@ fn progress_reaches_a_channel() {
     let g = wide_graph();
     let req = Request::new(["n5", "s1", "s2"]);
     for (name, mut ev) in evaluators(&e.reg) {
-        let (tx, rx) = std::sync::mpsc::channel::<Report>();
-        let tx = Mutex::new(tx);
+        let (sink, rx) = progress_channel();
+        // The consumer reads on its own thread, as a UI would.
+        let reader = std::thread::spawn(move || {
+            rx.iter()
+                .filter(|r| r.node_fraction.is_none())
+                .map(|r| (r.completed, r.total, r.node))
+                .collect::<Vec<Report>>()
+        });
         let mut ctx = EvalContext::new();
-        ctx.progress = Some(Arc::new(move |p: &Progress<'_>| {
-            if p.node_fraction.is_none() {
-                let r = (p.completed, p.total, p.node.map(str::to_string));
-                tx.lock().unwrap().send(r).unwrap();
-            }
-        }));
+        ctx.progress = Some(sink);
         let out = ev.evaluate(&g, &req, &ctx).unwrap();
-        let got: Vec<Report> = rx.try_iter().collect();
+        drop(ctx); // drops the sender: the channel closes and the reader finishes
+        let got = reader.join().unwrap();
         assert_eq!(got.len(), 8, "{name}");
         check_reports(name, &g, &got, out.stats.executed);
-        drop(ctx); // drops the sender: the channel closes
-        assert!(rx.recv().is_err(), "{name}");
     }
 }
 
