@@ -103,7 +103,7 @@ impl ProgressSink for ChannelSink {
 /// ```
 /// use kiln_core::context::{EvalContext, progress_channel};
 /// let (sink, rx) = progress_channel();
-/// let ctx = EvalContext { progress: Some(sink), ..EvalContext::new() };
+/// let ctx = EvalContext::new().with_progress(sink);
 /// # drop(ctx);
 /// // ... evaluate on this thread; read `rx` on another.
 /// assert!(rx.try_recv().is_err());
@@ -183,6 +183,11 @@ impl EvalContext {
     /// Set a named graph input.
     pub fn with_input(mut self, name: &str, v: impl Into<Value>) -> Self {
         self.inputs.insert(name.to_string(), v.into());
+        self
+    }
+    /// Send progress reports to `sink` (a closure, or the sink of a [`progress_channel`]).
+    pub fn with_progress(mut self, sink: Arc<dyn ProgressSink>) -> Self {
+        self.progress = Some(sink);
         self
     }
     /// Whether cancellation was requested.

@@ -10,6 +10,7 @@
 //! visited. A failed or cancelled node's result is never stored.
 
 use super::exec::{Runner, Taint, first_error, gather, uncaught_error};
+use super::kernel::{Kernels, set_float};
 use super::{CancelMode, EvalError, Evaluator, Outputs, Request, Stats, next_lazy, run_detached};
 use crate::context::EvalContext;
 use crate::graph::Graph;
@@ -36,6 +37,10 @@ pub struct LazyEvaluator {
     registry: Registry,
     plan: Option<Arc<Plan>>,
     memo: KeyMap<Value>,
+    /// Scalar kernels of the plan's nodes (see `eval::kernel`).
+    kernels: Kernels,
+    /// Nodes given a taint in the current request (the kernel path needs none).
+    tainted: usize,
     /// A read-only memo to consult after `memo` (detached workers only).
     base: Option<Arc<KeyMap<Value>>>,
     generation: u32,
@@ -60,6 +65,8 @@ impl LazyEvaluator {
             registry,
             plan: None,
             memo: KeyMap::default(),
+            kernels: Kernels::default(),
+            tainted: 0,
             base: None,
             generation: 0,
             key_gen: vec![],
@@ -104,7 +111,9 @@ impl LazyEvaluator {
         self.key_gen = vec![0; n];
         self.keys = vec![Key::default(); n];
         self.val_gen = vec![0; n];
-        self.vals = vec![Value::Empty; plan.total_outputs()];
+        self.kernels = Kernels::new(&plan);
+        self.vals = vec![Value::Empty; plan.total_outputs() + self.kernels.extra()];
+        self.kernels.lower_all(&plan, &mut self.vals);
         self.taints = vec![None; n];
         self.generation = 0;
         self.plan = Some(plan);
@@ -348,6 +357,26 @@ impl LazyEvaluator {
         sk: &[Key],
         runner: &mut Runner,
     ) -> Result<(), EvalError> {
+        if self.tainted == 0
+            && runner.plain()
+            && let Some(k) = self.kernels.get(v)
+            && let Some(r) = k.eval(&self.vals)
+        {
+            // The scalar fast path (see `eval::kernel`): float inputs, no taint anywhere.
+            if runner.cancelled() {
+                self.stack.clear();
+                return Err(EvalError::Cancelled);
+            }
+            runner.executed_fast();
+            if plan.class(v) != Class::Volatile {
+                let key = Self::key_of(plan, sk, &self.keys, v);
+                self.memo.insert(key, Value::Float(r));
+            }
+            set_float(&mut self.vals[k.out as usize], r);
+            self.taints[v] = None;
+            self.val_gen[v] = self.generation;
+            return Ok(());
+        }
         let taint = gather(
             plan,
             v,
@@ -377,6 +406,7 @@ impl LazyEvaluator {
             }
             self.vals[off + p] = val;
         }
+        self.tainted += taint.is_some() as usize;
         self.taints[v] = taint;
         self.val_gen[v] = self.generation;
         Ok(())
@@ -397,6 +427,7 @@ impl LazyEvaluator {
         }
         self.next_generation();
         self.nonce += 1;
+        self.tainted = 0;
         let mut runner = Runner::new(plan, ctx, request, || {
             let r: Vec<u32> = roots.iter().map(|&(n, _)| n as u32).collect();
             plan.topology().upstream(&r).len()
