@@ -18,7 +18,7 @@ use super::exec::{Runner, Taint, gather, uncaught_error};
 use super::kernel::{Kernels, set_float};
 use super::{EvalError, ParallelPolicy, execute_fast, execute_node, next_lazy};
 use crate::plan::{Plan, Source};
-use crate::value::Value;
+use crate::value::{Value, ValueType};
 use std::time::{Duration, Instant};
 
 pub(crate) const NONE: u32 = u32::MAX;
@@ -50,8 +50,16 @@ pub(crate) struct Schedule {
     pub(crate) main_pos: Vec<u32>,
     /// Learned sequential cost of each level (nanoseconds; 0 = not measured yet).
     level_cost: Vec<u64>,
+    /// Per level: at least two of its non-lazy nodes make heavy values (the prior before a
+    /// level is measured).
+    heavy_levels: Vec<bool>,
     /// Runs so far (measurement is sampled).
     runs: u64,
+    /// The levels to run in parallel under a threshold, as last worked out: `(threshold,
+    /// measurement epoch, levels)`.
+    par_levels: Option<(Duration, u64, Vec<u32>)>,
+    /// Bumped when level costs change.
+    cost_epoch: u64,
     /// The first main-block position that may hold a stale node (incremental evaluation).
     pub(crate) first_stale: u32,
     /// No lazy blocks, and every successor of a main-block node is in the main block: the
@@ -170,6 +178,22 @@ impl Schedule {
             }
         }
         let n_levels = levels.len() - 1;
+        let heavy_levels = (0..n_levels)
+            .map(|l| {
+                let nodes = &blocks[0][levels[l] as usize..levels[l + 1] as usize];
+                nodes
+                    .iter()
+                    .filter(|&&v| {
+                        !plan.is_lazy(v as usize)
+                            && plan
+                                .output_types(v as usize)
+                                .iter()
+                                .any(|t| matches!(t, ValueType::Heavy(_)))
+                    })
+                    .count()
+                    >= 2
+            })
+            .collect();
         let self_contained = blocks.len() == 1
             && blocks[0].iter().all(|&v| {
                 plan.topology()
@@ -187,7 +211,10 @@ impl Schedule {
             levels,
             main_pos,
             level_cost: vec![0; n_levels],
+            heavy_levels,
             runs: 0,
+            par_levels: None,
+            cost_epoch: 0,
             first_stale: 0,
         }
     }
@@ -195,6 +222,29 @@ impl Schedule {
     /// Nodes of the main block.
     pub(crate) fn main_len(&self) -> usize {
         self.blocks[0].len()
+    }
+
+    /// Whether level `l` runs in parallel under threshold `min_cost`.
+    fn level_parallel(&self, l: usize, min_cost: Duration) -> bool {
+        let size = self.levels[l + 1] - self.levels[l];
+        let measured = self.level_cost[l] != 0;
+        // Before a level is measured, two or more nodes making heavy values (images,
+        // buffers) are presumed worth it.
+        size >= 2
+            && (min_cost.is_zero()
+                || (!measured && self.heavy_levels[l])
+                || (measured && Duration::from_nanos(self.level_cost[l]) >= min_cost))
+    }
+
+    /// The levels to run in parallel under `min_cost` (cached until costs change).
+    fn parallel_levels(&mut self, min_cost: Duration) -> Vec<u32> {
+        match self.par_levels.take() {
+            Some((c, e, list)) if c == min_cost && e == self.cost_epoch => list,
+            _ => (0..self.level_cost.len())
+                .filter(|&l| self.level_parallel(l, min_cost))
+                .map(|l| l as u32)
+                .collect(),
+        }
     }
 
     fn lazy_block_of(&self, v: usize, port: usize) -> u32 {
@@ -299,44 +349,67 @@ impl Executor {
     ) -> Result<(), EvalError> {
         let mut level_started: Option<(usize, Instant)> = None;
         let mut last_level: Option<usize> = None;
+        // Outside measuring runs, only the parallel levels interrupt the straight line.
+        let par_list = match par {
+            Some(p) if !measure => sched.parallel_levels(p.min_cost),
+            _ => vec![],
+        };
+        let start = self.stack.first().map_or(0, |f| f.pos);
+        let mut cursor = par_list.partition_point(|&l| sched.levels[l as usize] < start);
         while let Some(&f) = self.stack.last() {
             let top = self.stack.len() - 1;
-            let block = &sched.blocks[f.block as usize];
-            if f.pos as usize >= block.len() {
+            if f.pos as usize >= sched.blocks[f.block as usize].len() {
                 self.stack.pop();
                 continue;
             }
-            if par.is_some() && f.block == 0 && f.pulled == 0 {
+            let main = f.block == 0 && f.pulled == 0;
+            if let Some(par) = par
+                && main
+                && measure
+            {
                 let l = sched.level_at[f.pos as usize];
                 if l != NONE && last_level.is_none_or(|p| p < l as usize) {
                     let l = l as usize;
                     last_level = Some(l);
-                    if let Some((pl, t0)) = level_started.take()
-                        && measure
-                    {
-                        let ns = t0.elapsed().as_nanos() as u64;
-                        let c = &mut sched.level_cost[pl];
-                        *c = if *c == 0 { ns } else { (*c).min(ns) };
+                    if let Some((pl, t0)) = level_started.take() {
+                        record_cost(sched, pl, t0);
                     }
-                    if let Some(par) = par {
-                        let (a, b) = (sched.levels[l] as usize, sched.levels[l + 1] as usize);
-                        let cost = Duration::from_nanos(sched.level_cost[l]);
-                        let measured = sched.level_cost[l] != 0;
-                        if b - a >= 2
-                            && (par.min_cost.is_zero() || (measured && cost >= par.min_cost))
-                        {
-                            if let Some(slots) = state.slots() {
-                                slots.run_level(plan, &sched.blocks[0][a..b], runner, par)?;
-                            }
-                            // Lazy nodes of the level (left undone above) run below.
-                        } else if measure && b - a >= 2 {
-                            level_started = Some((l, Instant::now()));
+                    let (a, b) = (sched.levels[l] as usize, sched.levels[l + 1] as usize);
+                    if sched.level_parallel(l, par.min_cost) {
+                        if let Some(slots) = state.slots() {
+                            slots.run_level(plan, &sched.blocks[0][a..b], runner, par)?;
                         }
+                    } else if b - a >= 2 {
+                        level_started = Some((l, Instant::now()));
                     }
                 }
+            } else if let Some(par) = par
+                && main
+                && let Some(&l) = par_list.get(cursor)
+                && sched.levels[l as usize] == f.pos
+            {
+                cursor += 1;
+                let (a, b) = (
+                    sched.levels[l as usize] as usize,
+                    sched.levels[l as usize + 1] as usize,
+                );
+                if let Some(slots) = state.slots() {
+                    slots.run_level(plan, &sched.blocks[0][a..b], runner, par)?;
+                }
+                // Lazy nodes of the level (left undone) run below.
             }
-            if par.is_none() && f.pulled == 0 {
-                // The straight-line part: run non-lazy nodes until a lazy one or the end.
+            let block = &sched.blocks[f.block as usize];
+            if f.pulled == 0 {
+                // The straight-line part: run non-lazy nodes until a lazy one or the end — of
+                // the level while measuring, or up to the next parallel level.
+                let end = match (par.is_some() && f.block == 0, measure, last_level) {
+                    (true, true, Some(l)) => sched.levels[l + 1] as usize,
+                    (true, false, _) => par_list
+                        .get(cursor)
+                        .map_or(block.len(), |&l| sched.levels[l as usize] as usize),
+                    _ => block.len(),
+                };
+                let block = &block[..end.max(f.pos as usize)];
                 let mut pos = f.pos as usize;
                 loop {
                     pos = state.run_kernels(plan, block, pos, runner);
@@ -428,15 +501,22 @@ impl Executor {
                 }
             }
         }
-        if let Some((pl, t0)) = level_started.take()
-            && measure
-        {
-            let ns = t0.elapsed().as_nanos() as u64;
-            let c = &mut sched.level_cost[pl];
-            *c = if *c == 0 { ns } else { (*c).min(ns) };
+        if let Some((pl, t0)) = level_started.take() {
+            record_cost(sched, pl, t0);
+        }
+        if par.is_some() && !measure {
+            sched.par_levels = par.map(|p| (p.min_cost, sched.cost_epoch, par_list));
         }
         Ok(())
     }
+}
+
+/// Keep the fastest sequential time seen for level `l`.
+fn record_cost(sched: &mut Schedule, l: usize, t0: Instant) {
+    let ns = (t0.elapsed().as_nanos() as u64).max(1);
+    let c = &mut sched.level_cost[l];
+    *c = if *c == 0 { ns } else { (*c).min(ns) };
+    sched.cost_epoch += 1;
 }
 
 /// Value slots with generation stamps: the state of the eager and compiled evaluators.
