@@ -3,9 +3,11 @@
 //!
 //! Run: `cargo bench -p kiln-bench --bench evaluators`. Criterion groups come first, then a
 //! summary measured in the same process: for each variant the median of [`REPS`]
-//! repetitions, interleaved variant by variant so drift on a shared machine hits them alike,
-//! each repetition one untimed run (to bring the variant's data back into the caches) and
-//! then enough timed runs to fill about [`REP_TARGET`].
+//! repetitions. One repetition visits every variant of every section in turn (about half a
+//! second), so drift and bursts of other work on a shared machine spoil a few repetitions of
+//! each variant instead of all repetitions of a few. A variant's repetition is one untimed
+//! run (to bring its data back into the caches) and then enough timed runs to fill about
+//! [`REP_TARGET`]. The load average is printed beside the results.
 //!
 //! 1. **Full evaluation** of the standard 10,000-node chain and DAG (`Head::Const`), per
 //!    node: `flat` (the hand-written interpreter, the limit); `CompiledEvaluator` in its
@@ -263,9 +265,9 @@ impl Timed for Branches {
     }
     fn check(&mut self, when: &str) {
         let got = self.both();
-        for i in 0..2 {
+        for (i, (got, want)) in got.iter().zip(&self.wants).enumerate() {
             assert!(
-                got[i].same_bits(&self.wants[i]),
+                got.same_bits(want),
                 "branch {i} (threads: {}, {when}) differs from the lazy result",
                 self.threads
             );
@@ -501,6 +503,8 @@ struct Section {
     nodes: Option<usize>,
     /// Whether one run is long (tens of ms): criterion then samples flat.
     long: bool,
+    /// The summary's median ns per run of each entry (filled by [`measure_all`]).
+    medians: Vec<f64>,
 }
 
 impl Section {
@@ -569,6 +573,7 @@ fn full_section(name: &'static str, w: fn(Head) -> Workload) -> Section {
         ],
         nodes: Some(n as usize),
         long: false,
+        medians: vec![],
     }
 }
 
@@ -597,6 +602,7 @@ fn incremental_section() -> Section {
         ],
         nodes: None,
         long: false,
+        medians: vec![],
     }
 }
 
@@ -649,6 +655,7 @@ fn heavy_section() -> Section {
         ],
         nodes: None,
         long: true,
+        medians: vec![],
     }
 }
 
@@ -679,6 +686,7 @@ fn tiny_section() -> Section {
         entries: vec![entry("sequential", seq), entry("rayon2_learned", par)],
         nodes: Some(n as usize),
         long: false,
+        medians: vec![],
     }
 }
 
@@ -719,18 +727,32 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Median ns per run of every variant of `s`, the variants interleaved repetition by
-/// repetition; checks every variant afterwards.
-fn measure(s: &mut Section) -> Vec<f64> {
-    let runs: Vec<u64> = s.entries.iter_mut().map(|e| runs_for(&mut *e.t)).collect();
-    let mut samples = vec![Vec::with_capacity(REPS); s.entries.len()];
+/// The median ns per run of every variant of every section, into `Section::medians`.
+///
+/// Every variant of every section is interleaved repetition by repetition: one repetition
+/// visits them all (about 0.5 s), so a burst of other work on this shared machine spoils a
+/// few repetitions of each variant rather than every repetition of a few variants, and the
+/// median leaves it out. Checks every variant afterwards.
+fn measure_all(sections: &mut [Section]) {
+    let runs: Vec<Vec<u64>> = sections
+        .iter_mut()
+        .map(|s| s.entries.iter_mut().map(|e| runs_for(&mut *e.t)).collect())
+        .collect();
+    let mut samples: Vec<Vec<Vec<f64>>> = sections
+        .iter()
+        .map(|s| vec![Vec::with_capacity(REPS); s.entries.len()])
+        .collect();
     for _ in 0..REPS {
-        for (i, e) in s.entries.iter_mut().enumerate() {
-            samples[i].push(rep(runs[i], &mut *e.t));
+        for (si, s) in sections.iter_mut().enumerate() {
+            for (i, e) in s.entries.iter_mut().enumerate() {
+                samples[si][i].push(rep(runs[si][i], &mut *e.t));
+            }
         }
     }
-    s.check("after summary");
-    samples.into_iter().map(median).collect()
+    for (s, samples) in sections.iter_mut().zip(samples) {
+        s.check("after summary");
+        s.medians = samples.into_iter().map(median).collect();
+    }
 }
 
 fn verdict(ok: bool) -> &'static str {
@@ -738,6 +760,8 @@ fn verdict(ok: bool) -> &'static str {
 }
 
 fn summary(sections: &mut [Section]) {
+    let load_start = loadavg();
+    measure_all(sections);
     println!();
     println!(
         "Summary: median of {REPS} interleaved repetitions per variant (each: 1 untimed run, \
@@ -746,7 +770,7 @@ fn summary(sections: &mut [Section]) {
     );
 
     println!(
-        "Cores: {}. Load average (1, 5, 15 min) at the start: {}",
+        "Cores: {}. Load average (1, 5, 15 min) at the start: {load_start}, at the end: {}.",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         loadavg()
     );
@@ -758,8 +782,8 @@ fn summary(sections: &mut [Section]) {
     println!();
     println!("| graph | variant | µs/run | ns/node | × flat | target |");
     println!("|---|---|---:|---:|---:|---|");
-    for s in sections.iter_mut().filter(|s| s.name.starts_with("full_")) {
-        let m = measure(s);
+    for s in sections.iter().filter(|s| s.name.starts_with("full_")) {
+        let m = &s.medians;
         let nodes = s.nodes.unwrap_or(1) as f64;
         let flat = m[s.get("flat")];
         let graph = s.name.trim_start_matches("full_");
@@ -786,10 +810,10 @@ fn summary(sections: &mut [Section]) {
     }
 
     let s = sections
-        .iter_mut()
+        .iter()
         .find(|s| s.name == "incremental_chain")
         .expect("incremental section");
-    let m = measure(s);
+    let m = &s.medians;
     let us = |name: &str| m[s.get(name)] / 1e3;
     let full = us("compiled_full_run");
     println!();
@@ -835,11 +859,8 @@ fn summary(sections: &mut [Section]) {
         "| workload | sequential µs | rayon µs | sequential / rayon | nodes on workers per run | target |"
     );
     println!("|---|---:|---:|---:|---:|---|");
-    for s in sections
-        .iter_mut()
-        .filter(|s| s.name.starts_with("parallel_"))
-    {
-        let m = measure(s);
+    for s in sections.iter().filter(|s| s.name.starts_with("parallel_")) {
+        let m = &s.medians;
         let (seq, par) = (m[s.get("sequential")], m[s.get("rayon2_learned")]);
         let on_workers = s.entries[s.get("rayon2_learned")]
             .t
@@ -875,8 +896,6 @@ fn summary(sections: &mut [Section]) {
             );
         }
     }
-    println!();
-    println!("Load average (1, 5, 15 min) at the end: {}", loadavg());
     println!();
 }
 

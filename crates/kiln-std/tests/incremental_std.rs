@@ -8,7 +8,7 @@ use kiln_core::prelude::*;
 /// constant chain; all four summed into `total`.
 fn graph() -> Graph {
     let mut g = Graph::new();
-    let mut chain = |g: &mut Graph, head: &str, op: &str, name: Option<&str>| {
+    let chain = |g: &mut Graph, head: &str, op: &str, name: Option<&str>| {
         g.add_node(head, op).unwrap();
         if let Some(n) = name {
             g.set_param(head, "name", n).unwrap();
