@@ -570,3 +570,18 @@ fn zero_min_cost_runs_every_multi_node_level_in_parallel() {
         g.set_param("n0", "value", 1.0).unwrap();
     }
 }
+
+#[test]
+fn eager_runs_the_requested_cone_or_the_whole_graph() {
+    let e = env();
+    let g = wide_graph(); // n0..n5 plus s1, s2 hanging off n2
+    let req = Request::new(["s1"]);
+    let mut cone = EagerEvaluator::new(e.reg.clone());
+    let out = cone.evaluate(&g, &req, &EvalContext::new()).unwrap();
+    // s1's cone: n0, n1, n2, s1.
+    assert_eq!(out.stats.executed, 4);
+    let mut whole = EagerEvaluator::new(e.reg.clone()).whole_graph(true);
+    let all = whole.evaluate(&g, &req, &EvalContext::new()).unwrap();
+    assert_eq!(all.stats.executed, g.len() as u64);
+    assert!(all.values[0].1.same_bits(&out.values[0].1));
+}
