@@ -3,8 +3,8 @@
 //!
 //! Run: `cargo bench -p kiln-bench --bench evaluators`. Criterion groups come first, then a
 //! summary measured in the same process: for each variant the median of [`REPS`]
-//! repetitions. One repetition visits every variant of every section in turn (about half a
-//! second), so drift and bursts of other work on a shared machine spoil a few repetitions of
+//! repetitions. One repetition visits every variant of every section in turn (about
+//! 0.4 s), so drift and bursts of other work on a shared machine spoil a few repetitions of
 //! each variant instead of all repetitions of a few. A variant's repetition is one untimed
 //! run (to bring its data back into the caches) and then enough timed runs to fill about
 //! [`REP_TARGET`]. The load average is printed beside the results.
@@ -26,13 +26,15 @@
 //!    `Rayon { threads: Some(2), min_cost: None }` (the learned threshold, warmed by a few
 //!    runs first: the executor measures level costs on its first runs): (a) two heavy
 //!    independent image branches ([`kiln_bench::heavy_branches`], 512 × 512); (b) the
-//!    10,000 tiny nodes of the standard DAG.
+//!    10,000 tiny nodes of the standard DAG. A control beside (a) runs the two branch cones
+//!    with sequential evaluators, one after the other and then on two plain `std` threads:
+//!    the speedup the machine itself gives at that moment.
 //!
 //! Every variant's result is checked before timing, after the criterion groups and after
 //! the summary: full evaluations bit for bit against the flat interpreter; incremental
 //! results against the flat program with the same edits (Kiln) or the closed form (salsa),
 //! with the number of nodes each kind of change re-executes; parallel results bit for bit
-//! against the sequential ones.
+//! against a `LazyEvaluator` evaluation of the same graph.
 //!
 //! See `docs/performance.md` ("Evaluator family") for results and their reading.
 
@@ -730,7 +732,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// The median ns per run of every variant of every section, into `Section::medians`.
 ///
 /// Every variant of every section is interleaved repetition by repetition: one repetition
-/// visits them all (about 0.5 s), so a burst of other work on this shared machine spoils a
+/// visits them all (about 0.4 s), so a burst of other work on this shared machine spoils a
 /// few repetitions of each variant rather than every repetition of a few variants, and the
 /// median leaves it out. Checks every variant afterwards.
 fn measure_all(sections: &mut [Section]) {

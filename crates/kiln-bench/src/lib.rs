@@ -9,6 +9,9 @@
 //! operand order, as the Kiln op it mirrors (`math.add`, `math.mul`, `const`, `input.float`),
 //! so Kiln's results and the flat program's are equal bit for bit; the tests below and the
 //! benchmark's setup check it.
+//!
+//! [`heavy_branches`] builds the image graph of the `evaluators` benchmark's parallel
+//! section: a few heavy nodes in two independent branches, with no flat program.
 #![deny(missing_docs)]
 
 /// The `salsa` peer of the chain workload: the same chain as salsa inputs and tracked functions.

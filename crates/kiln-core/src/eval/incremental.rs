@@ -224,6 +224,7 @@ impl Strategy for State {
         block: &[u32],
         mut pos: usize,
         runner: &mut Runner,
+        _fresh: bool,
     ) -> usize {
         if self.tainted != 0 || !runner.plain() {
             return pos;

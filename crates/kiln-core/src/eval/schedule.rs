@@ -62,6 +62,8 @@ pub(crate) struct Schedule {
     cost_epoch: u64,
     /// The first main-block position that may hold a stale node (incremental evaluation).
     pub(crate) first_stale: u32,
+    /// No lazy node in the main block (so no lazy blocks).
+    pub(crate) simple: bool,
     /// No lazy blocks, and every successor of a main-block node is in the main block: the
     /// downstream cone of any of its nodes lies after it in the main block.
     pub(crate) self_contained: bool,
@@ -135,7 +137,8 @@ impl Schedule {
             }
             level[v] = l;
         }
-        main.sort_by_key(|&v| level[v as usize]);
+        // By level, then by node index: within a level, slots are visited in memory order.
+        main.sort_by_key(|&v| (level[v as usize], v));
         let mut levels = vec![];
         let mut level_at = vec![NONE; main.len()];
         for (i, &v) in main.iter().enumerate() {
@@ -201,7 +204,9 @@ impl Schedule {
                     .iter()
                     .all(|&w| main_pos[w as usize] != NONE)
             });
+        let simple = blocks.len() == 1 && blocks[0].iter().all(|&v| !plan.is_lazy(v as usize));
         Schedule {
+            simple,
             self_contained,
             roots: roots.to_vec(),
             blocks,
@@ -278,12 +283,16 @@ pub(crate) trait Strategy {
     }
     /// Run the nodes of `block` from `pos` that have scalar kernels, as far as they go;
     /// returns where it stopped.
+    ///
+    /// `fresh` says no node of the block can be done already and nothing will ask later (the
+    /// main block of a schedule without lazy nodes), so done-marks may be skipped.
     fn run_kernels(
         &mut self,
         _plan: &Plan,
         _block: &[u32],
         pos: usize,
         _runner: &mut Runner,
+        _fresh: bool,
     ) -> usize {
         pos
     }
@@ -378,6 +387,11 @@ impl Executor {
                     if sched.level_parallel(l, par.min_cost) {
                         if let Some(slots) = state.slots() {
                             slots.run_level(plan, &sched.blocks[0][a..b], runner, par)?;
+                            if sched.simple {
+                                // No lazy node was left: the whole level is done.
+                                self.stack[top].pos = b as u32;
+                                continue;
+                            }
                         }
                     } else if b - a >= 2 {
                         level_started = Some((l, Instant::now()));
@@ -395,6 +409,11 @@ impl Executor {
                 );
                 if let Some(slots) = state.slots() {
                     slots.run_level(plan, &sched.blocks[0][a..b], runner, par)?;
+                    if sched.simple {
+                        // No lazy node was left: the whole level is done.
+                        self.stack[top].pos = b as u32;
+                        continue;
+                    }
                 }
                 // Lazy nodes of the level (left undone) run below.
             }
@@ -410,9 +429,12 @@ impl Executor {
                     _ => block.len(),
                 };
                 let block = &block[..end.max(f.pos as usize)];
+                // In a schedule without lazy nodes nothing asks whether a node is done, and
+                // parallel levels are skipped over whole: the straight line needs no marks.
+                let fresh = f.block == 0 && sched.simple;
                 let mut pos = f.pos as usize;
                 loop {
-                    pos = state.run_kernels(plan, block, pos, runner);
+                    pos = state.run_kernels(plan, block, pos, runner, fresh);
                     let Some(&v) = block.get(pos) else { break };
                     let v = v as usize;
                     if !state.is_done(v) {
@@ -710,9 +732,13 @@ impl Strategy for Slots {
         block: &[u32],
         mut pos: usize,
         runner: &mut Runner,
+        fresh: bool,
     ) -> usize {
         if !self.untainted || !runner.plain() {
             return pos;
+        }
+        if fresh {
+            return self.run_kernels_fresh(block, pos, runner);
         }
         let generation = self.generation;
         let mut executed = 0u64;
@@ -734,6 +760,31 @@ impl Strategy for Slots {
                 self.stamp[v] = generation;
                 executed += 1;
             }
+            pos += 1;
+        }
+        runner.stats.executed += executed;
+        pos
+    }
+}
+
+impl Slots {
+    /// [`Strategy::run_kernels`] without done-marks (see its `fresh`).
+    fn run_kernels_fresh(&mut self, block: &[u32], mut pos: usize, runner: &mut Runner) -> usize {
+        let mut executed = 0u64;
+        let (mut last_slot, mut last) = (u32::MAX, 0.0);
+        while let Some(&v) = block.get(pos) {
+            let Some(k) = self.kernels.get(v as usize) else {
+                break;
+            };
+            let Some(r) = k.eval_after(&self.vals, last_slot, last) else {
+                break;
+            };
+            if executed & 255 == 255 && runner.cancelled() {
+                break;
+            }
+            set_float(&mut self.vals[k.out as usize], r);
+            (last_slot, last) = (k.out, r);
+            executed += 1;
             pos += 1;
         }
         runner.stats.executed += executed;
