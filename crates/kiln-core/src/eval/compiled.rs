@@ -10,7 +10,7 @@
 //! waits for a rebuild.
 
 use super::eager::{collect, detached};
-use super::exec::{Runner, first_error};
+use super::exec::Runner;
 use super::lazy::resolve_roots;
 use super::schedule::{Edges, Executor, PoolCache, Schedule, ScheduleCache, Slots};
 use super::{
@@ -232,18 +232,13 @@ impl Evaluator for CompiledEvaluator {
             .exec
             .run(&plan, sched, 0, &mut self.slots, &mut runner, par.as_ref());
         let values = collect(&plan, &self.slots, &roots, &request.outputs);
-        let (stats, failures, timings) =
-            runner.finish(&roots, &request.outputs, &self.slots.taints);
-        self.total.accumulate(&stats);
-        r?;
-        if let Some(e) = first_error(&values, &request.errors) {
-            return Err(e);
-        }
-        Ok(Outputs {
+        runner.conclude(
+            r,
             values,
-            stats,
-            failures,
-            timings,
-        })
+            &roots,
+            request,
+            &self.slots.taints,
+            &mut self.total,
+        )
     }
 }

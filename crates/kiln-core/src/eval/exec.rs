@@ -179,20 +179,17 @@ impl<'r> Runner<'r> {
             return Ok(Prepared::Run);
         }
         let spec = self.plan.op(v).spec();
-        let err = inputs
-            .iter()
-            .zip(&spec.inputs)
-            .find(|(x, s)| matches!(x, Value::Error(_)) && !s.catches_errors)
-            .map(|(x, _)| x.clone());
+        let err = inputs.iter().zip(&spec.inputs).find_map(|(x, s)| match x {
+            Value::Error(e) if !s.catches_errors => Some(e.clone()),
+            _ => None,
+        });
         let Some(err) = err else {
             return Ok(Prepared::Run);
         };
         if matches!(self.policy, ErrorPolicy::FailFast) && !self.defer {
-            return Err(match err {
-                Value::Error(e) => (*e).clone(),
-                _ => EvalError::Cancelled,
-            });
+            return Err((*err).clone());
         }
+        let err = Value::Error(err);
         out.iter_mut().for_each(|o| *o = err.clone());
         self.stats.propagated += 1;
         // An error value that came from outside (a graph input) still must not be cached.
@@ -349,9 +346,38 @@ impl<'r> Runner<'r> {
     }
 }
 
+impl Runner<'_> {
+    /// End a request the same way for every evaluator: the failure report, the request's
+    /// stats added to `total`, then the run's error, a deferred fail-fast failure found in
+    /// an output, or the outputs.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn conclude(
+        self,
+        result: Result<(), EvalError>,
+        values: Vec<(String, Value)>,
+        roots: &[(usize, usize)],
+        request: &Request,
+        taints: &[Taint],
+        total: &mut Stats,
+    ) -> Result<super::Outputs, EvalError> {
+        let (stats, failures, timings) = self.finish(roots, &request.outputs, taints);
+        total.accumulate(&stats);
+        result?;
+        if let Some(e) = first_error(&values, &request.errors) {
+            return Err(e);
+        }
+        Ok(super::Outputs {
+            values,
+            stats,
+            failures,
+            timings,
+        })
+    }
+}
+
 /// Under fail-fast, a requested output holding an error (a deferred failure) fails the
 /// request with that error.
-pub(crate) fn first_error(values: &[(String, Value)], policy: &ErrorPolicy) -> Option<EvalError> {
+fn first_error(values: &[(String, Value)], policy: &ErrorPolicy) -> Option<EvalError> {
     if !matches!(policy, ErrorPolicy::FailFast) {
         return None;
     }

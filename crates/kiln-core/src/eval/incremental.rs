@@ -9,7 +9,7 @@
 //! the outputs it asks for.
 
 use super::eager::detached;
-use super::exec::{Runner, Taint, first_error, gather};
+use super::exec::{Runner, Taint, gather};
 use super::kernel::{Kernels, set_float};
 use super::lazy::resolve_roots;
 use super::schedule::{Edges, Executor, NONE, ScheduleCache, Strategy};
@@ -575,9 +575,6 @@ impl Evaluator for IncrementalEvaluator {
             }
         }
         let values = collect(&self.state);
-        let (stats, failures, timings) =
-            runner.finish(&roots, &request.outputs, &self.state.taints);
-        self.total.accumulate(&stats);
         // What depends on a failure is computed again next time.
         let retry = std::mem::take(&mut self.state.retry);
         for &v in &retry {
@@ -585,16 +582,14 @@ impl Evaluator for IncrementalEvaluator {
         }
         self.state.retry = retry;
         self.state.retry.clear();
-        r?;
-        if let Some(e) = first_error(&values, &request.errors) {
-            return Err(e);
-        }
-        Ok(Outputs {
+        runner.conclude(
+            r,
             values,
-            stats,
-            failures,
-            timings,
-        })
+            &roots,
+            request,
+            &self.state.taints,
+            &mut self.total,
+        )
     }
 }
 

@@ -9,7 +9,7 @@
 //! Because keys are known before values, a memo hit on a node means nothing beneath it is
 //! visited. A failed or cancelled node's result is never stored.
 
-use super::exec::{Runner, Taint, first_error, gather, uncaught_error};
+use super::exec::{Runner, Taint, gather, uncaught_error};
 use super::kernel::{Kernels, set_float};
 use super::{CancelMode, EvalError, Evaluator, Outputs, Request, Stats, next_lazy, run_detached};
 use crate::context::EvalContext;
@@ -443,18 +443,14 @@ impl LazyEvaluator {
             }
             values.push((name.clone(), self.vals[plan.output_offset(n) + p].clone()));
         }
-        let (stats, failures, timings) = runner.finish(roots, names, &self.taints);
-        self.total.accumulate(&stats);
-        result?;
-        if let Some(e) = first_error(&values, &request.errors) {
-            return Err(e);
-        }
-        Ok(Outputs {
+        runner.conclude(
+            result,
             values,
-            stats,
-            failures,
-            timings,
-        })
+            roots,
+            request,
+            &self.taints,
+            &mut self.total,
+        )
     }
 
     /// A throwaway evaluator on `plan` that reads `base` as a memo and keeps what it
