@@ -481,6 +481,16 @@ impl ProgressTracker {
         self.ctx.as_ref().unwrap_or(base)
     }
     #[inline]
+    /// A context naming node `n` for reports from inside it, when progress is on (for a node
+    /// run on a worker thread beside others).
+    pub(crate) fn node_ctx(&self, plan: &Plan, n: usize) -> Option<EvalContext> {
+        self.ctx.as_ref().map(|c| {
+            let mut c = c.clone();
+            c.current_node = Some(plan.id(n).as_str().into());
+            c.progress_state = Some((self.completed, self.total));
+            c
+        })
+    }
     pub(crate) fn active(&self) -> bool {
         self.ctx.is_some()
     }

@@ -601,6 +601,8 @@ impl Slots {
             out: Vec<Value>,
             result: Result<(), EvalError>,
             time: Duration,
+            /// The context this node's op sees when progress is on (naming the node).
+            ctx: Option<crate::context::EvalContext>,
         }
         let mut jobs = vec![];
         for &v in nodes {
@@ -622,6 +624,7 @@ impl Slots {
                     out,
                     result: Ok(()),
                     time: Duration::ZERO,
+                    ctx: runner.progress.node_ctx(plan, v),
                 }),
             }
         }
@@ -629,6 +632,7 @@ impl Slots {
         par.pool.install(|| {
             jobs.par_iter_mut().for_each(|j| {
                 let t0 = Instant::now();
+                let ctx = j.ctx.as_ref().unwrap_or(ctx);
                 j.result = execute_node(plan, j.v, &j.inputs, ctx, &mut j.out);
                 j.time = t0.elapsed();
             })
