@@ -23,3 +23,32 @@ fn readme_library_tour_works() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(changed.stats.executed, 4);
     Ok(())
 }
+
+/// The README's second snippet (other evaluators), run as written.
+#[test]
+fn readme_evaluator_family_snippet_works() -> Result<(), Box<dyn std::error::Error>> {
+    std::env::set_current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))?;
+    let registry = kiln_std::registry();
+    let mut graph = kiln_io::read_graph("examples/arithmetic.json".as_ref(), &registry)?.graph;
+    let mut live = IncrementalEvaluator::new(registry.clone());
+    let mut fast = CompiledEvaluator::new(registry).with_parallel(ParallelPolicy::Rayon {
+        threads: Some(2),
+        min_cost: None,
+    });
+    let ctx = EvalContext::new().with_input("x", 6.0);
+    let request = Request::new(["picked"]).with_errors(ErrorPolicy::Propagate);
+    live.evaluate(&graph, &request, &ctx)?;
+    graph.set_const("halved", "b", 0.25)?;
+    let b = live.evaluate(&graph, &request, &ctx)?;
+    println!(
+        "recooked {} nodes, {} cut off",
+        b.stats.executed, b.stats.cutoffs
+    );
+    let c = fast.evaluate(&graph, &request, &ctx)?;
+    assert!(b.values[0].1.same_bits(&c.values[0].1));
+    // What the snippet's comments claim: only the edited branch and what follows re-ran.
+    // len = |(6, 4)| = 7.21 > 4.5, so the switch takes `halved`: 7.21 * 0.25.
+    assert_eq!(b.values[0].1.as_f64(), Some(52f64.sqrt() * 0.25));
+    assert!(b.stats.executed <= 3, "{:?}", b.stats);
+    Ok(())
+}
