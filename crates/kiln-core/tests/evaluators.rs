@@ -585,3 +585,34 @@ fn eager_runs_the_requested_cone_or_the_whole_graph() {
     assert_eq!(all.stats.executed, g.len() as u64);
     assert!(all.values[0].1.same_bits(&out.values[0].1));
 }
+
+/// No evaluator recurses on graph depth: a 1,000,000-node chain evaluates under each, and
+/// the incremental evaluator also recooks it after an edit at the far end.
+#[test]
+fn million_node_chain_under_every_evaluator() {
+    let e = env();
+    let n = 1_000_000;
+    let mut g = chain(n);
+    let req = Request::new([format!("n{}", n - 1)]);
+    let ctx = EvalContext::new();
+    let mut evs: Vec<(&str, Box<dyn Evaluator>)> = vec![
+        ("eager", Box::new(EagerEvaluator::new(e.reg.clone()))),
+        (
+            "compiled",
+            Box::new(CompiledEvaluator::new(e.reg.clone()).with_background(false)),
+        ),
+        (
+            "incremental",
+            Box::new(IncrementalEvaluator::new(e.reg.clone())),
+        ),
+    ];
+    for (name, ev) in evs.iter_mut() {
+        let out = ev.evaluate(&g, &req, &ctx).unwrap();
+        assert_eq!(out.values[0].1, Value::Float(n as f64), "{name}");
+        assert_eq!(out.stats.executed as usize, n, "{name}");
+    }
+    g.set_param("n0", "value", 2.0).unwrap();
+    let out = evs[2].1.evaluate(&g, &req, &ctx).unwrap();
+    assert_eq!(out.values[0].1, Value::Float(n as f64 + 1.0));
+    assert_eq!(out.stats.executed as usize, n);
+}
