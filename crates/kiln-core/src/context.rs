@@ -133,6 +133,9 @@ pub struct EvalContext {
     pub resolution: Option<(u32, u32)>,
     /// Values of named graph inputs, by name.
     pub inputs: BTreeMap<String, Value>,
+    /// The stored value of each latch, by node id, during a recurrent run (see
+    /// [`crate::recurrence`]).
+    pub latches: BTreeMap<String, Value>,
     /// Cancellation token, checked between nodes and inside Kiln's heavy ops.
     pub cancel: CancelToken,
     /// Progress receiver.
@@ -152,6 +155,7 @@ impl Default for EvalContext {
             preview: false,
             resolution: None,
             inputs: BTreeMap::new(),
+            latches: BTreeMap::new(),
             cancel: CancelToken::new(),
             progress: None,
             started: None,

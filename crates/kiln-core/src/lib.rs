@@ -38,6 +38,7 @@ pub mod graph;
 pub mod key;
 pub mod op;
 pub mod plan;
+pub mod recurrence;
 pub mod registry;
 pub mod validate;
 pub mod value;

@@ -224,6 +224,10 @@ pub struct OpSpec {
     pub purity: Purity,
     /// Context fields read.
     pub reads: Reads,
+    /// A unit delay (the latch): input 0 (`init`) seeds it and input 1 (`signal`) is captured
+    /// for the next tick. Neither is a dependency within a tick, so a cycle through the
+    /// `signal` input is legal; its output is the stored state (see [`crate::recurrence`]).
+    pub delay: bool,
 }
 
 impl OpSpec {
@@ -238,6 +242,7 @@ impl OpSpec {
             params: vec![],
             purity: Purity::Pure,
             reads: Reads::NONE,
+            delay: false,
         }
     }
     /// Add an input.
@@ -357,6 +362,8 @@ pub struct OpCall<'a> {
     pub params: &'a [Value],
     /// Evaluation context.
     pub ctx: &'a EvalContext,
+    /// The id of the node being run.
+    pub node: &'a str,
 }
 
 macro_rules! getter {

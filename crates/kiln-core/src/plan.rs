@@ -56,6 +56,19 @@ pub struct Plan {
     catches: Vec<bool>,
     topo: Topology,
     order: Vec<u32>,
+    latches: Vec<LatchInfo>,
+}
+
+/// A latch of the plan and where its inputs come from (they are not dependencies within a
+/// tick; see [`crate::recurrence`]).
+#[derive(Clone, Debug)]
+pub struct LatchInfo {
+    /// The latch node.
+    pub node: u32,
+    /// Its seed.
+    pub init: Source,
+    /// What it captures for the next tick.
+    pub signal: Source,
 }
 
 impl std::fmt::Debug for Plan {
@@ -73,7 +86,7 @@ impl Plan {
         let r = resolve(graph, registry)?;
         let n = graph.len();
         let ids: Vec<NodeId> = graph.nodes().iter().map(|n| n.id.clone()).collect();
-        let inputs: Vec<Box<[Source]>> = r
+        let mut inputs: Vec<Box<[Source]>> = r
             .bindings
             .into_iter()
             .map(|b| {
@@ -86,6 +99,23 @@ impl Plan {
                     .collect()
             })
             .collect();
+        // A latch's inputs are not read within a tick: the recurrent driver evaluates them
+        // (init at the start, signal after each tick) and the latch outputs the stored state.
+        let mut latches = vec![];
+        for (v, op) in r.ops.iter().enumerate() {
+            if op.spec().delay {
+                let taken = std::mem::replace(
+                    &mut inputs[v],
+                    vec![Source::Empty; op.spec().inputs.len()].into_boxed_slice(),
+                );
+                let mut it = taken.into_vec().into_iter();
+                latches.push(LatchInfo {
+                    node: v as u32,
+                    init: it.next().unwrap_or(Source::Empty),
+                    signal: it.next().unwrap_or(Source::Empty),
+                });
+            }
+        }
         let mut out_offset = Vec::with_capacity(n + 1);
         let mut acc = 0u32;
         for op in &r.ops {
@@ -133,6 +163,7 @@ impl Plan {
             catches,
             topo: r.topo,
             order: r.order,
+            latches,
         })
     }
 
@@ -187,6 +218,10 @@ impl Plan {
     /// Whether the node's op has lazy inputs.
     pub fn is_lazy(&self, n: usize) -> bool {
         self.lazy[n]
+    }
+    /// The latches, in node order.
+    pub fn latches(&self) -> &[LatchInfo] {
+        &self.latches
     }
     /// The wire topology.
     pub fn topology(&self) -> &Topology {
@@ -246,6 +281,9 @@ impl Plan {
                 return false;
             };
             let spec = self.ops[v].spec();
+            if spec.delay {
+                return false;
+            }
             if node.params.keys().any(|k| spec.param_index(k).is_none())
                 || node.consts.keys().any(|k| spec.input_index(k).is_none())
             {
@@ -324,7 +362,7 @@ impl Plan {
         match op.spec().purity {
             Purity::Pure => {}
             Purity::Stateful | Purity::SideEffect => h.u64(nonce),
-            _ => op.hash_context(&self.params[n], ctx, &mut h),
+            _ => self.hash_context(n, ctx, &mut h),
         }
         for s in self.inputs[n].iter() {
             if let Source::Wire { node, port } = s {
@@ -332,6 +370,22 @@ impl Plan {
             }
         }
         h.finish_key()
+    }
+
+    /// Feed what node `n` reads from the context into `h`: the op's own
+    /// [`Op::hash_context`], and for a latch its stored value.
+    pub fn hash_context(&self, n: usize, ctx: &EvalContext, h: &mut KeyHasher) {
+        let op = &self.ops[n];
+        op.hash_context(&self.params[n], ctx, h);
+        if op.spec().delay {
+            match ctx.latches.get(self.ids[n].as_str()) {
+                Some(v) => {
+                    h.u8(1);
+                    v.hash_into(h);
+                }
+                None => h.u8(0),
+            }
+        }
     }
 
     /// Resolve an output name: `node` (its first output) or `node.port`.

@@ -337,6 +337,25 @@ pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Di
     // Required inputs and defaults.
     for (i, node) in graph.nodes().iter().enumerate() {
         let Some(op) = &ops[i] else { continue };
+        if op.spec().delay && !matches!(bindings[i].first(), Some(Binding::Wire { .. })) {
+            let name = op
+                .spec()
+                .inputs
+                .first()
+                .map(|p| p.name.to_string())
+                .unwrap_or_default();
+            diags.push(
+                Diagnostic::new(DiagnosticKind::MissingInput, &node.id, &node.op)
+                    .port(format!("input `{name}`"))
+                    .expected("a wire from the node that seeds the latch")
+                    .found(match bindings[i].first() {
+                        Some(Binding::Const(_)) => "a constant",
+                        _ => "nothing",
+                    })
+                    .hint("a latch's seed must come from a node (an `init` wire); it never defaults to zero"),
+            );
+            continue;
+        }
         for (p, spec) in op.spec().inputs.iter().enumerate() {
             if matches!(bindings[i][p], Binding::Empty) {
                 match &spec.default {
@@ -352,19 +371,32 @@ pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Di
         }
     }
 
-    // Cycles.
-    let topo = Topology::from_graph(graph);
-    let (partial, unordered) = topo.partial_order();
+    // Cycles. An edge into a latch's `signal` is captured for the next tick, so it may close
+    // a cycle; every other edge is a dependency within a tick.
+    let is_delay = |w: &crate::graph::Wire, port: Option<usize>| {
+        graph
+            .index_of(w.to.node.as_str())
+            .and_then(|d| ops[d].as_ref())
+            .is_some_and(|op| {
+                op.spec().delay
+                    && op
+                        .spec()
+                        .input_index(&w.to.port)
+                        .is_some_and(|i| port.is_none_or(|p| p == i))
+            })
+    };
+    let cyc_topo = Topology::from_graph_filtered(graph, |w| !is_delay(w, Some(1)));
+    // Within a tick a latch depends on nothing: its output is the stored state.
+    let topo = Topology::from_graph_filtered(graph, |w| !is_delay(w, None));
+    let (partial, unordered) = cyc_topo.partial_order();
     let order = match unordered.is_empty() {
         true => Some(partial.clone()),
         false => {
-            for cyc in topo.cycles() {
+            for cyc in cyc_topo.cycles() {
                 let first = &graph.nodes()[cyc[0] as usize];
                 let mut d = Diagnostic::new(DiagnosticKind::Cycle, &first.id, &first.op)
-                    .expected("no cycle (a value cannot depend on itself)")
-                    .hint(
-                        "break the loop, or route it through a latch once recurrence is available",
-                    );
+                    .expected("no cycle without a latch (a value cannot depend on itself within a tick)")
+                    .hint("route the loop through a latch's `signal` input: the latch delays it by one tick");
                 d.nodes = cyc
                     .iter()
                     .map(|&v| graph.nodes()[v as usize].id.clone())
@@ -441,6 +473,29 @@ pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Di
                     )
                 }
             }
+        }
+    }
+
+    // A latch's signal, known only once the whole tick is typed, must fit its state type.
+    for (i, node) in graph.nodes().iter().enumerate() {
+        let Some(op) = &ops[i] else { continue };
+        if !op.spec().delay {
+            continue;
+        }
+        if let (Some(Binding::Wire { node: s, port }), Some(&want)) =
+            (bindings[i].get(1), out_types[i].first())
+            && let Some(&got) = out_types[*s as usize].get(*port as usize)
+            && want != ValueType::Any
+            && got != ValueType::Any
+            && !want.accepts(got)
+        {
+            let src = &graph.nodes()[*s as usize];
+            diags.push(
+                Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
+                    .port("input `signal`".into())
+                    .expected(format!("{want} (the type of the latch's init)"))
+                    .found(format!("{got} from {}", src.id)),
+            );
         }
     }
 

@@ -23,6 +23,7 @@ use kiln_core::registry::{Registry, RegistryError};
 
 /// Register every standard op into `reg`.
 pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
+    kiln_core::recurrence::register(reg)?;
     graph_io::register(reg)?;
     math::register(reg)?;
     logic::register(reg)?;

@@ -150,6 +150,7 @@ fn check(k: &KernelOp, args: [f64; 2], param: f64) -> Result<(), TestCaseError> 
         inputs: &inputs,
         params: &params,
         ctx: &ctx,
+        node: "test",
     };
     let mut out = vec![Value::Empty; k.op.spec().outputs.len()];
     let got = k.op.execute(&call, &mut out);

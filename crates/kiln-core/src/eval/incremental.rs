@@ -34,6 +34,7 @@ struct CtxPrint {
     preview: bool,
     resolution: Option<(u32, u32)>,
     inputs: BTreeMap<String, Value>,
+    latches: BTreeMap<String, Value>,
 }
 
 impl CtxPrint {
@@ -46,6 +47,7 @@ impl CtxPrint {
             preview: c.preview,
             resolution: c.resolution,
             inputs: c.inputs.clone(),
+            latches: c.latches.clone(),
         }
     }
     fn same(&self, c: &EvalContext) -> bool {
@@ -60,6 +62,12 @@ impl CtxPrint {
                 .inputs
                 .iter()
                 .zip(&c.inputs)
+                .all(|((a, x), (b, y))| a == b && x.same_bits(y))
+            && self.latches.len() == c.latches.len()
+            && self
+                .latches
+                .iter()
+                .zip(&c.latches)
                 .all(|((a, x), (b, y))| a == b && x.same_bits(y))
     }
 }
@@ -491,7 +499,7 @@ impl IncrementalEvaluator {
             for i in 0..self.readers.len() {
                 let v = self.readers[i] as usize;
                 let mut h = KeyHasher::new();
-                plan.op(v).hash_context(plan.params(v), ctx, &mut h);
+                plan.hash_context(v, ctx, &mut h);
                 let k = h.finish_key();
                 if k != self.reader_hash[i] || !self.state.info[v].has_value {
                     self.reader_hash[i] = k;

@@ -271,6 +271,9 @@ pub enum EvalError {
     /// The request was cancelled.
     #[error("evaluation cancelled")]
     Cancelled,
+    /// A recurrent run was asked for something it cannot do (see [`crate::recurrence`]).
+    #[error("recurrence: {0}")]
+    Recurrence(String),
     /// A worker thread could not be started or died without an answer.
     #[error("evaluation worker failed: {0}")]
     Worker(String),
@@ -316,6 +319,17 @@ pub trait Evaluator {
     ) -> Result<Outputs, EvalError>;
 }
 
+impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
+    fn evaluate(
+        &mut self,
+        graph: &Graph,
+        request: &Request,
+        ctx: &EvalContext,
+    ) -> Result<Outputs, EvalError> {
+        (**self).evaluate(graph, request, ctx)
+    }
+}
+
 /// Execute node `n` of `plan` on gathered inputs, writing into `out` (one slot per output).
 /// Catches panics and turns op errors into [`EvalError`]s naming node, op and port.
 pub(crate) fn execute_node(
@@ -330,6 +344,7 @@ pub(crate) fn execute_node(
         inputs,
         params: plan.params(n),
         ctx,
+        node: plan.id(n).as_str(),
     };
     match catch_unwind(AssertUnwindSafe(|| op.execute(&call, out))) {
         Ok(Ok(())) => Ok(()),
@@ -357,6 +372,7 @@ pub(crate) fn execute_fast(
         inputs,
         params: plan.params(n),
         ctx,
+        node: plan.id(n).as_str(),
     };
     match catch_unwind(AssertUnwindSafe(|| op.execute(&call, out))) {
         Ok(Ok(())) => Ok(()),
@@ -394,6 +410,7 @@ pub(crate) fn next_lazy(
         inputs,
         params: plan.params(n),
         ctx,
+        node: plan.id(n).as_str(),
     };
     match catch_unwind(AssertUnwindSafe(|| op.next_lazy(&call, pulled))) {
         Ok(Ok(Some(i))) if i < inputs.len() => Ok(Some(i)),

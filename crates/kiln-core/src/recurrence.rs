@@ -1,0 +1,434 @@
+//! Recurrence: the latch (a seeded unit delay) and [`Recurrent`], the driver that ticks a
+//! graph containing latches.
+//!
+//! A cycle is legal only through a latch's `signal` input. Within one tick a latch depends on
+//! nothing: it outputs its stored value, so the tick's graph is a DAG any evaluator runs.
+//! Between ticks the driver captures each advancing latch's `signal` as its next value. The
+//! seed comes from the latch's `init` input, which must be wired to a node (validation
+//! refuses a constant or nothing), and is evaluated once per (re)start.
+//!
+//! A latch advances every `every` ticks, on the ticks `t` with `t % every == phase % every`,
+//! and holds its value in between; its signal's cone is requested only on those ticks. The
+//! base tick is the fastest rate: a latch advancing every tick.
+//!
+//! The state of a run is a [`Snapshot`]: the tick to run next and each latch's value. It can
+//! be taken, restored and, for plain values, saved to a file (`kiln_io`).
+
+use crate::context::EvalContext;
+use crate::eval::{EvalError, Evaluator, Outputs, Request};
+use crate::graph::{Graph, Revision};
+use crate::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity};
+use crate::plan::{Plan, Source};
+use crate::registry::{Registry, RegistryError};
+use crate::value::{Value, ValueType};
+use std::collections::BTreeMap;
+
+/// The op id of the latch.
+pub const LATCH_OP: &str = "latch";
+
+/// The latch op (see the module docs).
+pub struct LatchOp(OpSpec);
+
+impl Default for LatchOp {
+    fn default() -> Self {
+        let mut spec = OpSpec::new(
+            LATCH_OP,
+            "A seeded unit delay: outputs `init` at the first tick, then the `signal` it \
+             captured at its previous advance. The only way to close a cycle.",
+        )
+        .input(InputSpec::required(
+            "init",
+            ValueType::Any,
+            "the seed (must be wired to a node)",
+        ))
+        .input(InputSpec::required(
+            "signal",
+            ValueType::Any,
+            "the value to hold from the next advance on (may close a cycle)",
+        ))
+        .output(OutputSpec::new("out", ValueType::Any, "the stored value"))
+        .param(ParamSpec::new(
+            "every",
+            ValueType::Int,
+            Value::Int(1),
+            "advance every n base ticks (n >= 1) and hold in between",
+        ))
+        .param(ParamSpec::new(
+            "phase",
+            ValueType::Int,
+            Value::Int(0),
+            "the tick offset of the advances: ticks t with t % every == phase % every",
+        ))
+        .purity(Purity::UserInput);
+        spec.delay = true;
+        LatchOp(spec)
+    }
+}
+
+impl Op for LatchOp {
+    fn spec(&self) -> &OpSpec {
+        &self.0
+    }
+    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
+        match call.ctx.latches.get(call.node) {
+            Some(v) => {
+                out[0] = v.clone();
+                Ok(())
+            }
+            None => Err(OpError::new(
+                "the latch holds no value: latches are run by a recurrent driver \
+                 (`kiln_core::recurrence::Recurrent`), and a latch's init may not depend on a \
+                 latch",
+            )),
+        }
+    }
+    fn infer_outputs(
+        &self,
+        inputs: &[Option<ValueType>],
+        _params: &[Value],
+    ) -> Result<Vec<ValueType>, String> {
+        Ok(vec![
+            inputs.first().copied().flatten().unwrap_or(ValueType::Any),
+        ])
+    }
+}
+
+/// Register the latch.
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    reg.register(LatchOp::default())
+}
+
+/// What [`Recurrent::seek`] does when asked for a tick other than the next one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeekMode {
+    /// Replay to the tick (from the nearest kept state at or before it, else from the
+    /// start): the same bits as stepping there.
+    Resimulate,
+    /// Jump: the latches keep their values and the tick counter moves.
+    Discontinuity,
+    /// Refuse with an error unless the tick is the next one.
+    Error,
+}
+
+/// The state of a recurrent run: the next tick to run and each latch's value by node id.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Snapshot {
+    /// The tick the next [`Recurrent::tick`] runs.
+    pub tick: u64,
+    /// Each latch's stored value, by node id.
+    pub values: BTreeMap<String, Value>,
+}
+
+/// A latch as the driver needs it.
+#[derive(Clone, Debug)]
+struct Latch {
+    id: String,
+    init: Src,
+    signal: Src,
+    every: u64,
+    phase: u64,
+}
+
+/// Where a latch input comes from, as an output name or a constant.
+#[derive(Clone, Debug)]
+enum Src {
+    Output(String),
+    Const(Value),
+}
+
+impl Latch {
+    fn advances(&self, t: u64) -> bool {
+        t % self.every == self.phase % self.every
+    }
+}
+
+/// Ticks a graph with latches on an evaluator of your choice (see the module docs).
+pub struct Recurrent<E: Evaluator> {
+    eval: E,
+    registry: Registry,
+    known: Option<(Revision, Vec<Latch>)>,
+    state: Option<Snapshot>,
+    checkpoint_every: Option<u64>,
+    checkpoints: BTreeMap<u64, Snapshot>,
+}
+
+impl<E: Evaluator> Recurrent<E> {
+    /// A driver running each tick on `eval`; `registry` resolves the graph's latches.
+    pub fn new(eval: E, registry: Registry) -> Self {
+        Recurrent {
+            eval,
+            registry,
+            known: None,
+            state: None,
+            checkpoint_every: None,
+            checkpoints: BTreeMap::new(),
+        }
+    }
+    /// Keep a snapshot every `k` ticks (k >= 1), so a backward seek replays from the nearest
+    /// one instead of from the start.
+    pub fn with_checkpoints(mut self, k: u64) -> Self {
+        self.checkpoint_every = Some(k.max(1));
+        self
+    }
+    /// The evaluator.
+    pub fn evaluator(&mut self) -> &mut E {
+        &mut self.eval
+    }
+    /// The state: `None` before the first tick (and after [`Recurrent::reset`]).
+    pub fn snapshot(&self) -> Option<&Snapshot> {
+        self.state.as_ref()
+    }
+    /// Continue from `s` (a snapshot taken earlier, perhaps from a file).
+    pub fn restore(&mut self, s: Snapshot) {
+        self.state = Some(s);
+    }
+    /// Forget the state: the next tick re-seeds every latch from its init and is tick 0.
+    pub fn reset(&mut self) {
+        self.state = None;
+        self.checkpoints.clear();
+    }
+    /// The tick the next [`Recurrent::tick`] runs.
+    pub fn next_tick(&self) -> u64 {
+        self.state.as_ref().map_or(0, |s| s.tick)
+    }
+    /// Number of snapshots kept for seeking.
+    pub fn checkpoint_count(&self) -> usize {
+        self.checkpoints.len()
+    }
+
+    fn latches(&mut self, graph: &Graph) -> Result<Vec<Latch>, EvalError> {
+        if let Some((r, l)) = &self.known
+            && *r == graph.revision()
+        {
+            return Ok(l.clone());
+        }
+        let plan = Plan::build(graph, &self.registry).map_err(EvalError::Invalid)?;
+        let src = |s: &Source| -> Src {
+            match s {
+                Source::Wire { node, port } => {
+                    let n = *node as usize;
+                    let name = &plan.op(n).spec().outputs[*port as usize].name;
+                    Src::Output(format!("{}.{}", plan.id(n), name))
+                }
+                Source::Const(v) => Src::Const(v.clone()),
+                Source::Empty => Src::Const(Value::Empty),
+            }
+        };
+        let mut out = vec![];
+        for l in plan.latches() {
+            let n = l.node as usize;
+            let p = plan.params(n);
+            let every = p.first().and_then(Value::as_i64).unwrap_or(1);
+            let phase = p.get(1).and_then(Value::as_i64).unwrap_or(0);
+            if every < 1 || phase < 0 {
+                return Err(EvalError::Node {
+                    node: plan.id(n).clone(),
+                    op: LATCH_OP.into(),
+                    port: Some(
+                        if every < 1 {
+                            "param `every`"
+                        } else {
+                            "param `phase`"
+                        }
+                        .into(),
+                    ),
+                    message: format!("must be at least {}", if every < 1 { 1 } else { 0 }),
+                });
+            }
+            out.push(Latch {
+                id: plan.id(n).to_string(),
+                init: src(&l.init),
+                signal: src(&l.signal),
+                every: every as u64,
+                phase: phase as u64,
+            });
+        }
+        self.known = Some((graph.revision(), out.clone()));
+        Ok(out)
+    }
+
+    /// Evaluate `names` (plus the outputs `extra`) at tick `t` with latch values `values`.
+    fn run_tick(
+        &mut self,
+        graph: &Graph,
+        request: &Request,
+        ctx: &EvalContext,
+        t: u64,
+        values: &BTreeMap<String, Value>,
+        extra: &[String],
+    ) -> Result<Outputs, EvalError> {
+        let mut c = ctx.clone();
+        c.latches = values.clone();
+        c.frame = t as i64;
+        c.time = t as f64 * ctx.dt;
+        let mut r = request.clone();
+        for e in extra {
+            if !r.outputs.contains(e) {
+                r.outputs.push(e.clone());
+            }
+        }
+        self.eval.evaluate(graph, &r, &c)
+    }
+
+    /// Seed every latch from its init (at tick 0, with no latch values).
+    fn start(
+        &mut self,
+        graph: &Graph,
+        ctx: &EvalContext,
+        latches: &[Latch],
+    ) -> Result<Snapshot, EvalError> {
+        let names: Vec<String> = latches
+            .iter()
+            .filter_map(|l| match &l.init {
+                Src::Output(n) => Some(n.clone()),
+                Src::Const(_) => None,
+            })
+            .collect();
+        let out = if names.is_empty() {
+            Outputs::default()
+        } else {
+            self.run_tick(graph, &Request::new(names), ctx, 0, &BTreeMap::new(), &[])?
+        };
+        let mut values = BTreeMap::new();
+        for l in latches {
+            let v = match &l.init {
+                Src::Output(n) => out.get(n).cloned().unwrap_or_default(),
+                Src::Const(v) => v.clone(),
+            };
+            values.insert(l.id.clone(), v);
+        }
+        Ok(Snapshot { tick: 0, values })
+    }
+
+    /// Run the next tick: evaluate `request` with every latch at its stored value, then let
+    /// the latches that advance at this tick capture their signals. Returns the requested
+    /// outputs of this tick.
+    pub fn tick(
+        &mut self,
+        graph: &Graph,
+        request: &Request,
+        ctx: &EvalContext,
+    ) -> Result<Outputs, EvalError> {
+        let latches = self.latches(graph)?;
+        let state = match self.state.take() {
+            Some(s) => s,
+            None => {
+                self.checkpoints.clear();
+                self.start(graph, ctx, &latches)?
+            }
+        };
+        let t = state.tick;
+        if let Some(k) = self.checkpoint_every
+            && t % k == 0
+        {
+            self.checkpoints.entry(t).or_insert_with(|| state.clone());
+        }
+        let signals: Vec<String> = latches
+            .iter()
+            .filter(|l| l.advances(t))
+            .filter_map(|l| match &l.signal {
+                Src::Output(n) => Some(n.clone()),
+                Src::Const(_) => None,
+            })
+            .collect();
+        let result = self.run_tick(graph, request, ctx, t, &state.values, &signals);
+        let mut out = match result {
+            Ok(o) => o,
+            Err(e) => {
+                // A failed tick leaves the state where it was.
+                self.state = Some(state);
+                return Err(e);
+            }
+        };
+        let mut values = state.values;
+        for l in latches.iter().filter(|l| l.advances(t)) {
+            let v = match &l.signal {
+                Src::Output(n) => out.get(n).cloned().unwrap_or_default(),
+                Src::Const(v) => v.clone(),
+            };
+            if let Value::Error(e) = v {
+                self.state = Some(Snapshot { tick: t, values });
+                return Err((*e).clone());
+            }
+            values.insert(l.id.clone(), v);
+        }
+        out.values.truncate(request.outputs.len());
+        self.state = Some(Snapshot {
+            tick: t + 1,
+            values,
+        });
+        Ok(out)
+    }
+
+    /// Replay from tick 0 and return the outputs of tick `t`.
+    pub fn run_to(
+        &mut self,
+        graph: &Graph,
+        request: &Request,
+        ctx: &EvalContext,
+        t: u64,
+    ) -> Result<Outputs, EvalError> {
+        self.reset();
+        self.advance_to(graph, request, ctx, t)
+    }
+
+    /// Tick until the next tick is `t`, then run it.
+    fn advance_to(
+        &mut self,
+        graph: &Graph,
+        request: &Request,
+        ctx: &EvalContext,
+        t: u64,
+    ) -> Result<Outputs, EvalError> {
+        let quiet = Request {
+            outputs: vec![],
+            ..request.clone()
+        };
+        while self.next_tick() < t {
+            if ctx.is_cancelled() {
+                return Err(EvalError::Cancelled);
+            }
+            self.tick(graph, &quiet, ctx)?;
+        }
+        self.tick(graph, request, ctx)
+    }
+
+    /// Run tick `t` next, by `mode`, and return its outputs.
+    pub fn seek(
+        &mut self,
+        graph: &Graph,
+        request: &Request,
+        ctx: &EvalContext,
+        t: u64,
+        mode: SeekMode,
+    ) -> Result<Outputs, EvalError> {
+        let next = self.next_tick();
+        match mode {
+            SeekMode::Error if t != next => Err(EvalError::Recurrence(format!(
+                "seek to tick {t} refused: the next tick is {next} (seek mode Error)"
+            ))),
+            SeekMode::Error => self.tick(graph, request, ctx),
+            SeekMode::Discontinuity => {
+                if self.state.is_none() {
+                    let latches = self.latches(graph)?;
+                    self.state = Some(self.start(graph, ctx, &latches)?);
+                }
+                if let Some(s) = &mut self.state {
+                    s.tick = t;
+                }
+                // Kept states before the jump no longer lead here.
+                self.checkpoints.clear();
+                self.tick(graph, request, ctx)
+            }
+            SeekMode::Resimulate => {
+                if t < next || self.state.is_none() {
+                    match self.checkpoints.range(..=t).next_back() {
+                        Some((_, s)) => self.state = Some(s.clone()),
+                        None => self.state = None,
+                    }
+                }
+                self.advance_to(graph, request, ctx, t)
+            }
+        }
+    }
+}
