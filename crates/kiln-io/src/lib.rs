@@ -6,6 +6,8 @@
 //!   [`save_graph`], with errors as [`LoadError`];
 //! * [`values`]: result values as files (PNG for images, JSON for plain values), written
 //!   atomically, and values typed on the command line;
+//! * [`snapshot`]: the state of a recurrent run (each latch's value) as a versioned JSON
+//!   file, for plain values;
 //! * [`dot`]: Graphviz export.
 //!
 //! ```
@@ -34,6 +36,7 @@ mod convert;
 pub mod dot;
 pub mod graph_file;
 mod json;
+pub mod snapshot;
 pub mod values;
 
 pub use dot::to_dot;
@@ -41,4 +44,5 @@ pub use graph_file::{
     GraphFile, GraphMeta, LoadError, load_graph, load_graph_bytes, read_graph, save_graph,
     save_graph_with_meta, write_graph,
 };
+pub use snapshot::{SnapshotError, parse_snapshot, read_snapshot, snapshot_json, write_snapshot};
 pub use values::{WriteError, encode_output, parse_cli_value, write_atomic, write_output};
