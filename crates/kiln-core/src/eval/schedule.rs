@@ -734,7 +734,7 @@ impl Strategy for Slots {
         &mut self,
         _plan: &Plan,
         block: &[u32],
-        mut pos: usize,
+        pos: usize,
         runner: &mut Runner,
         fresh: bool,
     ) -> usize {
@@ -742,15 +742,30 @@ impl Strategy for Slots {
             return pos;
         }
         if fresh {
-            return self.run_kernels_fresh(block, pos, runner);
+            self.kernel_loop::<false>(block, pos, runner)
+        } else {
+            self.kernel_loop::<true>(block, pos, runner)
         }
+    }
+}
+
+impl Slots {
+    /// The loop of [`Strategy::run_kernels`]: with `MARKS`, skip nodes already done and mark
+    /// the ones run; without, neither (see `fresh`).
+    #[inline(always)]
+    fn kernel_loop<const MARKS: bool>(
+        &mut self,
+        block: &[u32],
+        mut pos: usize,
+        runner: &mut Runner,
+    ) -> usize {
         let generation = self.generation;
         let mut executed = 0u64;
         let (mut last_slot, mut last) = (u32::MAX, 0.0);
         while let Some(&v) = block.get(pos) {
             let v = v as usize;
             let Some(k) = self.kernels.get(v) else { break };
-            if self.stamp[v] != generation {
+            if !MARKS || self.stamp[v] != generation {
                 let Some(r) = k.eval_after(&self.vals, last_slot, last) else {
                     break;
                 };
@@ -761,34 +776,11 @@ impl Strategy for Slots {
                 }
                 set_float(&mut self.vals[k.out as usize], r);
                 (last_slot, last) = (k.out, r);
-                self.stamp[v] = generation;
+                if MARKS {
+                    self.stamp[v] = generation;
+                }
                 executed += 1;
             }
-            pos += 1;
-        }
-        runner.stats.executed += executed;
-        pos
-    }
-}
-
-impl Slots {
-    /// [`Strategy::run_kernels`] without done-marks (see its `fresh`).
-    fn run_kernels_fresh(&mut self, block: &[u32], mut pos: usize, runner: &mut Runner) -> usize {
-        let mut executed = 0u64;
-        let (mut last_slot, mut last) = (u32::MAX, 0.0);
-        while let Some(&v) = block.get(pos) {
-            let Some(k) = self.kernels.get(v as usize) else {
-                break;
-            };
-            let Some(r) = k.eval_after(&self.vals, last_slot, last) else {
-                break;
-            };
-            if executed & 255 == 255 && runner.cancelled() {
-                break;
-            }
-            set_float(&mut self.vals[k.out as usize], r);
-            (last_slot, last) = (k.out, r);
-            executed += 1;
             pos += 1;
         }
         runner.stats.executed += executed;
