@@ -6,6 +6,7 @@ use kiln_core::eval::{
     CompiledEvaluator, EagerEvaluator, ErrorPolicy, Failure, IncrementalEvaluator, ParallelPolicy,
 };
 use kiln_core::prelude::*;
+use kiln_core::recurrence::{LATCH_OP, Recurrent};
 use kiln_io::{GraphFile, LoadError};
 use kiln_std::graph_io::{INPUT_PREFIX, OUTPUT_OP};
 use std::ffi::OsString;
@@ -75,6 +76,48 @@ struct EvalArgs {
     quiet: bool,
 }
 
+/// The options of `kiln render`.
+#[derive(clap::Args)]
+struct RenderArgs {
+    /// Number of ticks to run: ticks 0 to N-1, one file per output and tick.
+    #[arg(long, value_name = "N", value_parser = parse_ticks)]
+    ticks: u64,
+    /// Seconds per tick: tick t runs at time t * dt (and frame t). A number or a fraction.
+    #[arg(long, value_name = "SECONDS", default_value = "1/60", value_parser = parse_dt)]
+    dt: f64,
+    /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+    /// Folder to write the frames into (created if missing).
+    #[arg(long, short, default_value = ".")]
+    out: PathBuf,
+    /// Seed for procedural randomness.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Only these outputs (repeatable; default: every output of the graph).
+    #[arg(long = "output", value_name = "NAME")]
+    outputs: Vec<String>,
+    /// Which evaluator runs each tick (all give the same bits). `incremental` re-cooks only
+    /// what a tick changes and keeps no memo of earlier ticks.
+    #[arg(long, value_enum, value_name = "NAME", default_value_t = EvaluatorKind::Incremental)]
+    evaluator: EvaluatorKind,
+    /// Run independent nodes at once on a Rayon pool of THREADS threads (default: one per
+    /// core). Eager and compiled only.
+    #[arg(
+        long,
+        value_name = "THREADS",
+        num_args = 0..=1,
+        value_parser = parse_threads
+    )]
+    parallel: Option<Option<usize>>,
+    /// Print evaluation statistics summed over the ticks (to stderr).
+    #[arg(long)]
+    stats: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
 /// The evaluators `--evaluator` chooses between.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum EvaluatorKind {
@@ -134,6 +177,14 @@ enum Cmd {
         graph: PathBuf,
         #[command(flatten)]
         args: EvalArgs,
+    },
+    /// Run a recurrent graph (one with latches) for N ticks and write every output of every
+    /// tick as DIR/<output>_<tick>.<ext>, the tick zero-padded (at least 3 digits).
+    Render {
+        /// The graph file.
+        graph: PathBuf,
+        #[command(flatten)]
+        args: RenderArgs,
     },
     /// Render the built-in example (noise clouds) to clouds.png.
     Demo {
@@ -199,12 +250,16 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
     match cli.cmd {
         Cmd::Run { graph, args } => {
             let file = load(&graph, &reg)?;
-            run(&file.graph, &reg, &args)
+            run(&file.graph, &reg, &args, Some(&graph))
+        }
+        Cmd::Render { graph, args } => {
+            let file = load(&graph, &reg)?;
+            render(&file.graph, &reg, &args)
         }
         Cmd::Demo { args } => {
             let file = kiln_io::load_graph(DEMO_GRAPH, &reg)
                 .map_err(|e| CliError(format!("built-in demo: {e}")))?;
-            run(&file.graph, &reg, &args)
+            run(&file.graph, &reg, &args, None)
         }
         Cmd::Validate { graph } => {
             let file = load(&graph, &reg)?;
@@ -266,8 +321,19 @@ fn context(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<EvalContext, Cl
     ctx.time = args.time;
     ctx.frame = args.frame;
     ctx.seed = args.seed;
+    set_inputs(&mut ctx, g, reg, &args.set)?;
+    Ok(ctx)
+}
+
+/// Apply `--set NAME=VALUE` options to `ctx`, checking each name against the graph's inputs.
+fn set_inputs(
+    ctx: &mut EvalContext,
+    g: &Graph,
+    reg: &Registry,
+    set: &[String],
+) -> Result<(), CliError> {
     let inputs = graph_inputs(g, reg);
-    for s in &args.set {
+    for s in set {
         let (name, text) = s
             .split_once('=')
             .ok_or_else(|| CliError(format!("--set `{s}`: expected NAME=VALUE")))?;
@@ -286,21 +352,52 @@ fn context(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<EvalContext, Cl
             .map_err(|e| CliError(format!("--set `{name}` ({ty}): {e}")))?;
         ctx.inputs.insert(name.to_string(), v);
     }
-    Ok(ctx)
+    Ok(())
 }
 
-fn progress_bar(quiet: bool) -> Option<ProgressBar> {
+/// A progress bar on stderr counting `unit` (indicatif hides it when stderr is not a
+/// terminal); `None` with `--quiet`.
+fn progress_bar(quiet: bool, len: u64, unit: &str) -> Option<ProgressBar> {
     if quiet {
         return None;
     }
-    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr_with_hz(10));
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr_with_hz(10));
     bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} nodes {msg}",
-        )
+        ProgressStyle::with_template(&format!(
+            "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{pos}}/{{len}} {unit} {{msg}}"
+        ))
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     Some(bar)
+}
+
+/// A `--ticks` count: a whole number, at least 1.
+fn parse_ticks(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("the tick count must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "expected a tick count (a whole number, at least 1), not `{s}`"
+        )),
+    }
+}
+
+/// A `--dt` in seconds: a number (`0.04`) or a fraction (`1/25`), finite and above zero.
+fn parse_dt(s: &str) -> Result<f64, String> {
+    let num = |t: &str| t.trim().parse::<f64>().ok();
+    let dt = match s.split_once('/') {
+        Some((a, b)) => num(a).zip(num(b)).map(|(a, b)| a / b),
+        None => num(s),
+    };
+    match dt {
+        Some(d) if d.is_finite() && d > 0.0 => Ok(d),
+        Some(_) => Err(format!(
+            "the seconds per tick must be finite and above zero, not `{s}`"
+        )),
+        None => Err(format!(
+            "expected seconds per tick as a number (0.04) or a fraction (1/25), not `{s}`"
+        )),
+    }
 }
 
 /// A `--parallel` thread count: a whole number, at least 1.
@@ -314,15 +411,18 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     }
 }
 
-fn parallel_policy(args: &EvalArgs) -> Result<ParallelPolicy, CliError> {
-    let Some(threads) = args.parallel else {
+fn parallel_policy(
+    parallel: Option<Option<usize>>,
+    evaluator: EvaluatorKind,
+) -> Result<ParallelPolicy, CliError> {
+    let Some(threads) = parallel else {
         return Ok(ParallelPolicy::Sequential);
     };
-    if !args.evaluator.supports_parallel() {
+    if !evaluator.supports_parallel() {
         return Err(CliError(format!(
             "--parallel works with the eager and compiled evaluators only; the {} evaluator \
              runs sequentially (add --evaluator eager or --evaluator compiled)",
-            args.evaluator.name()
+            evaluator.name()
         )));
     }
     Ok(ParallelPolicy::Rayon {
@@ -331,22 +431,28 @@ fn parallel_policy(args: &EvalArgs) -> Result<ParallelPolicy, CliError> {
     })
 }
 
-fn run(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<ExitCode, CliError> {
-    let parallel = parallel_policy(args)?;
+/// Refuse a graph with validation problems (printing each one).
+fn check_valid(g: &Graph, reg: &Registry) -> Result<(), CliError> {
     let diags = validate(g, reg);
-    if !diags.is_empty() {
-        for d in &diags {
-            eprintln!("{d}");
-        }
-        return Err(CliError(format!(
-            "the graph has {} problem(s); nothing was written",
-            diags.len()
-        )));
+    if diags.is_empty() {
+        return Ok(());
     }
-    let mut outputs = if args.outputs.is_empty() {
+    for d in &diags {
+        eprintln!("{d}");
+    }
+    Err(CliError(format!(
+        "the graph has {} problem(s); nothing was written",
+        diags.len()
+    )))
+}
+
+/// The outputs to evaluate: `--output` names (first occurrence of each), else every graph
+/// output.
+fn requested_outputs(g: &Graph, names: &[String]) -> Result<Vec<String>, CliError> {
+    let mut outputs = if names.is_empty() {
         graph_outputs(g)
     } else {
-        args.outputs.clone()
+        names.to_vec()
     };
     let mut seen = std::collections::HashSet::new();
     outputs.retain(|o| seen.insert(o.clone()));
@@ -356,8 +462,45 @@ fn run(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<ExitCode, CliError>
                 .into(),
         ));
     }
+    Ok(outputs)
+}
+
+/// The ids of the graph's latch nodes.
+fn latch_nodes(g: &Graph) -> Vec<&str> {
+    g.nodes()
+        .iter()
+        .filter(|n| n.op == LATCH_OP)
+        .map(|n| n.id.as_str())
+        .collect()
+}
+
+/// The hint for `kiln run` on a graph with latches: they need `kiln render`.
+fn latch_hint(g: &Graph, path: Option<&Path>) -> String {
+    let latches = latch_nodes(g);
+    format!(
+        "\nhint: the graph has latch node(s) ({}), which hold state from one tick to the next \
+         and need a recurrent driver: use `kiln render {} --ticks N --out DIR` to run it for N \
+         ticks",
+        latches.join(", "),
+        path.map_or_else(|| "GRAPH".to_string(), |p| p.display().to_string())
+    )
+}
+
+fn is_latch_error(e: &EvalError) -> bool {
+    matches!(e, EvalError::Node { op, .. } | EvalError::Panic { op, .. } if op == LATCH_OP)
+}
+
+fn run(
+    g: &Graph,
+    reg: &Registry,
+    args: &EvalArgs,
+    path: Option<&Path>,
+) -> Result<ExitCode, CliError> {
+    let parallel = parallel_policy(args.parallel, args.evaluator)?;
+    check_valid(g, reg)?;
+    let outputs = requested_outputs(g, &args.outputs)?;
     let mut ctx = context(g, reg, args)?;
-    let bar = progress_bar(args.quiet);
+    let bar = progress_bar(args.quiet, 0, "nodes");
     if let Some(bar) = &bar {
         let b = bar.clone();
         ctx.progress = Some(Arc::new(move |p: &Progress<'_>| {
@@ -385,8 +528,14 @@ fn run(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<ExitCode, CliError>
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    let out =
-        result.map_err(|e| CliError(format!("evaluation failed: {e}; nothing was written")))?;
+    let out = result.map_err(|e| {
+        let hint = if is_latch_error(&e) {
+            latch_hint(g, path)
+        } else {
+            String::new()
+        };
+        CliError(format!("evaluation failed: {e}; nothing was written{hint}"))
+    })?;
     // Under `--errors propagate`, outputs holding an error are reported, not written.
     let failed: Vec<&str> = out
         .values
@@ -417,13 +566,16 @@ fn run(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<ExitCode, CliError>
         println!("wrote {}", path.display());
     }
     if args.stats {
-        print_stats(args.evaluator, &parallel, &out.stats, elapsed);
+        print_stats(args.evaluator, &parallel, &out.stats, elapsed, None);
     }
     if args.timings {
         print_timings(&out);
     }
     if !out.failures.is_empty() {
         print_failures(&out.failures);
+        if out.failures.iter().any(|f| is_latch_error(&f.error)) {
+            eprintln!("{}", latch_hint(g, path).trim_start());
+        }
     }
     if failed.is_empty() {
         Ok(ExitCode::SUCCESS)
@@ -438,7 +590,14 @@ fn run(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<ExitCode, CliError>
     }
 }
 
-fn print_stats(kind: EvaluatorKind, parallel: &ParallelPolicy, s: &Stats, elapsed: Duration) {
+/// Print the counters; `ticks`: summed over that many ticks of a render.
+fn print_stats(
+    kind: EvaluatorKind,
+    parallel: &ParallelPolicy,
+    s: &Stats,
+    elapsed: Duration,
+    ticks: Option<u64>,
+) {
     let policy = match parallel {
         ParallelPolicy::Sequential => "sequential".to_string(),
         ParallelPolicy::Rayon {
@@ -446,8 +605,9 @@ fn print_stats(kind: EvaluatorKind, parallel: &ParallelPolicy, s: &Stats, elapse
         } => format!("parallel, {t} threads"),
         ParallelPolicy::Rayon { threads: None, .. } => "parallel, one thread per core".into(),
     };
+    let over = ticks.map_or_else(String::new, |t| format!(" over {t} tick(s)"));
     eprintln!(
-        "stats: {} evaluator ({policy}): executed {} nodes, {} cache hits, {} cutoffs, \
+        "stats: {} evaluator ({policy}){over}: executed {} nodes, {} cache hits, {} cutoffs, \
          {} propagated, {} parallel, {} keys computed, planned {}, {:.3} ms",
         kind.name(),
         s.executed,
@@ -459,6 +619,121 @@ fn print_stats(kind: EvaluatorKind, parallel: &ParallelPolicy, s: &Stats, elapse
         if s.planned { "yes" } else { "no" },
         elapsed.as_secs_f64() * 1e3
     );
+}
+
+/// The digits a render pads its tick numbers to: those of the last tick, at least 3.
+fn tick_width(ticks: u64) -> usize {
+    ticks.saturating_sub(1).to_string().len().max(3)
+}
+
+/// The file stem of output `name` at tick `t`: `name_007` (dots in `name` become `_`).
+fn frame_stem(name: &str, t: u64, width: usize) -> String {
+    format!("{}_{t:0width$}", name.replace('.', "_"))
+}
+
+/// What earlier ticks left on disk, for the message of a failed render.
+fn written_summary(t: u64, files: usize, dir: &Path) -> String {
+    match t {
+        0 => "nothing was written".to_string(),
+        1 => format!(
+            "tick 0 was written ({files} file(s) in {}), nothing of tick 1",
+            dir.display()
+        ),
+        _ => format!(
+            "ticks 0 to {} were written ({files} file(s) in {}), nothing of tick {t}",
+            t - 1,
+            dir.display()
+        ),
+    }
+}
+
+/// `kiln render`: tick the graph with the recurrent driver and write each tick's outputs.
+fn render(g: &Graph, reg: &Registry, args: &RenderArgs) -> Result<ExitCode, CliError> {
+    let parallel = parallel_policy(args.parallel, args.evaluator)?;
+    check_valid(g, reg)?;
+    let outputs = requested_outputs(g, &args.outputs)?;
+    let mut ctx = EvalContext::new();
+    ctx.seed = args.seed;
+    ctx.dt = args.dt;
+    set_inputs(&mut ctx, g, reg, &args.set)?;
+    let bar = progress_bar(args.quiet, args.ticks, "ticks");
+    if let Some(bar) = &bar {
+        let b = bar.clone();
+        ctx.progress = Some(Arc::new(move |p: &Progress<'_>| {
+            if let Some(node) = p.node {
+                b.set_message(node.to_string());
+            }
+        }));
+    }
+    let request = Request::new(outputs.iter().cloned());
+    let mut driver = Recurrent::new(args.evaluator.build(reg, parallel.clone()), reg.clone());
+    let width = tick_width(args.ticks);
+    let mut stats = Stats::default();
+    let mut written: Vec<PathBuf> = Vec::new();
+    let started = Instant::now();
+    let result = (|| -> Result<(), CliError> {
+        for t in 0..args.ticks {
+            let fail = |what: String| {
+                CliError(format!(
+                    "tick {t} of {} failed: {what}; {}",
+                    args.ticks,
+                    written_summary(t, written.len(), &args.out)
+                ))
+            };
+            let out = driver
+                .tick(g, &request, &ctx)
+                .map_err(|e| fail(e.to_string()))?;
+            stats.accumulate(&out.stats);
+            // Encode every output of the tick before writing any, so a tick lands whole.
+            let mut files = Vec::with_capacity(out.values.len());
+            for (name, v) in &out.values {
+                let file = kiln_io::encode_output(&args.out, &frame_stem(name, t, width), v)
+                    .map_err(|e| fail(format!("cannot write output `{name}`: {e}")))?;
+                files.push(file);
+            }
+            if t == 0 {
+                std::fs::create_dir_all(&args.out)
+                    .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
+            }
+            for (i, (path, bytes)) in files.iter().enumerate() {
+                if let Err(e) = kiln_io::write_atomic(path, bytes) {
+                    // Take back this tick's files, so no partial tick is left.
+                    for (p, _) in &files[..i] {
+                        let _ = std::fs::remove_file(p);
+                    }
+                    return Err(fail(format!("cannot write {}: {e}", path.display())));
+                }
+            }
+            written.extend(files.into_iter().map(|(p, _)| p));
+            if let Some(bar) = &bar {
+                bar.inc(1);
+            }
+        }
+        Ok(())
+    })();
+    let elapsed = started.elapsed();
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    result?;
+    // `written` is tick by tick, each tick's files in output order.
+    let last_tick = &written[written.len().saturating_sub(outputs.len())..];
+    for (first, last) in written.iter().zip(last_tick) {
+        if args.ticks == 1 {
+            println!("wrote {}", first.display());
+        } else {
+            println!(
+                "wrote {} … {} ({} ticks)",
+                first.display(),
+                last.display(),
+                args.ticks
+            );
+        }
+    }
+    if args.stats {
+        print_stats(args.evaluator, &parallel, &stats, elapsed, Some(args.ticks));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn print_timings(out: &Outputs) {
@@ -626,5 +901,35 @@ fn list_ops(reg: &Registry, filter: Option<&str>) {
         for o in &s.outputs {
             println!("    out {}: {} — {}", o.name, o.ty, o.doc);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_padded_to_the_last_tick_at_least_three_digits() {
+        assert_eq!(tick_width(1), 3);
+        assert_eq!(tick_width(100), 3);
+        assert_eq!(tick_width(1000), 3);
+        assert_eq!(tick_width(1001), 4);
+        assert_eq!(tick_width(100_000), 5);
+        assert_eq!(frame_stem("trails", 7, 3), "trails_007");
+        assert_eq!(frame_stem("noise.out", 12, 4), "noise_out_0012");
+        assert_eq!(frame_stem("x", 12345, 3), "x_12345");
+    }
+
+    #[test]
+    fn dt_takes_numbers_and_fractions() {
+        assert_eq!(parse_dt("0.5"), Ok(0.5));
+        assert_eq!(parse_dt("1/60"), Ok(1.0 / 60.0));
+        assert_eq!(parse_dt(" 1 / 25 "), Ok(1.0 / 25.0));
+        for bad in ["0", "-1", "1/0", "0/0", "inf", "nan", "fast", "1/x", ""] {
+            assert!(parse_dt(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_ticks("5"), Ok(5));
+        assert!(parse_ticks("0").is_err());
+        assert!(parse_ticks("-3").is_err());
     }
 }

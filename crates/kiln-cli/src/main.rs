@@ -1,4 +1,4 @@
-//! The `kiln` command: run, validate, inspect and draw Kiln graph files.
+//! The `kiln` command: run, render, validate, inspect and draw Kiln graph files.
 
 mod cli;
 
