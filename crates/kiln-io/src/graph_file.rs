@@ -124,7 +124,8 @@ pub enum LoadError {
     },
 }
 
-struct FmtPath<'a>(&'a str);
+/// Displays a JSON location (`at nodes.a.op`, or `at the top level`).
+pub(crate) struct FmtPath<'a>(pub(crate) &'a str);
 impl fmt::Display for FmtPath<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.0.is_empty() {
@@ -135,7 +136,8 @@ impl fmt::Display for FmtPath<'_> {
     }
 }
 
-struct FmtHint<'a>(&'a Option<String>);
+/// Displays an optional hint as ` (hint: ...)`.
+pub(crate) struct FmtHint<'a>(pub(crate) &'a Option<String>);
 impl fmt::Display for FmtHint<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
@@ -164,15 +166,21 @@ impl LoadError {
 }
 
 fn from_json_error(e: serde_json::Error) -> LoadError {
-    let (line, column) = (e.line(), e.column());
-    let full = e.to_string();
-    let suffix = format!(" at line {line} column {column}");
-    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
+    let (line, column, message) = json_error_parts(&e);
     LoadError::Json {
         line,
         column,
         message,
     }
+}
+
+/// A JSON syntax error as (line, column, message without the position).
+pub(crate) fn json_error_parts(e: &serde_json::Error) -> (usize, usize, String) {
+    let (line, column) = (e.line(), e.column());
+    let full = e.to_string();
+    let suffix = format!(" at line {line} column {column}");
+    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
+    (line, column, message)
 }
 
 /// What a graph file holds besides the graph.

@@ -42,6 +42,7 @@
 
 use crate::convert::{self, ColorStyle};
 use crate::graph_file::LoadError;
+use crate::graph_file::{FmtHint, FmtPath};
 use crate::json::{self, Doc, Json};
 use crate::values::{WriteError, write_atomic};
 use kiln_core::recurrence::Snapshot;
@@ -134,7 +135,7 @@ pub enum SnapshotError {
         hint: String,
     },
     /// The JSON does not have the shape of a snapshot file.
-    #[error("{}: {message}{}", At(location), Hint(hint))]
+    #[error("{}: {message}{}", FmtPath(location), FmtHint(hint))]
     Shape {
         /// Where, as a path of keys such as `latches` (empty: the top level).
         location: String,
@@ -144,7 +145,7 @@ pub enum SnapshotError {
         hint: Option<String>,
     },
     /// A latch's saved value is malformed.
-    #[error("latch `{latch}`: {}: {message}{}", At(location), Hint(hint))]
+    #[error("latch `{latch}`: {}: {message}{}", FmtPath(location), FmtHint(hint))]
     BadValue {
         /// The latch's node id.
         latch: String,
@@ -173,27 +174,6 @@ impl SnapshotError {
             location: location.to_string(),
             message,
             hint,
-        }
-    }
-}
-
-struct At<'a>(&'a str);
-impl fmt::Display for At<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            f.write_str("at the top level")
-        } else {
-            write!(f, "at {}", self.0)
-        }
-    }
-}
-
-struct Hint<'a>(&'a Option<String>);
-impl fmt::Display for Hint<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(h) => write!(f, " (hint: {h})"),
-            None => Ok(()),
         }
     }
 }
@@ -302,10 +282,7 @@ pub fn read_snapshot(path: &Path) -> Result<Snapshot, SnapshotError> {
 }
 
 fn from_json_error(e: serde_json::Error) -> SnapshotError {
-    let (line, column) = (e.line(), e.column());
-    let full = e.to_string();
-    let suffix = format!(" at line {line} column {column}");
-    let message = full.strip_suffix(&suffix).unwrap_or(&full).to_string();
+    let (line, column, message) = crate::graph_file::json_error_parts(&e);
     SnapshotError::Json {
         line,
         column,

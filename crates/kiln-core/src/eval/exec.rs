@@ -4,7 +4,7 @@
 
 use super::{
     CancelMode, ErrorPolicy, EvalError, Failure, NodeTiming, ProgressTracker, Request, Stats,
-    execute_fast, execute_node, panic_message,
+    execute_node, panic_message,
 };
 use crate::context::{CancelToken, EvalContext};
 use crate::plan::{Plan, Source};
@@ -253,7 +253,7 @@ impl<'r> Runner<'r> {
             if self.base.is_cancelled() {
                 return Err(EvalError::Cancelled);
             }
-            return match execute_fast(self.plan, v, inputs, self.op_ctx(), out) {
+            return match execute_node(self.plan, v, inputs, self.op_ctx(), out) {
                 Ok(()) => {
                     self.stats.executed += 1;
                     Ok(None)

@@ -331,36 +331,10 @@ impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
 }
 
 /// Execute node `n` of `plan` on gathered inputs, writing into `out` (one slot per output).
-/// Catches panics and turns op errors into [`EvalError`]s naming node, op and port.
-pub(crate) fn execute_node(
-    plan: &Plan,
-    n: usize,
-    inputs: &[Value],
-    ctx: &EvalContext,
-    out: &mut [Value],
-) -> Result<(), EvalError> {
-    let op = plan.op(n);
-    let call = OpCall {
-        inputs,
-        params: plan.params(n),
-        ctx,
-        node: plan.id(n).as_str(),
-    };
-    match catch_unwind(AssertUnwindSafe(|| op.execute(&call, out))) {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(op_error(plan, n, e)),
-        Err(payload) => Err(EvalError::Panic {
-            node: plan.id(n).clone(),
-            op: op.spec().id.to_string(),
-            message: panic_message(&*payload),
-        }),
-    }
-}
-
-/// The hot path of [`execute_node`]: the op's own result, converted to an [`EvalError`] only
-/// when it failed (out of line), so a successful call moves nothing large.
+/// Catches panics and turns op errors into [`EvalError`]s naming node, op and port; the
+/// conversion is out of line, so a successful call moves nothing large.
 #[inline(always)]
-pub(crate) fn execute_fast(
+pub(crate) fn execute_node(
     plan: &Plan,
     n: usize,
     inputs: &[Value],

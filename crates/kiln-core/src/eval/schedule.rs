@@ -16,7 +16,7 @@
 
 use super::exec::{Runner, Taint, gather, uncaught_error};
 use super::kernel::{Kernels, set_float};
-use super::{EvalError, ParallelPolicy, execute_fast, execute_node, next_lazy};
+use super::{EvalError, ParallelPolicy, execute_node, next_lazy};
 use crate::plan::{Plan, Source};
 use crate::value::{Value, ValueType};
 use std::time::{Duration, Instant};
@@ -708,7 +708,7 @@ impl Strategy for Slots {
                 return Err(EvalError::Cancelled);
             }
             let out = &mut self.vals[off..off + n];
-            match execute_fast(plan, v, scratch, runner.op_ctx(), out) {
+            match execute_node(plan, v, scratch, runner.op_ctx(), out) {
                 Ok(()) => runner.executed_fast(),
                 Err(e) => {
                     let t = runner.complete(v, Err(e), None, out)?;
