@@ -3,24 +3,11 @@
 //! latch graphs here.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod support;
+use support::*;
 
 const EVALUATORS: [&str; 4] = ["lazy", "eager", "compiled", "incremental"];
-
-fn kiln(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kiln"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("kiln runs")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 fn trails() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/trails.json")
