@@ -295,22 +295,6 @@ fn info_dot_and_ops_describe_things() {
 
 const EVALUATORS: [&str; 4] = ["lazy", "eager", "compiled", "incremental"];
 
-/// Every file of a folder, by name, with its bytes.
-fn files_in(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 fn example_paths() -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(examples())
         .unwrap()

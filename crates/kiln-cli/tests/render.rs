@@ -13,22 +13,6 @@ fn trails() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/trails.json")
 }
 
-/// Every file of a folder, by name, with its bytes (sorted by name).
-fn files_in(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 fn names(files: &[(String, Vec<u8>)]) -> Vec<&str> {
     files.iter().map(|(n, _)| n.as_str()).collect()
 }

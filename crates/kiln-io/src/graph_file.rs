@@ -174,6 +174,29 @@ fn from_json_error(e: serde_json::Error) -> LoadError {
     }
 }
 
+/// An unsupported format version, as (what was found, a hint): upgrade kiln when `found`
+/// is newer than `current`, else write `"key": current`. `what` names the document.
+pub(crate) fn version_mismatch(
+    found: &Json,
+    current: i64,
+    what: &str,
+    key: &str,
+) -> (String, String) {
+    let mut text = String::new();
+    json::compact(found, &mut text);
+    let newer = match found {
+        Json::Int(n) => *n > current,
+        Json::UInt(_) => true,
+        _ => false,
+    };
+    let hint = if newer {
+        format!("the {what} was written by a newer kiln; upgrade kiln to read version {text}")
+    } else {
+        format!("write \"{key}\": {current}")
+    };
+    (text, hint)
+}
+
 /// A JSON syntax error as (line, column, message without the position).
 pub(crate) fn json_error_parts(e: &serde_json::Error) -> (usize, usize, String) {
     let (line, column) = (e.line(), e.column());
@@ -433,20 +456,7 @@ fn load_doc(doc: &Json, registry: &Registry) -> Result<GraphFile, LoadError> {
         None => return Err(LoadError::MissingVersion),
         Some(Json::Int(VERSION)) => {}
         Some(other) => {
-            let mut found = String::new();
-            json::compact(other, &mut found);
-            let newer = match other {
-                Json::Int(n) => *n > VERSION,
-                Json::UInt(_) => true,
-                _ => false,
-            };
-            let hint = if newer {
-                format!(
-                    "the file was written by a newer kiln; upgrade kiln to read version {found}"
-                )
-            } else {
-                format!("write \"kiln\": {VERSION}")
-            };
+            let (found, hint) = version_mismatch(other, VERSION, "file", "kiln");
             return Err(LoadError::UnsupportedVersion { found, hint });
         }
     }

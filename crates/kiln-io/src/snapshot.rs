@@ -340,20 +340,8 @@ pub fn parse_snapshot(text: &str) -> Result<Snapshot, SnapshotError> {
         }
         Some(Json::Int(VERSION)) => {}
         Some(other) => {
-            let mut found = String::new();
-            json::compact(other, &mut found);
-            let newer = match other {
-                Json::Int(n) => *n > VERSION,
-                Json::UInt(_) => true,
-                _ => false,
-            };
-            let hint = if newer {
-                format!(
-                    "the snapshot was written by a newer kiln; upgrade kiln to read version {found}"
-                )
-            } else {
-                format!("write \"{VERSION_KEY}\": {VERSION}")
-            };
+            let (found, hint) =
+                crate::graph_file::version_mismatch(other, VERSION, "snapshot", VERSION_KEY);
             return Err(SnapshotError::UnsupportedVersion { found, hint });
         }
     }

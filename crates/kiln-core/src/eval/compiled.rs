@@ -9,10 +9,9 @@
 //! worker thread and requests are served by a [`LazyEvaluator`] until it is ready: no request
 //! waits for a rebuild.
 
-use super::eager::{collect, detached};
-use super::exec::Runner;
+use super::eager::{SlotEngine, SlotRun, detached};
 use super::lazy::resolve_roots;
-use super::schedule::{Edges, Executor, PoolCache, Schedule, ScheduleCache, Slots};
+use super::schedule::{Edges, Schedule};
 use super::{
     CancelMode, EvalError, Evaluator, LazyEvaluator, Outputs, ParallelPolicy, Request, Stats,
 };
@@ -44,12 +43,8 @@ pub enum Served {
 pub struct CompiledEvaluator {
     registry: Registry,
     background: bool,
-    parallel: ParallelPolicy,
-    pools: PoolCache,
     plan: Option<Arc<Plan>>,
-    schedules: ScheduleCache,
-    slots: Slots,
-    exec: Executor,
+    engine: SlotEngine,
     pending: Option<Pending>,
     fallback: LazyEvaluator,
     served: Served,
@@ -63,12 +58,8 @@ impl CompiledEvaluator {
             fallback: LazyEvaluator::new(registry.clone()),
             registry,
             background: true,
-            parallel: ParallelPolicy::Sequential,
-            pools: PoolCache::default(),
             plan: None,
-            schedules: ScheduleCache::default(),
-            slots: Slots::default(),
-            exec: Executor::default(),
+            engine: SlotEngine::default(),
             pending: None,
             served: Served::Compiled,
             total: Stats::default(),
@@ -82,7 +73,7 @@ impl CompiledEvaluator {
     }
     /// Set the parallel policy.
     pub fn with_parallel(mut self, policy: ParallelPolicy) -> Self {
-        self.parallel = policy;
+        self.engine.parallel = policy;
         self
     }
     /// Counters summed over every request so far.
@@ -108,9 +99,8 @@ impl CompiledEvaluator {
     }
 
     fn install(&mut self, plan: Plan, sched: Schedule) {
-        self.slots.reset(&plan);
-        self.schedules.clear();
-        self.schedules.insert(sched);
+        self.engine.reset(&plan);
+        self.engine.schedules.insert(sched);
         self.plan = Some(Arc::new(plan));
     }
 
@@ -147,7 +137,7 @@ impl CompiledEvaluator {
                 && let Some(p) = Arc::get_mut(plan)
                 && p.update_data(graph, &edits)
             {
-                self.slots.relower(p, &edits);
+                self.engine.slots.relower(p, &edits);
                 return Ok(true);
             }
         }
@@ -222,23 +212,14 @@ impl Evaluator for CompiledEvaluator {
         if request.cancel == CancelMode::Preemptive {
             return detached(&self.registry, plan, roots, request, ctx, planned);
         }
-        let (sched, built) = self.schedules.get(&plan, &roots, Edges::Eager);
-        let par = self.pools.resolve(&self.parallel)?;
-        self.slots.next_generation();
-        let main_len = sched.main_len();
-        let mut runner = Runner::new(&plan, ctx, request, || main_len);
-        runner.stats.planned = planned || built;
-        let r = self
-            .exec
-            .run(&plan, sched, 0, &mut self.slots, &mut runner, par.as_ref());
-        let values = collect(&plan, &self.slots, &roots, &request.outputs);
-        runner.conclude(
-            r,
-            values,
-            &roots,
-            request,
-            &self.slots.taints,
-            &mut self.total,
-        )
+        let run = SlotRun {
+            plan: &plan,
+            cone: &roots,
+            edges: Edges::Eager,
+            roots: &roots,
+            planned,
+            defer: false,
+        };
+        self.engine.run(&run, request, ctx, &mut self.total)
     }
 }

@@ -24,11 +24,7 @@ pub struct EagerEvaluator {
     registry: Registry,
     plan: Option<Arc<Plan>>,
     whole_graph: bool,
-    parallel: ParallelPolicy,
-    pools: PoolCache,
-    schedules: ScheduleCache,
-    slots: Slots,
-    exec: Executor,
+    engine: SlotEngine,
     total: Stats,
 }
 
@@ -39,11 +35,7 @@ impl EagerEvaluator {
             registry,
             plan: None,
             whole_graph: false,
-            parallel: ParallelPolicy::Sequential,
-            pools: PoolCache::default(),
-            schedules: ScheduleCache::default(),
-            slots: Slots::default(),
-            exec: Executor::default(),
+            engine: SlotEngine::default(),
             total: Stats::default(),
         }
     }
@@ -54,7 +46,7 @@ impl EagerEvaluator {
     }
     /// Set the parallel policy.
     pub fn with_parallel(mut self, policy: ParallelPolicy) -> Self {
-        self.parallel = policy;
+        self.engine.parallel = policy;
         self
     }
     /// Counters summed over every request so far.
@@ -69,8 +61,7 @@ impl EagerEvaluator {
             return Ok((p.clone(), false));
         }
         let plan = Arc::new(Plan::build(graph, &self.registry).map_err(EvalError::Invalid)?);
-        self.slots.reset(&plan);
-        self.schedules.clear();
+        self.engine.reset(&plan);
         self.plan = Some(plan.clone());
         Ok((plan, true))
     }
@@ -96,25 +87,72 @@ impl Evaluator for EagerEvaluator {
         } else {
             roots.clone()
         };
-        let (sched, built) = self.schedules.get(&plan, &cone_roots, Edges::All);
+        let run = SlotRun {
+            plan: &plan,
+            cone: &cone_roots,
+            edges: Edges::All,
+            roots: &roots,
+            planned,
+            defer: true,
+        };
+        self.engine.run(&run, request, ctx, &mut self.total)
+    }
+}
+
+/// Slots, schedules and the pool: the part of the eager and compiled evaluators that runs a
+/// schedule for a request.
+#[derive(Default)]
+pub(crate) struct SlotEngine {
+    pub(crate) parallel: ParallelPolicy,
+    pools: PoolCache,
+    pub(crate) schedules: ScheduleCache,
+    pub(crate) slots: Slots,
+    exec: Executor,
+}
+
+/// One request's schedule: what to compile and what to answer.
+pub(crate) struct SlotRun<'a> {
+    pub(crate) plan: &'a Plan,
+    /// The roots whose cone the schedule covers.
+    pub(crate) cone: &'a [(usize, usize)],
+    pub(crate) edges: Edges,
+    /// The requested outputs.
+    pub(crate) roots: &'a [(usize, usize)],
+    pub(crate) planned: bool,
+    /// Keep fail-fast failures as values until consumed (eager evaluation).
+    pub(crate) defer: bool,
+}
+
+impl SlotEngine {
+    /// Forget values and schedules (a new plan).
+    pub(crate) fn reset(&mut self, plan: &Plan) {
+        self.slots.reset(plan);
+        self.schedules.clear();
+    }
+
+    /// Run `run`'s schedule (compiled on first use) and answer the request.
+    pub(crate) fn run(
+        &mut self,
+        run: &SlotRun<'_>,
+        request: &Request,
+        ctx: &EvalContext,
+        total: &mut Stats,
+    ) -> Result<Outputs, EvalError> {
+        let plan = run.plan;
+        let (sched, built) = self.schedules.get(plan, run.cone, run.edges);
         let par = self.pools.resolve(&self.parallel)?;
         self.slots.next_generation();
         let main_len = sched.main_len();
-        let mut runner = Runner::new(&plan, ctx, request, || main_len);
-        runner.defer_failures();
-        runner.stats.planned = planned || built;
+        let mut runner = Runner::new(plan, ctx, request, || main_len);
+        if run.defer {
+            runner.defer_failures();
+        }
+        runner.stats.planned = run.planned || built;
         let r = self
             .exec
-            .run(&plan, sched, 0, &mut self.slots, &mut runner, par.as_ref());
-        let values = collect(&plan, &self.slots, &roots, &request.outputs);
-        runner.conclude(
-            r,
-            values,
-            &roots,
-            request,
-            &self.slots.taints,
-            &mut self.total,
-        )
+            .run(plan, sched, 0, &mut self.slots, &mut runner, par.as_ref());
+        let values = collect(plan, &self.slots, run.roots, &request.outputs);
+        runner.conclude(r, values, run.roots, request, &self.slots.taints, total)
     }
 }
 
