@@ -616,3 +616,37 @@ fn million_node_chain_under_every_evaluator() {
     assert_eq!(out.values[0].1, Value::Float(n as f64 + 1.0));
     assert_eq!(out.stats.executed as usize, n);
 }
+
+/// Under a parallel policy a branch that only feeds itself runs as one task: its nodes are
+/// recorded one after another (no join between its levels), with the same bits as a
+/// sequential run.
+#[test]
+fn parallel_branches_run_as_one_task_each() {
+    let e = env();
+    let mut g = Graph::new();
+    g.add_node("n0", "num").unwrap();
+    g.set_param("n0", "value", 1.0).unwrap();
+    add(&mut g, "a1", "a", "n0", 1.0);
+    add(&mut g, "a2", "a", "a1", 2.0);
+    add(&mut g, "b1", "b", "n0", 3.0);
+    add(&mut g, "b2", "b", "b1", 4.0);
+    g.add_node("s", "add").unwrap();
+    g.wire("a2.out", "s.a");
+    g.wire("b2.out", "s.b");
+    let req = Request::new(["s"]).with_timings();
+    let par = ParallelPolicy::Rayon {
+        threads: Some(2),
+        min_cost: Some(Duration::ZERO),
+    };
+    let mut ev = CompiledEvaluator::new(e.reg.clone())
+        .with_background(false)
+        .with_parallel(par);
+    let out = ev.evaluate(&g, &req, &EvalContext::new()).unwrap();
+    let order: Vec<&str> = out.timings.iter().map(|t| t.node.as_str()).collect();
+    assert_eq!(order, ["n0", "a1", "a2", "b1", "b2", "s"]);
+    assert_eq!(out.stats.parallel, 4);
+    let seq = LazyEvaluator::new(e.reg.clone())
+        .evaluate(&g, &Request::new(["s"]), &EvalContext::new())
+        .unwrap();
+    assert!(out.values[0].1.same_bits(&seq.values[0].1));
+}

@@ -241,6 +241,28 @@ impl Schedule {
                 || (measured && Duration::from_nanos(self.level_cost[l]) >= min_cost))
     }
 
+    /// The node a parallel task that ran `v` may run next in the same task: `v`'s only
+    /// successor `w`, when `v` is all `w` reads from other nodes, `w` is not lazy, and `w`'s
+    /// level runs in parallel too (so nothing runs it sequentially in between). A branch of
+    /// such nodes then runs as one task, with no join between its levels.
+    fn chain_next(&self, plan: &Plan, v: usize, min_cost: Duration) -> Option<usize> {
+        let topo = plan.topology();
+        let succ = topo.succs(v);
+        let w = *succ.first()? as usize;
+        if succ.iter().any(|&x| x as usize != w)
+            || plan.is_lazy(w)
+            || topo.preds(w).iter().any(|&u| u as usize != v)
+        {
+            return None;
+        }
+        let pos = self.main_pos[w];
+        if pos == NONE {
+            return None;
+        }
+        let l = self.levels.partition_point(|&start| start <= pos) - 1;
+        self.level_parallel(l, min_cost).then_some(w)
+    }
+
     /// The levels to run in parallel under `min_cost` (cached until costs change).
     fn parallel_levels(&mut self, min_cost: Duration) -> Vec<u32> {
         match self.par_levels.take() {
@@ -386,7 +408,8 @@ impl Executor {
                     let (a, b) = (sched.levels[l] as usize, sched.levels[l + 1] as usize);
                     if sched.level_parallel(l, par.min_cost) {
                         if let Some(slots) = state.slots() {
-                            slots.run_level(plan, &sched.blocks[0][a..b], runner, par)?;
+                            let next = |v| sched.chain_next(plan, v, par.min_cost);
+                            slots.run_level(plan, &sched.blocks[0][a..b], runner, par, &next)?;
                             if sched.simple {
                                 // No lazy node was left: the whole level is done.
                                 self.stack[top].pos = b as u32;
@@ -408,7 +431,8 @@ impl Executor {
                     sched.levels[l as usize + 1] as usize,
                 );
                 if let Some(slots) = state.slots() {
-                    slots.run_level(plan, &sched.blocks[0][a..b], runner, par)?;
+                    let next = |v| sched.chain_next(plan, v, par.min_cost);
+                    slots.run_level(plan, &sched.blocks[0][a..b], runner, par, &next)?;
                     if sched.simple {
                         // No lazy node was left: the whole level is done.
                         self.stack[top].pos = b as u32;
@@ -592,17 +616,26 @@ impl Slots {
         nodes: &[u32],
         runner: &mut Runner,
         par: &Parallel<'_>,
+        chain_next: &dyn Fn(usize) -> Option<usize>,
     ) -> Result<(), EvalError> {
         use rayon::prelude::*;
-        struct Job {
+        /// One node a task ran.
+        struct Step {
             v: usize,
-            inputs: Vec<Value>,
-            taint: Taint,
             out: Vec<Value>,
             result: Result<(), EvalError>,
             time: Duration,
-            /// The context this node's op sees when progress is on (naming the node).
-            ctx: Option<crate::context::EvalContext>,
+        }
+        /// A task: a node of the level, then the chain of nodes it alone feeds.
+        struct Job {
+            inputs: Vec<Value>,
+            taint: Taint,
+            out: Vec<Value>,
+            steps: Vec<Step>,
+            /// The nodes the task runs: `v`, then its chain.
+            chain: Vec<usize>,
+            /// The contexts the task's ops see when progress is on (naming each node).
+            ctxs: Vec<Option<crate::context::EvalContext>>,
         }
         let mut jobs = vec![];
         for &v in nodes {
@@ -617,33 +650,77 @@ impl Slots {
                 super::exec::Prepared::Propagated(t) => {
                     self.store(plan, v, out, t);
                 }
-                super::exec::Prepared::Run => jobs.push(Job {
-                    v,
-                    inputs,
-                    taint,
-                    out,
-                    result: Ok(()),
-                    time: Duration::ZERO,
-                    ctx: runner.progress.node_ctx(plan, v),
-                }),
+                super::exec::Prepared::Run => {
+                    let mut chain = vec![v];
+                    while let Some(w) = chain.last().and_then(|&u| chain_next(u)) {
+                        chain.push(w);
+                    }
+                    let ctxs = chain
+                        .iter()
+                        .map(|&u| runner.progress.node_ctx(plan, u))
+                        .collect();
+                    jobs.push(Job {
+                        inputs,
+                        taint,
+                        out,
+                        steps: vec![],
+                        chain,
+                        ctxs,
+                    })
+                }
             }
         }
         let ctx = runner.op_ctx();
         par.pool.install(|| {
             jobs.par_iter_mut().for_each(|j| {
-                let t0 = Instant::now();
-                let ctx = j.ctx.as_ref().unwrap_or(ctx);
-                j.result = execute_node(plan, j.v, &j.inputs, ctx, &mut j.out);
-                j.time = t0.elapsed();
+                let mut inputs = std::mem::take(&mut j.inputs);
+                let mut out = std::mem::take(&mut j.out);
+                for (i, (&v, c)) in j.chain.iter().zip(&j.ctxs).enumerate() {
+                    if i > 0 {
+                        // The next node of the chain reads the previous one's outputs.
+                        let prev = &j.steps[i - 1];
+                        if prev.result.is_err() || ctx.is_cancelled() {
+                            break;
+                        }
+                        inputs = plan
+                            .inputs(v)
+                            .iter()
+                            .map(|s| match s {
+                                Source::Wire { port, .. } => prev.out[*port as usize].clone(),
+                                Source::Const(c) => c.clone(),
+                                Source::Empty => Value::Empty,
+                            })
+                            .collect();
+                        out = vec![Value::Empty; plan.n_outputs(v)];
+                    }
+                    let t0 = Instant::now();
+                    let result =
+                        execute_node(plan, v, &inputs, c.as_ref().unwrap_or(ctx), &mut out);
+                    j.steps.push(Step {
+                        v,
+                        out: std::mem::take(&mut out),
+                        result,
+                        time: t0.elapsed(),
+                    });
+                }
             })
         });
-        for mut j in jobs {
-            runner.progress.start_node(plan, j.v);
-            runner.record_time(j.v, j.time);
-            runner.stats.parallel += 1;
-            let t = runner.complete(j.v, j.result, j.taint, &mut j.out)?;
-            runner.progress.finish_node(plan, j.v);
-            self.store(plan, j.v, j.out, t);
+        // Record in level order, each task's chain after its first node: errors, stats and
+        // progress come out as a sequential run's would. Chain nodes a task did not reach
+        // (after a failure) are left for their own level.
+        for j in jobs {
+            for mut st in j.steps {
+                runner.progress.start_node(plan, st.v);
+                runner.record_time(st.v, st.time);
+                runner.stats.parallel += 1;
+                let failed = st.result.is_err();
+                let t = runner.complete(st.v, st.result, j.taint.clone(), &mut st.out)?;
+                runner.progress.finish_node(plan, st.v);
+                self.store(plan, st.v, st.out, t);
+                if failed {
+                    break;
+                }
+            }
         }
         Ok(())
     }
