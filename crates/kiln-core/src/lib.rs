@@ -40,6 +40,7 @@ pub mod op;
 pub mod plan;
 pub mod recurrence;
 pub mod registry;
+pub mod signal;
 pub mod validate;
 pub mod value;
 
@@ -50,7 +51,8 @@ pub mod prelude {
     };
     pub use crate::eval::{
         CancelMode, CompiledEvaluator, EagerEvaluator, ErrorPolicy, EvalError, Evaluator, Failure,
-        IncrementalEvaluator, LazyEvaluator, Outputs, ParallelPolicy, Request, Stats,
+        IncrementalEvaluator, LazyEvaluator, Outputs, ParallelPolicy, Request, Stats, StreamConfig,
+        StreamError, StreamingEvaluator,
     };
     pub use crate::graph::{Graph, GraphError, Node, NodeId, PortRef, Wire};
     pub use crate::key::{Key, KeyHasher};

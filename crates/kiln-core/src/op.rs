@@ -110,6 +110,10 @@ pub struct InputSpec {
     /// [`ErrorPolicy::Propagate`](crate::eval::ErrorPolicy::Propagate)); without it, an
     /// error arriving here is passed on without running the op.
     pub catches_errors: bool,
+    /// A feedback input of a signal op: the op's output at a sample depends on this input only
+    /// at earlier samples (at least [`SignalProc::latency`](crate::signal::SignalProc::latency)
+    /// samples before), so a loop through it is legal in the streaming evaluator.
+    pub feedback: bool,
     /// One-line description.
     pub doc: Cow<'static, str>,
 }
@@ -123,6 +127,7 @@ impl InputSpec {
             default: None,
             lazy: false,
             catches_errors: false,
+            feedback: false,
             doc: doc.into(),
         }
     }
@@ -134,12 +139,18 @@ impl InputSpec {
             default: Some(default),
             lazy: false,
             catches_errors: false,
+            feedback: false,
             doc: doc.into(),
         }
     }
     /// Make the input lazy.
     pub fn lazy(mut self) -> Self {
         self.lazy = true;
+        self
+    }
+    /// Mark the input as a feedback input (see [`InputSpec::feedback`]).
+    pub fn feedback(mut self) -> Self {
+        self.feedback = true;
         self
     }
     /// Let the op see error values at this input (see [`InputSpec::catches_errors`]).
@@ -487,6 +498,18 @@ pub trait Op: Send + Sync + 'static {
     /// The default has none.
     fn kernel(&self, _inputs: &[Option<ValueType>], _params: &[Value]) -> Option<Kernel> {
         None
+    }
+
+    /// For signal ops (ops with a [`ValueType::Signal`] output): build the per-sample
+    /// processor the streaming evaluator runs and owns. The default refuses.
+    fn signal(
+        &self,
+        _call: &crate::signal::SignalCall<'_>,
+    ) -> Result<Box<dyn crate::signal::SignalProc>, OpError> {
+        Err(OpError::new(format!(
+            "op `{}` has no audio-rate form",
+            self.spec().id
+        )))
     }
 }
 

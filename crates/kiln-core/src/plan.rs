@@ -84,6 +84,7 @@ impl Plan {
     /// Validate `graph` and build its plan, or return every diagnostic.
     pub fn build(graph: &Graph, registry: &Registry) -> Result<Plan, Diagnostics> {
         let r = resolve(graph, registry)?;
+        crate::validate::audio_loops(graph, &r)?;
         let n = graph.len();
         let ids: Vec<NodeId> = graph.nodes().iter().map(|n| n.id.clone()).collect();
         let mut inputs: Vec<Box<[Source]>> = r

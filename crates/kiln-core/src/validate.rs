@@ -385,7 +385,21 @@ pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Di
                         .is_some_and(|i| port.is_none_or(|p| p == i))
             })
     };
-    let cyc_topo = Topology::from_graph_filtered(graph, |w| !is_delay(w, Some(1)));
+    // An edge into a signal op's feedback input is read samples later by the streaming
+    // evaluator, so it may close a loop too (the tick evaluators refuse such loops when they
+    // plan: see `Plan::build`).
+    let is_feedback = |w: &crate::graph::Wire| {
+        graph
+            .index_of(w.to.node.as_str())
+            .and_then(|d| ops[d].as_ref())
+            .is_some_and(|op| {
+                op.spec()
+                    .input_index(&w.to.port)
+                    .is_some_and(|i| op.spec().inputs[i].feedback)
+            })
+    };
+    let cyc_topo =
+        Topology::from_graph_filtered(graph, |w| !is_delay(w, Some(1)) && !is_feedback(w));
     // Within a tick a latch depends on nothing: its output is the stored state.
     let topo = Topology::from_graph_filtered(graph, |w| !is_delay(w, None));
     let (partial, unordered) = cyc_topo.partial_order();
@@ -396,7 +410,7 @@ pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Di
                 let first = &graph.nodes()[cyc[0] as usize];
                 let mut d = Diagnostic::new(DiagnosticKind::Cycle, &first.id, &first.op)
                     .expected("no cycle without a latch (a value cannot depend on itself within a tick)")
-                    .hint("route the loop through a latch's `signal` input: the latch delays it by one tick");
+                    .hint("route the loop through a latch's `signal` input (a one-tick delay), or for audio through a feedback input such as `delay.in`");
                 d.nodes = cyc
                     .iter()
                     .map(|&v| graph.nodes()[v as usize].id.clone())
@@ -523,4 +537,36 @@ fn unknown_input(node: NodeId, op_id: &str, name: &str, op: &dyn Op) -> Diagnost
             format!("one of: {}", names.join(", "))
         })
         .found(format!("`{name}`"))
+}
+
+/// Loops that close only through a signal op's feedback input: legal for the streaming
+/// evaluator, which runs them sample by sample, but not within a tick. The tick evaluators'
+/// plans report them with this.
+pub(crate) fn audio_loops(graph: &Graph, r: &Resolved) -> Result<(), Diagnostics> {
+    if !r
+        .ops
+        .iter()
+        .any(|op| op.spec().inputs.iter().any(|i| i.feedback))
+        || r.topo.topo_order().is_ok()
+    {
+        return Ok(());
+    }
+    let diags = r
+        .topo
+        .cycles()
+        .into_iter()
+        .map(|cyc| {
+            let first = &graph.nodes()[cyc[0] as usize];
+            let mut d = Diagnostic::new(DiagnosticKind::Cycle, &first.id, &first.op)
+                .expected("no loop within a tick")
+                .found("a loop through an audio feedback input")
+                .hint("audio loops run only in the streaming evaluator (`StreamingEvaluator`, `kiln render --seconds`)");
+            d.nodes = cyc
+                .iter()
+                .map(|&v| graph.nodes()[v as usize].id.clone())
+                .collect();
+            d
+        })
+        .collect();
+    Err(Diagnostics(diags))
 }

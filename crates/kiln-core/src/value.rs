@@ -33,6 +33,10 @@ pub enum ValueType {
     List,
     /// A heavy value of the named registered type (for example `"image"`).
     Heavy(&'static str),
+    /// An audio-rate stream of `f64` samples, produced and consumed only by signal ops in the
+    /// streaming evaluator (see [`crate::signal`]). A float or int wired into a signal port is a
+    /// constant signal. Never a value's type.
+    Signal,
     /// Port constraint: any numeric type (float, int, vectors, colour). Never a value's type.
     Number,
     /// Port constraint: any type at all. Never a value's type.
@@ -53,6 +57,7 @@ impl ValueType {
             ValueType::String => "string",
             ValueType::List => "list",
             ValueType::Heavy(n) => n,
+            ValueType::Signal => "signal",
             ValueType::Number => "number",
             ValueType::Any => "any",
         }
@@ -71,6 +76,7 @@ impl ValueType {
             "color" => ValueType::Color,
             "string" => ValueType::String,
             "list" => ValueType::List,
+            "signal" => ValueType::Signal,
             "number" => ValueType::Number,
             "any" => ValueType::Any,
             _ => return None,
@@ -95,7 +101,7 @@ impl ValueType {
     ///
     /// The rules: equal types connect; `any` accepts everything; `number` accepts every numeric
     /// type; the single implicit conversion is **int → float** (an int arriving at a float port
-    /// is read as a float). A source whose type is itself a constraint (`any`, `number`) is
+    /// is read as a float), and a float or int wired into a `signal` port is a constant signal. A source whose type is itself a constraint (`any`, `number`) is
     /// accepted where the two overlap; the op then checks the actual value when it runs.
     pub fn accepts(&self, found: ValueType) -> bool {
         use ValueType::*;
@@ -105,6 +111,7 @@ impl ValueType {
             (Number, f) => f.is_numeric(),
             (t, Number) => t.is_numeric(),
             (Float, Int) => true,
+            (Signal, Float | Int) => true,
             _ => false,
         }
     }

@@ -8,11 +8,13 @@ mod incremental;
 mod kernel;
 mod lazy;
 mod schedule;
+mod streaming;
 
 pub use compiled::{CompiledEvaluator, Served};
 pub use eager::EagerEvaluator;
 pub use incremental::IncrementalEvaluator;
 pub use lazy::LazyEvaluator;
+pub use streaming::{StreamConfig, StreamError, StreamSnapshot, StreamingEvaluator};
 
 use crate::context::{EvalContext, Progress};
 use crate::graph::{Graph, NodeId};
