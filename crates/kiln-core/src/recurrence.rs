@@ -101,13 +101,30 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
 /// What [`Recurrent::seek`] does when asked for a tick other than the next one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeekMode {
-    /// Replay to the tick (from the nearest kept state at or before it, else from the
-    /// start): the same bits as stepping there.
+    /// Replay to the tick (from the nearest kept state at or before it, or the current
+    /// state when that is nearer, else from the start): the same bits as stepping there.
     Resimulate,
     /// Jump: the latches keep their values and the tick counter moves.
     Discontinuity,
     /// Refuse with an error unless the tick is the next one.
     Error,
+}
+
+/// Which states [`Recurrent`] keeps so a backward seek replays from near its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckpointPolicy {
+    /// Keep nothing: a backward seek replays from tick 0.
+    None,
+    /// Keep the state of every `k`-th tick.
+    Every(u64),
+    /// Keep as many states as fit in `bytes` (values' sizes plus their latch ids): every tick
+    /// at first; whenever the kept states outgrow the budget, the interval doubles and the
+    /// states off the new interval are dropped. The held bytes never exceed the budget, and a
+    /// backward seek replays at most one interval.
+    Budget {
+        /// The most bytes the kept states may hold.
+        bytes: usize,
+    },
 }
 
 /// The state of a recurrent run: the next tick to run and each latch's value by node id.
@@ -148,8 +165,22 @@ pub struct Recurrent<E: Evaluator> {
     registry: Registry,
     known: Option<(Revision, Vec<Latch>)>,
     state: Option<Snapshot>,
-    checkpoint_every: Option<u64>,
+    policy: CheckpointPolicy,
+    /// The current interval of the budget policy.
+    interval: u64,
     checkpoints: BTreeMap<u64, Snapshot>,
+    held: usize,
+}
+
+impl Snapshot {
+    /// Bytes the snapshot holds: its values' sizes plus their latch ids.
+    pub fn byte_size(&self) -> usize {
+        self.values
+            .iter()
+            .map(|(k, v)| k.len() + v.byte_size())
+            .sum::<usize>()
+            + std::mem::size_of::<Snapshot>()
+    }
 }
 
 impl<E: Evaluator> Recurrent<E> {
@@ -160,15 +191,72 @@ impl<E: Evaluator> Recurrent<E> {
             registry,
             known: None,
             state: None,
-            checkpoint_every: None,
+            policy: CheckpointPolicy::None,
+            interval: 1,
             checkpoints: BTreeMap::new(),
+            held: 0,
         }
     }
     /// Keep a snapshot every `k` ticks (k >= 1), so a backward seek replays from the nearest
     /// one instead of from the start.
-    pub fn with_checkpoints(mut self, k: u64) -> Self {
-        self.checkpoint_every = Some(k.max(1));
+    pub fn with_checkpoints(self, k: u64) -> Self {
+        self.with_checkpoint_policy(CheckpointPolicy::Every(k.max(1)))
+    }
+    /// Choose which states are kept for seeking (see [`CheckpointPolicy`]).
+    pub fn with_checkpoint_policy(mut self, policy: CheckpointPolicy) -> Self {
+        self.policy = match policy {
+            CheckpointPolicy::Every(k) => CheckpointPolicy::Every(k.max(1)),
+            p => p,
+        };
+        self.clear_checkpoints();
         self
+    }
+    /// Bytes held by the kept states.
+    pub fn checkpoint_bytes(&self) -> usize {
+        self.held
+    }
+    /// The ticks whose states are kept, in order.
+    pub fn checkpoint_ticks(&self) -> Vec<u64> {
+        self.checkpoints.keys().copied().collect()
+    }
+    fn clear_checkpoints(&mut self) {
+        self.checkpoints.clear();
+        self.held = 0;
+        self.interval = 1;
+    }
+    /// Keep `state` (the state before tick `state.tick`) if the policy says so.
+    fn keep(&mut self, state: &Snapshot) {
+        let t = state.tick;
+        match self.policy {
+            CheckpointPolicy::None => {}
+            CheckpointPolicy::Every(k) => {
+                if t % k == 0 && !self.checkpoints.contains_key(&t) {
+                    self.held += state.byte_size();
+                    self.checkpoints.insert(t, state.clone());
+                }
+            }
+            CheckpointPolicy::Budget { bytes } => {
+                if t % self.interval != 0 || self.checkpoints.contains_key(&t) {
+                    return;
+                }
+                let size = state.byte_size();
+                if size > bytes {
+                    return;
+                }
+                self.held += size;
+                self.checkpoints.insert(t, state.clone());
+                while self.held > bytes {
+                    self.interval = self.interval.saturating_mul(2);
+                    let iv = self.interval;
+                    self.checkpoints.retain(|k, _| k % iv == 0);
+                    self.held = self.checkpoints.values().map(Snapshot::byte_size).sum();
+                    if self.checkpoints.len() <= 1 && self.held > bytes {
+                        self.checkpoints.clear();
+                        self.held = 0;
+                    }
+                }
+            }
+        }
     }
     /// The evaluator.
     pub fn evaluator(&mut self) -> &mut E {
@@ -185,7 +273,7 @@ impl<E: Evaluator> Recurrent<E> {
     /// Forget the state: the next tick re-seeds every latch from its init and is tick 0.
     pub fn reset(&mut self) {
         self.state = None;
-        self.checkpoints.clear();
+        self.clear_checkpoints();
     }
     /// The tick the next [`Recurrent::tick`] runs.
     pub fn next_tick(&self) -> u64 {
@@ -313,16 +401,12 @@ impl<E: Evaluator> Recurrent<E> {
         let state = match self.state.take() {
             Some(s) => s,
             None => {
-                self.checkpoints.clear();
+                self.clear_checkpoints();
                 self.start(graph, ctx, &latches)?
             }
         };
         let t = state.tick;
-        if let Some(k) = self.checkpoint_every
-            && t % k == 0
-        {
-            self.checkpoints.entry(t).or_insert_with(|| state.clone());
-        }
+        self.keep(&state);
         let signals: Vec<String> = latches
             .iter()
             .filter(|l| l.advances(t))
@@ -417,15 +501,19 @@ impl<E: Evaluator> Recurrent<E> {
                     s.tick = t;
                 }
                 // Kept states before the jump no longer lead here.
-                self.checkpoints.clear();
+                self.clear_checkpoints();
                 self.tick(graph, request, ctx)
             }
             SeekMode::Resimulate => {
+                // From the nearest kept state at or before `t`, unless the current state is
+                // nearer (a forward seek).
+                let kept = self.checkpoints.range(..=t).next_back();
                 if t < next || self.state.is_none() {
-                    match self.checkpoints.range(..=t).next_back() {
-                        Some((_, s)) => self.state = Some(s.clone()),
-                        None => self.state = None,
-                    }
+                    self.state = kept.map(|(_, s)| s.clone());
+                } else if let Some((&k, s)) = kept
+                    && k > next
+                {
+                    self.state = Some(s.clone());
                 }
                 self.advance_to(graph, request, ctx, t)
             }

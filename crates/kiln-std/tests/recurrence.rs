@@ -3,7 +3,7 @@
 //! and checkpointed seeking, and the cycle rule.
 
 use kiln_core::prelude::*;
-use kiln_core::recurrence::{Recurrent, SeekMode, Snapshot};
+use kiln_core::recurrence::{CheckpointPolicy, Recurrent, SeekMode, Snapshot};
 
 fn reg() -> Registry {
     kiln_std::registry()
@@ -166,6 +166,61 @@ fn checkpointed_seek_equals_replay_from_zero() {
     assert_eq!(ran, 9 * 4);
     assert_eq!(fresh.next_tick(), 41);
     assert_eq!(f(&out.values[0].1).to_bits(), want[40].to_bits());
+}
+
+#[test]
+fn checkpoints_within_a_memory_budget() {
+    let g = logistic();
+    let want = logistic_reference(1_000);
+    let req = Request::new(["x"]);
+    let ctx = EvalContext::new();
+    let one = {
+        let mut r = Recurrent::new(LazyEvaluator::new(reg()), reg());
+        r.tick(&g, &req, &ctx).unwrap();
+        r.snapshot().unwrap().byte_size()
+    };
+    let budget = 10 * one;
+    let mut run = Recurrent::new(EagerEvaluator::new(reg()), reg())
+        .with_checkpoint_policy(CheckpointPolicy::Budget { bytes: budget });
+    for _ in 0..1_000 {
+        run.tick(&g, &req, &ctx).unwrap();
+        assert!(
+            run.checkpoint_bytes() <= budget,
+            "{}",
+            run.checkpoint_bytes()
+        );
+    }
+    // Ten states fit; they sit on a power-of-two interval spanning the run.
+    let ticks = run.checkpoint_ticks();
+    assert!(ticks.len() >= 5 && ticks.len() <= 10, "{ticks:?}");
+    let interval = ticks[1] - ticks[0];
+    assert!(interval.is_power_of_two() && interval <= 256, "{ticks:?}");
+    assert!(
+        ticks.windows(2).all(|w| w[1] - w[0] == interval),
+        "{ticks:?}"
+    );
+    // A backward seek replays at most one interval and gives the bits of a replay from 0.
+    for t in [10u64, 700, 333, 999, 0] {
+        let before = run.evaluator().total_stats().executed;
+        let out = run.seek(&g, &req, &ctx, t, SeekMode::Resimulate).unwrap();
+        let ran = run.evaluator().total_stats().executed - before;
+        assert_eq!(
+            f(&out.values[0].1).to_bits(),
+            want[t as usize].to_bits(),
+            "tick {t}"
+        );
+        assert!(ran <= (interval + 1) * 4, "tick {t}: ran {ran}");
+        assert!(run.checkpoint_bytes() <= budget);
+    }
+    // A budget smaller than one state keeps nothing and still seeks correctly.
+    let mut tight = Recurrent::new(LazyEvaluator::new(reg()), reg())
+        .with_checkpoint_policy(CheckpointPolicy::Budget { bytes: one - 1 });
+    tight.run_to(&g, &req, &ctx, 50).unwrap();
+    assert_eq!(tight.checkpoint_count(), 0);
+    let out = tight
+        .seek(&g, &req, &ctx, 20, SeekMode::Resimulate)
+        .unwrap();
+    assert_eq!(f(&out.values[0].1).to_bits(), want[20].to_bits());
 }
 
 #[test]
