@@ -230,13 +230,13 @@ impl<E: Evaluator> Recurrent<E> {
         match self.policy {
             CheckpointPolicy::None => {}
             CheckpointPolicy::Every(k) => {
-                if t % k == 0 && !self.checkpoints.contains_key(&t) {
+                if t.is_multiple_of(k) && !self.checkpoints.contains_key(&t) {
                     self.held += state.byte_size();
                     self.checkpoints.insert(t, state.clone());
                 }
             }
             CheckpointPolicy::Budget { bytes } => {
-                if t % self.interval != 0 || self.checkpoints.contains_key(&t) {
+                if !t.is_multiple_of(self.interval) || self.checkpoints.contains_key(&t) {
                     return;
                 }
                 let size = state.byte_size();
@@ -248,7 +248,7 @@ impl<E: Evaluator> Recurrent<E> {
                 while self.held > bytes {
                     self.interval = self.interval.saturating_mul(2);
                     let iv = self.interval;
-                    self.checkpoints.retain(|k, _| k % iv == 0);
+                    self.checkpoints.retain(|k, _| k.is_multiple_of(iv));
                     self.held = self.checkpoints.values().map(Snapshot::byte_size).sum();
                     if self.checkpoints.len() <= 1 && self.held > bytes {
                         self.checkpoints.clear();
