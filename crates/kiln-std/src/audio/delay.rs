@@ -1,0 +1,332 @@
+//! `delay`: a delay line of a whole number of samples, with optional feedback, through which a
+//! graph loop may close.
+
+use super::{SignalOp, finite_param, input, non_negative_param, sample_rate, signal_out};
+use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec};
+use kiln_core::registry::{Registry, RegistryError};
+use kiln_core::signal::{SignalCall, SignalProc, Words};
+use kiln_core::value::{Value, ValueType};
+
+/// The longest delay a `delay` node accepts, in seconds (of the node's sample rate).
+pub const MAX_DELAY_SECONDS: f64 = 600.0;
+
+/// The `delay` processor: a ring buffer of `D` samples of
+/// `w[n] = in[n] + feedback · w[n - D]`, outputting `w[n - D]` (zeros before the start).
+///
+/// With feedback 0 the line is a pure delay: `w[n] = in[n]` (no `+ 0 · w[n - D]`, which
+/// would only differ for a -0.0 input or a non-finite `w`).
+///
+/// Its output depends on `in` only `D` samples later, so [`latency`](SignalProc::latency) is
+/// `D` and [`emit`](SignalProc::emit) / [`absorb`](SignalProc::absorb) split
+/// [`process`](SignalProc::process) in two.
+#[derive(Clone, Debug)]
+pub struct DelayLine {
+    buf: Vec<f64>,
+    pos: usize,
+    feedback: f64,
+}
+
+impl DelayLine {
+    /// A line of `samples` samples (at least 1) with `feedback`.
+    pub fn new(samples: usize, feedback: f64) -> Self {
+        DelayLine {
+            buf: vec![0.0; samples.max(1)],
+            pos: 0,
+            feedback,
+        }
+    }
+
+    /// The delay in samples.
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Always false: a line holds at least one sample.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// Write `x` into the line, one segment up to the ring's end at a time; `out`, when
+    /// given, receives the samples `x` replaces (`w[n - D]`).
+    #[inline]
+    fn run(&mut self, x: &[f64], mut out: Option<&mut [f64]>) {
+        let d = self.buf.len();
+        let fb = self.feedback;
+        let mut done = 0;
+        while done < x.len() {
+            let len = (x.len() - done).min(d - self.pos);
+            let seg = &mut self.buf[self.pos..self.pos + len];
+            let xs = &x[done..done + len];
+            if let Some(o) = out.as_deref_mut() {
+                o[done..done + len].copy_from_slice(seg);
+            }
+            if fb == 0.0 {
+                seg.copy_from_slice(xs);
+            } else {
+                for (s, &v) in seg.iter_mut().zip(xs) {
+                    *s = v + fb * *s;
+                }
+            }
+            self.pos += len;
+            if self.pos == d {
+                self.pos = 0;
+            }
+            done += len;
+        }
+    }
+}
+
+impl SignalProc for DelayLine {
+    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
+        let x = input(inputs, 0);
+        let n = x.len().min(out.len());
+        self.run(&x[..n], Some(&mut out[..n]));
+    }
+    fn latency(&self) -> usize {
+        self.buf.len()
+    }
+    fn emit(&mut self, out: &mut [f64]) {
+        let d = self.buf.len();
+        let k = out.len().min(d);
+        let first = k.min(d - self.pos);
+        out[..first].copy_from_slice(&self.buf[self.pos..self.pos + first]);
+        out[first..k].copy_from_slice(&self.buf[..k - first]);
+        // More than the latency breaks the contract; give zeros rather than panic.
+        out[k..].fill(0.0);
+    }
+    fn absorb(&mut self, inputs: &[&[f64]]) {
+        let x = input(inputs, 0);
+        let k = x.len().min(self.buf.len());
+        self.run(&x[..k], None);
+    }
+    fn reset(&mut self) {
+        self.buf.fill(0.0);
+        self.pos = 0;
+    }
+    fn save(&self, words: &mut Vec<u64>) {
+        words.reserve(self.buf.len() + 1);
+        words.push(self.pos as u64);
+        words.extend(self.buf.iter().map(|x| x.to_bits()));
+    }
+    fn load(&mut self, words: &[u64]) -> Result<(), String> {
+        let d = self.buf.len();
+        let mut w = Words::exact(words, d + 1)?;
+        let pos = w.u64();
+        if pos >= d as u64 {
+            return Err(format!("delay position {pos} is outside the line of {d}"));
+        }
+        self.pos = pos as usize;
+        for (b, &v) in self.buf.iter_mut().zip(w.rest()) {
+            *b = f64::from_bits(v);
+        }
+        Ok(())
+    }
+}
+
+fn build_delay(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    let sr = sample_rate(call)?;
+    let time = non_negative_param(call, 0, "time")?;
+    let samples = call.param_int(1)?;
+    let feedback = finite_param(call, 2, "feedback")?;
+    let max = (MAX_DELAY_SECONDS * sr).floor();
+    let d = if samples > 0 {
+        if samples as f64 > max {
+            return Err(OpError::param(
+                1,
+                format!(
+                    "`samples` must be at most {max} ({MAX_DELAY_SECONDS} s at {sr} Hz), \
+                     found {samples}"
+                ),
+            ));
+        }
+        samples as usize
+    } else if samples < 0 {
+        return Err(OpError::param(
+            1,
+            format!("`samples` must not be negative, found {samples}"),
+        ));
+    } else {
+        let d = (time * sr).round();
+        if d > max {
+            return Err(OpError::param(
+                0,
+                format!("`time` must be at most {MAX_DELAY_SECONDS} s, found {time}"),
+            ));
+        }
+        (d as usize).max(1)
+    };
+    Ok(Box::new(DelayLine::new(d, feedback)))
+}
+
+/// Register `delay`.
+pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    reg.register(SignalOp::new(
+        OpSpec::new(
+            "delay",
+            "Delays a signal by D samples (`samples`, or `time` rounded to samples; at least 1), \
+             with optional feedback: w[n] = in[n] + feedback · w[n - D], out[n] = w[n - D]. \
+             A graph loop may close through its input.",
+        )
+        .input(
+            InputSpec::required(
+                "in",
+                ValueType::Signal,
+                "the signal to delay (may close a loop)",
+            )
+            .feedback(),
+        )
+        .output(signal_out("the delayed signal"))
+        .param(ParamSpec::new(
+            "time",
+            ValueType::Float,
+            Value::Float(0.1),
+            "delay in seconds (rounded to whole samples; up to 600 s)",
+        ))
+        .param(ParamSpec::new(
+            "samples",
+            ValueType::Int,
+            Value::Int(0),
+            "delay in samples; when above 0 it overrides `time`",
+        ))
+        .param(ParamSpec::new(
+            "feedback",
+            ValueType::Float,
+            Value::Float(0.0),
+            "gain of the line's output fed back into it (|feedback| < 1 decays)",
+        )),
+        build_delay,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audio::testkit::{SR, Setup, bits, check_contract, run};
+    use kiln_core::op::PortIndex;
+
+    fn signal(n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| ((i * 7919) % 1000) as f64 / 500.0 - 1.0)
+            .collect()
+    }
+
+    #[test]
+    fn delay_keeps_the_contract() {
+        for (d, fb) in [
+            (1i64, 0.0),
+            (7, 0.0),
+            (7, 0.6),
+            (64, -0.5),
+            (100, 0.9),
+            (1000, 0.3),
+        ] {
+            check_contract(
+                &Setup::new("delay")
+                    .live("in", signal(3000))
+                    .param("samples", d)
+                    .param("feedback", fb),
+                3000,
+            );
+        }
+    }
+
+    #[test]
+    fn delay_shifts_and_feeds_back() {
+        let x = signal(500);
+        let out = run(
+            &Setup::new("delay")
+                .live("in", x.clone())
+                .param("samples", 7i64),
+            500,
+            64,
+        );
+        for n in 0..500 {
+            let want = if n >= 7 { x[n - 7] } else { 0.0 };
+            assert_eq!(out[n].to_bits(), want.to_bits(), "sample {n}");
+        }
+        let out = run(
+            &Setup::new("delay")
+                .live("in", x.clone())
+                .param("samples", 5i64)
+                .param("feedback", 0.5),
+            500,
+            3,
+        );
+        let mut w = vec![0.0; 500];
+        for n in 0..500 {
+            let past = if n >= 5 { w[n - 5] } else { 0.0 };
+            w[n] = x[n] + 0.5 * past;
+            assert_eq!(out[n].to_bits(), past.to_bits(), "sample {n}");
+        }
+        // `time` rounds to samples: 1 ms at 48 kHz is 48 samples.
+        let out = run(
+            &Setup::new("delay")
+                .live("in", x.clone())
+                .param("time", 0.001),
+            500,
+            64,
+        );
+        assert_eq!(out[48], x[0]);
+        assert_eq!(out[47], 0.0);
+        // time 0 still delays by one sample.
+        let out = run(
+            &Setup::new("delay").live("in", x.clone()).param("time", 0.0),
+            10,
+            4,
+        );
+        assert_eq!(out[1], x[0]);
+    }
+
+    #[test]
+    fn emit_absorb_equals_process() {
+        for (d, fb) in [(1usize, 0.0), (5, 0.7), (64, 0.0), (64, -0.3), (37, 0.2)] {
+            let s = Setup::new("delay")
+                .live("in", signal(2000))
+                .param("samples", d as i64)
+                .param("feedback", fb);
+            let want = run(&s, 2000, 64);
+            let x = s.buffers(0, 2000).remove(0);
+            let mut p = s.build();
+            assert_eq!(p.latency(), d);
+            let mut got = vec![f64::NAN; 2000];
+            let mut at = 0;
+            let mut k = 1;
+            while at < 2000 {
+                // Steps of varying size up to the latency.
+                let len = (k % d + 1).min(2000 - at);
+                p.emit(&mut got[at..at + len]);
+                p.absorb(&[&x[at..at + len]]);
+                at += len;
+                k += 3;
+            }
+            assert_eq!(bits(&got), bits(&want), "D = {d}, feedback {fb}");
+        }
+    }
+
+    #[test]
+    fn bad_params_are_named() {
+        let err = |s: Setup<'_>| s.try_build().err().expect("refused");
+        let e = err(Setup::new("delay")
+            .live("in", vec![0.0])
+            .param("samples", -3i64));
+        assert_eq!(e.port, Some(PortIndex::Param(1)));
+        let e = err(Setup::new("delay")
+            .live("in", vec![0.0])
+            .param("samples", (MAX_DELAY_SECONDS * SR) as i64 + 1));
+        assert_eq!(e.port, Some(PortIndex::Param(1)));
+        assert!(e.message.contains("samples"));
+        let e = err(Setup::new("delay")
+            .live("in", vec![0.0])
+            .param("time", 601.0));
+        assert_eq!(e.port, Some(PortIndex::Param(0)));
+        let e = err(Setup::new("delay")
+            .live("in", vec![0.0])
+            .param("time", -0.5));
+        assert_eq!(e.port, Some(PortIndex::Param(0)));
+        let e = err(Setup::new("delay")
+            .live("in", vec![0.0])
+            .param("feedback", f64::INFINITY));
+        assert_eq!(e.port, Some(PortIndex::Param(2)));
+        assert!(e.message.contains("feedback"));
+    }
+}

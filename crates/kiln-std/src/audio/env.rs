@@ -1,0 +1,299 @@
+//! `env.adsr`: a linear attack–decay–sustain–release envelope driven by a gate signal.
+
+use super::{SignalOp, input, non_negative_param, sample_rate, signal_in, signal_out};
+use kiln_core::op::{OpError, OpSpec, ParamSpec};
+use kiln_core::registry::{Registry, RegistryError};
+use kiln_core::signal::{SignalCall, SignalProc, Words};
+use kiln_core::value::{Value, ValueType};
+
+/// The shape of an [`Adsr`] envelope.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdsrParams {
+    /// Seconds to rise from 0 to 1 (a restart from a higher level takes proportionally less).
+    pub attack: f64,
+    /// Seconds to fall from 1 to `sustain`.
+    pub decay: f64,
+    /// The level held while the gate stays on, 0 to 1.
+    pub sustain: f64,
+    /// Seconds to fall to 0 from the level the gate turned off at.
+    pub release: f64,
+}
+
+/// Envelope stages.
+const IDLE: u64 = 0;
+const ATTACK: u64 = 1;
+const DECAY: u64 = 2;
+const SUSTAIN: u64 = 3;
+const RELEASE: u64 = 4;
+
+/// The `env.adsr` processor. The gate is on while above 0.5. A rising gate edge (re)starts
+/// the attack from the current level; a falling edge starts the release from the current
+/// level. Segments are linear; each sample outputs the level after that sample's step.
+#[derive(Clone, Debug)]
+pub struct Adsr {
+    attack_step: f64,
+    decay_step: f64,
+    sustain: f64,
+    release_samples: f64,
+    stage: u64,
+    level: f64,
+    gate: bool,
+    release_step: f64,
+}
+
+/// The per-sample step covering `amount` in `samples` samples (a jump when no samples).
+fn step(amount: f64, samples: f64) -> f64 {
+    if samples > 0.0 {
+        amount / samples
+    } else {
+        f64::INFINITY
+    }
+}
+
+impl Adsr {
+    /// An envelope of shape `p` (callers check times >= 0 and sustain in [0, 1]).
+    pub fn new(p: AdsrParams, sample_rate: f64) -> Self {
+        Adsr {
+            attack_step: step(1.0, p.attack * sample_rate),
+            decay_step: step(1.0 - p.sustain, p.decay * sample_rate),
+            sustain: p.sustain,
+            release_samples: p.release * sample_rate,
+            stage: IDLE,
+            level: 0.0,
+            gate: false,
+            release_step: 0.0,
+        }
+    }
+
+    #[inline]
+    fn tick(&mut self, gate: f64) -> f64 {
+        let on = gate > 0.5;
+        if on != self.gate {
+            self.gate = on;
+            if on {
+                self.stage = ATTACK;
+            } else {
+                self.stage = RELEASE;
+                self.release_step = step(self.level, self.release_samples);
+            }
+        }
+        match self.stage {
+            ATTACK => {
+                self.level += self.attack_step;
+                if self.level >= 1.0 {
+                    self.level = 1.0;
+                    self.stage = DECAY;
+                }
+            }
+            DECAY => {
+                self.level -= self.decay_step;
+                if self.level <= self.sustain {
+                    self.level = self.sustain;
+                    self.stage = SUSTAIN;
+                }
+            }
+            SUSTAIN => self.level = self.sustain,
+            RELEASE => {
+                self.level -= self.release_step;
+                if self.level <= 0.0 {
+                    self.level = 0.0;
+                    self.stage = IDLE;
+                }
+            }
+            _ => self.level = 0.0,
+        }
+        self.level
+    }
+}
+
+impl SignalProc for Adsr {
+    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
+        for (o, &g) in out.iter_mut().zip(input(inputs, 0)) {
+            *o = self.tick(g);
+        }
+    }
+    fn reset(&mut self) {
+        self.stage = IDLE;
+        self.level = 0.0;
+        self.gate = false;
+        self.release_step = 0.0;
+    }
+    fn save(&self, words: &mut Vec<u64>) {
+        words.push(self.stage);
+        words.push(self.level.to_bits());
+        words.push(self.gate as u64);
+        words.push(self.release_step.to_bits());
+    }
+    fn load(&mut self, words: &[u64]) -> Result<(), String> {
+        let mut w = Words::exact(words, 4)?;
+        let stage = w.u64();
+        if stage > RELEASE {
+            return Err(format!("unknown envelope stage {stage}"));
+        }
+        self.stage = stage;
+        self.level = w.f64();
+        self.gate = w.u64() != 0;
+        self.release_step = w.f64();
+        Ok(())
+    }
+}
+
+fn build_adsr(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    let sr = sample_rate(call)?;
+    let attack = non_negative_param(call, 0, "attack")?;
+    let decay = non_negative_param(call, 1, "decay")?;
+    let sustain = non_negative_param(call, 2, "sustain")?;
+    if sustain > 1.0 {
+        return Err(OpError::param(
+            2,
+            format!("`sustain` must be a level from 0 to 1, found {sustain}"),
+        ));
+    }
+    let release = non_negative_param(call, 3, "release")?;
+    Ok(Box::new(Adsr::new(
+        AdsrParams {
+            attack,
+            decay,
+            sustain,
+            release,
+        },
+        sr,
+    )))
+}
+
+/// Register `env.adsr`.
+pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    let time = |name: &'static str, default: f64, doc: &'static str| {
+        ParamSpec::new(name, ValueType::Float, Value::Float(default), doc)
+    };
+    reg.register(SignalOp::new(
+        OpSpec::new(
+            "env.adsr",
+            "A linear ADSR envelope (level 0 to 1): a rising gate starts the attack from the \
+             current level, up to 1, then the decay to `sustain`, held while the gate is on; a \
+             falling gate starts the release from the current level to 0.",
+        )
+        .input(signal_in("gate", 1.0, "on while above 0.5"))
+        .output(signal_out("the envelope level, 0 to 1"))
+        .param(time("attack", 0.01, "seconds to rise from 0 to 1"))
+        .param(time(
+            "decay",
+            0.1,
+            "seconds to fall from 1 to the sustain level",
+        ))
+        .param(time(
+            "sustain",
+            0.7,
+            "level held while the gate is on (0 to 1)",
+        ))
+        .param(time(
+            "release",
+            0.2,
+            "seconds to fall to 0 once the gate turns off",
+        )),
+        build_adsr,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::audio::testkit::{Setup, check_contract, run};
+    use kiln_core::op::PortIndex;
+
+    /// On for `on` samples, off for `off`, repeated.
+    fn gate(on: usize, off: usize, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| if i % (on + off) < on { 1.0 } else { 0.0 })
+            .collect()
+    }
+
+    #[test]
+    fn adsr_keeps_the_contract() {
+        check_contract(&Setup::new("env.adsr"), 6000);
+        check_contract(
+            &Setup::new("env.adsr")
+                .live("gate", gate(700, 300, 5000))
+                .param("attack", 0.005)
+                .param("decay", 0.01)
+                .param("release", 0.01),
+            5000,
+        );
+        check_contract(
+            &Setup::new("env.adsr")
+                .live("gate", gate(3, 2, 100))
+                .param("attack", 0.0)
+                .param("decay", 0.0)
+                .param("release", 0.0),
+            500,
+        );
+    }
+
+    #[test]
+    fn adsr_reaches_sustain_and_releases() {
+        // On for 0.5 s, then off: attack 480 samples, decay 4800, release 9600 at 48 kHz.
+        let g = gate(24_000, 1_000_000, 40_000);
+        let out = run(&Setup::new("env.adsr").live("gate", g), 40_000, 64);
+        assert!((out[0] - 1.0 / 480.0).abs() < 1e-12);
+        assert!((out[239] - 0.5).abs() < 1e-9);
+        let peak = out.iter().cloned().fold(0.0, f64::max);
+        assert_eq!(peak, 1.0);
+        assert!((out[479] - 1.0).abs() < 1e-9);
+        assert!((out[480 + 2400] - 0.85).abs() < 1e-3);
+        assert_eq!(out[6_000], 0.7);
+        assert_eq!(out[23_999], 0.7);
+        // Release: 0.7 to 0 over 9600 samples, monotonically.
+        assert!((out[24_000 + 4_799] - 0.35).abs() < 1e-3);
+        for n in 24_000..33_599 {
+            assert!(out[n + 1] <= out[n]);
+        }
+        assert!(out[33_600 + 5..].iter().all(|&x| x == 0.0));
+        assert!(out.iter().all(|&x| (0.0..=1.0).contains(&x)));
+    }
+
+    #[test]
+    fn adsr_restarts_from_the_current_level() {
+        // Gate off during decay, back on during release: no jumps, level stays continuous.
+        let mut g = vec![1.0; 1000];
+        g.extend(vec![0.0; 300]);
+        g.extend(vec![1.0; 2000]);
+        let out = run(
+            &Setup::new("env.adsr")
+                .live("gate", g)
+                .param("attack", 0.01)
+                .param("decay", 0.05)
+                .param("release", 0.02),
+            3300,
+            7,
+        );
+        let max_step = 1.0 / 480.0 + 1e-12;
+        for w in out.windows(2) {
+            assert!((w[1] - w[0]).abs() <= max_step, "jump {} -> {}", w[0], w[1]);
+        }
+        // Released from the decay level, not from sustain; then rising again.
+        assert!(out[1000] < out[999] && out[1300] > out[1299]);
+        assert!(out[1299] > 0.0);
+    }
+
+    #[test]
+    fn bad_params_are_named() {
+        let e = Setup::new("env.adsr")
+            .param("sustain", 1.5)
+            .try_build()
+            .err()
+            .expect("sustain 1.5 refused");
+        assert_eq!(e.port, Some(PortIndex::Param(2)));
+        let e = Setup::new("env.adsr")
+            .param("attack", -0.1)
+            .try_build()
+            .err()
+            .expect("negative attack refused");
+        assert_eq!(e.port, Some(PortIndex::Param(0)));
+        assert!(e.message.contains("attack"));
+        let e = Setup::new("env.adsr")
+            .param("release", f64::NAN)
+            .try_build()
+            .err()
+            .expect("NaN release refused");
+        assert_eq!(e.port, Some(PortIndex::Param(3)));
+    }
+}

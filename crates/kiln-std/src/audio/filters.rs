@@ -1,0 +1,455 @@
+//! Filters: `filter.onepole` (a one-pole low/high-pass) and `filter.biquad` (the RBJ cookbook
+//! biquads in transposed direct form II).
+
+use super::{SignalOp, finite_param, input, sample_rate, signal_out, str_param};
+use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec};
+use kiln_core::registry::{Registry, RegistryError};
+use kiln_core::signal::{SignalCall, SignalProc, Words};
+use kiln_core::value::{Value, ValueType};
+use std::f64::consts::TAU;
+
+/// What `filter.onepole` outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnePoleMode {
+    /// The smoothed signal `y`.
+    Lowpass,
+    /// What the smoothing removed: `x - y`.
+    Highpass,
+}
+
+/// The `filter.onepole` processor: `y += a · (x - y)` with `a = 1 - exp(-2π · cutoff / sr)`.
+#[derive(Clone, Debug)]
+pub struct OnePole {
+    mode: OnePoleMode,
+    a: f64,
+    y: f64,
+}
+
+impl OnePole {
+    /// A one-pole filter at `cutoff` Hz (callers check 0 <= cutoff < sr / 2).
+    pub fn new(mode: OnePoleMode, cutoff: f64, sample_rate: f64) -> Self {
+        OnePole {
+            mode,
+            a: 1.0 - (-TAU * cutoff / sample_rate).exp(),
+            y: 0.0,
+        }
+    }
+}
+
+impl SignalProc for OnePole {
+    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
+        let a = self.a;
+        let mut y = self.y;
+        let x = input(inputs, 0);
+        match self.mode {
+            OnePoleMode::Lowpass => {
+                for (o, &v) in out.iter_mut().zip(x) {
+                    y += a * (v - y);
+                    *o = y;
+                }
+            }
+            OnePoleMode::Highpass => {
+                for (o, &v) in out.iter_mut().zip(x) {
+                    y += a * (v - y);
+                    *o = v - y;
+                }
+            }
+        }
+        self.y = y;
+    }
+    fn reset(&mut self) {
+        self.y = 0.0;
+    }
+    fn save(&self, words: &mut Vec<u64>) {
+        words.push(self.y.to_bits());
+    }
+    fn load(&mut self, words: &[u64]) -> Result<(), String> {
+        self.y = Words::exact(words, 1)?.f64();
+        Ok(())
+    }
+}
+
+/// The response of `filter.biquad`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BiquadMode {
+    /// Second-order low-pass (unit gain at DC).
+    Lowpass,
+    /// Second-order high-pass (unit gain at Nyquist).
+    Highpass,
+    /// Band-pass with unit gain at the centre frequency.
+    Bandpass,
+    /// Band-stop: zero gain at the centre frequency.
+    Notch,
+}
+
+impl BiquadMode {
+    /// Parse `lowpass`, `highpass`, `bandpass` or `notch`.
+    pub fn parse(s: &str) -> Option<BiquadMode> {
+        Some(match s {
+            "lowpass" => BiquadMode::Lowpass,
+            "highpass" => BiquadMode::Highpass,
+            "bandpass" => BiquadMode::Bandpass,
+            "notch" => BiquadMode::Notch,
+            _ => return None,
+        })
+    }
+}
+
+/// The `filter.biquad` processor: RBJ cookbook coefficients (normalised by `a0`), run in
+/// transposed direct form II in f64.
+#[derive(Clone, Debug)]
+pub struct Biquad {
+    b0: f64,
+    b1: f64,
+    b2: f64,
+    a1: f64,
+    a2: f64,
+    s1: f64,
+    s2: f64,
+}
+
+impl Biquad {
+    /// A biquad at `cutoff` Hz with quality `q` (callers check 0 < cutoff < sr / 2, q > 0).
+    pub fn new(mode: BiquadMode, cutoff: f64, q: f64, sample_rate: f64) -> Self {
+        let w0 = TAU * cutoff / sample_rate;
+        let (sin, cos) = w0.sin_cos();
+        let alpha = sin / (2.0 * q);
+        let (b0, b1, b2) = match mode {
+            BiquadMode::Lowpass => ((1.0 - cos) / 2.0, 1.0 - cos, (1.0 - cos) / 2.0),
+            BiquadMode::Highpass => ((1.0 + cos) / 2.0, -(1.0 + cos), (1.0 + cos) / 2.0),
+            BiquadMode::Bandpass => (alpha, 0.0, -alpha),
+            BiquadMode::Notch => (1.0, -2.0 * cos, 1.0),
+        };
+        let a0 = 1.0 + alpha;
+        Biquad {
+            b0: b0 / a0,
+            b1: b1 / a0,
+            b2: b2 / a0,
+            a1: -2.0 * cos / a0,
+            a2: (1.0 - alpha) / a0,
+            s1: 0.0,
+            s2: 0.0,
+        }
+    }
+}
+
+impl SignalProc for Biquad {
+    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
+        let (b0, b1, b2, a1, a2) = (self.b0, self.b1, self.b2, self.a1, self.a2);
+        let (mut s1, mut s2) = (self.s1, self.s2);
+        for (o, &x) in out.iter_mut().zip(input(inputs, 0)) {
+            let y = b0 * x + s1;
+            s1 = b1 * x - a1 * y + s2;
+            s2 = b2 * x - a2 * y;
+            *o = y;
+        }
+        self.s1 = s1;
+        self.s2 = s2;
+    }
+    fn reset(&mut self) {
+        self.s1 = 0.0;
+        self.s2 = 0.0;
+    }
+    fn save(&self, words: &mut Vec<u64>) {
+        words.push(self.s1.to_bits());
+        words.push(self.s2.to_bits());
+    }
+    fn load(&mut self, words: &[u64]) -> Result<(), String> {
+        let mut w = Words::exact(words, 2)?;
+        self.s1 = w.f64();
+        self.s2 = w.f64();
+        Ok(())
+    }
+}
+
+/// The cutoff param `i`: finite, below Nyquist, and at least 0 (or above 0 when `positive`).
+fn cutoff_param(call: &SignalCall<'_>, i: usize, sr: f64, positive: bool) -> Result<f64, OpError> {
+    let c = finite_param(call, i, "cutoff")?;
+    if c < 0.0 || (positive && c == 0.0) {
+        let need = if positive { "above 0" } else { "at least 0" };
+        return Err(OpError::param(
+            i,
+            format!("`cutoff` must be {need} Hz, found {c}"),
+        ));
+    }
+    if c >= sr / 2.0 {
+        return Err(OpError::param(
+            i,
+            format!(
+                "`cutoff` must be below the Nyquist frequency ({} Hz at {sr} Hz), found {c}",
+                sr / 2.0
+            ),
+        ));
+    }
+    Ok(c)
+}
+
+fn build_onepole(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    let sr = sample_rate(call)?;
+    let cutoff = cutoff_param(call, 0, sr, false)?;
+    let mode = match str_param(call, 1, "mode")? {
+        "lowpass" => OnePoleMode::Lowpass,
+        "highpass" => OnePoleMode::Highpass,
+        other => {
+            return Err(OpError::param(
+                1,
+                format!("`mode` must be `lowpass` or `highpass`, found `{other}`"),
+            ));
+        }
+    };
+    Ok(Box::new(OnePole::new(mode, cutoff, sr)))
+}
+
+fn build_biquad(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    let sr = sample_rate(call)?;
+    let mode_str = str_param(call, 0, "mode")?;
+    let mode = BiquadMode::parse(mode_str).ok_or_else(|| {
+        OpError::param(
+            0,
+            format!(
+                "`mode` must be `lowpass`, `highpass`, `bandpass` or `notch`, found `{mode_str}`"
+            ),
+        )
+    })?;
+    let cutoff = cutoff_param(call, 1, sr, true)?;
+    let q = finite_param(call, 2, "q")?;
+    if q <= 0.0 {
+        return Err(OpError::param(2, format!("`q` must be above 0, found {q}")));
+    }
+    Ok(Box::new(Biquad::new(mode, cutoff, q, sr)))
+}
+
+/// Register the filters.
+// The `q` default is the documented 0.7071, not `FRAC_1_SQRT_2`.
+#[allow(clippy::approx_constant)]
+pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    reg.register(SignalOp::new(
+        OpSpec::new(
+            "filter.onepole",
+            "A one-pole filter: y += a · (x - y) with a = 1 - exp(-2π · cutoff / sample rate); \
+             `highpass` outputs x - y.",
+        )
+        .input(InputSpec::required(
+            "in",
+            ValueType::Signal,
+            "the signal to filter",
+        ))
+        .output(signal_out("the filtered signal"))
+        .param(ParamSpec::new(
+            "cutoff",
+            ValueType::Float,
+            Value::Float(1000.0),
+            "cutoff frequency in Hz (0 to below Nyquist)",
+        ))
+        .param(ParamSpec::new(
+            "mode",
+            ValueType::String,
+            Value::str("lowpass"),
+            "`lowpass` or `highpass`",
+        )),
+        build_onepole,
+    ))?;
+    reg.register(SignalOp::new(
+        OpSpec::new(
+            "filter.biquad",
+            "A second-order filter with the RBJ cookbook coefficients, in transposed direct \
+             form II.",
+        )
+        .input(InputSpec::required(
+            "in",
+            ValueType::Signal,
+            "the signal to filter",
+        ))
+        .output(signal_out("the filtered signal"))
+        .param(ParamSpec::new(
+            "mode",
+            ValueType::String,
+            Value::str("lowpass"),
+            "`lowpass`, `highpass`, `bandpass` or `notch`",
+        ))
+        .param(ParamSpec::new(
+            "cutoff",
+            ValueType::Float,
+            Value::Float(1000.0),
+            "cutoff (or centre) frequency in Hz, above 0 and below Nyquist",
+        ))
+        .param(ParamSpec::new(
+            "q",
+            ValueType::Float,
+            Value::Float(0.7071),
+            "quality factor, above 0 (0.7071: maximally flat)",
+        )),
+        build_biquad,
+    ))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audio::testkit::{SR, Setup, check_contract, run};
+    use kiln_core::op::PortIndex;
+
+    fn sine(n: usize, f: f64) -> Vec<f64> {
+        (0..n).map(|i| (TAU * f * i as f64 / SR).sin()).collect()
+    }
+
+    fn rms(x: &[f64]) -> f64 {
+        (x.iter().map(|v| v * v).sum::<f64>() / x.len() as f64).sqrt()
+    }
+
+    fn noise(n: usize) -> Vec<f64> {
+        let mut s = 0x1234_5678u64;
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn filters_keep_the_contract() {
+        let x = noise(3000);
+        for mode in ["lowpass", "highpass"] {
+            check_contract(
+                &Setup::new("filter.onepole")
+                    .live("in", x.clone())
+                    .param("mode", mode),
+                3000,
+            );
+        }
+        for mode in ["lowpass", "highpass", "bandpass", "notch"] {
+            check_contract(
+                &Setup::new("filter.biquad")
+                    .live("in", x.clone())
+                    .param("mode", mode)
+                    .param("cutoff", 2500.0)
+                    .param("q", 2.0),
+                3000,
+            );
+        }
+    }
+
+    #[test]
+    fn biquad_lowpass_passes_dc_and_cuts_highs() {
+        let s = Setup::new("filter.biquad")
+            .constant("in", 1.0)
+            .param("cutoff", 500.0);
+        let out = run(&s, 20_000, 64);
+        assert!((out[19_999] - 1.0).abs() < 1e-9, "DC gain {}", out[19_999]);
+        let s = Setup::new("filter.biquad")
+            .live("in", sine(20_000, 12_000.0))
+            .param("cutoff", 500.0);
+        let out = run(&s, 20_000, 64);
+        let gain = rms(&out[10_000..]) / rms(&sine(10_000, 12_000.0));
+        // Two poles: about -12 dB per octave, so 4.6 octaves above cutoff is below -50 dB.
+        assert!(gain < 0.005, "gain at 12 kHz {gain}");
+        // At the cutoff a Butterworth lowpass is at -3 dB.
+        let s = Setup::new("filter.biquad")
+            .live("in", sine(40_000, 500.0))
+            .param("cutoff", 500.0);
+        let out = run(&s, 40_000, 64);
+        let gain = rms(&out[20_000..]) / rms(&sine(20_000, 500.0));
+        assert!(
+            (gain - std::f64::consts::FRAC_1_SQRT_2).abs() < 0.01,
+            "{gain}"
+        );
+    }
+
+    #[test]
+    fn biquad_modes_shape_as_named() {
+        let gain = |mode: &str, f: f64| {
+            let s = Setup::new("filter.biquad")
+                .live("in", sine(40_000, f))
+                .param("mode", mode)
+                .param("cutoff", 1000.0)
+                .param("q", 4.0);
+            rms(&run(&s, 40_000, 64)[20_000..]) / rms(&sine(20_000, f))
+        };
+        assert!(gain("highpass", 50.0) < 0.01);
+        assert!((gain("highpass", 15_000.0) - 1.0).abs() < 0.02);
+        assert!((gain("bandpass", 1000.0) - 1.0).abs() < 0.02);
+        assert!(gain("bandpass", 100.0) < 0.05);
+        assert!(gain("notch", 1000.0) < 0.02);
+        assert!((gain("notch", 100.0) - 1.0).abs() < 0.02);
+    }
+
+    #[test]
+    fn onepole_lowpass_passes_dc_and_cuts_highs() {
+        let s = Setup::new("filter.onepole")
+            .constant("in", 1.0)
+            .param("cutoff", 200.0);
+        let out = run(&s, 20_000, 64);
+        assert!((out[19_999] - 1.0).abs() < 1e-9, "DC gain {}", out[19_999]);
+        let x = sine(20_000, 15_000.0);
+        let s = Setup::new("filter.onepole")
+            .live("in", x.clone())
+            .param("cutoff", 200.0);
+        let out = run(&s, 20_000, 64);
+        let gain = rms(&out[10_000..]) / rms(&x[10_000..]);
+        assert!(gain < 0.02, "gain at 15 kHz {gain}");
+        // The highpass is the complement, sample by sample.
+        let h = Setup::new("filter.onepole")
+            .live("in", x.clone())
+            .param("cutoff", 200.0)
+            .param("mode", "highpass");
+        for ((hv, lv), xv) in run(&h, 20_000, 64).iter().zip(&out).zip(&x) {
+            assert_eq!(hv.to_bits(), (xv - lv).to_bits());
+        }
+    }
+
+    #[test]
+    fn biquad_lowpass_reduces_noise_energy() {
+        let x = noise(48_000);
+        let s = Setup::new("filter.biquad")
+            .live("in", x.clone())
+            .param("cutoff", 1000.0);
+        let ratio = rms(&run(&s, 48_000, 256)) / rms(&x);
+        // A Butterworth lowpass passes white noise over about 1.11 · cutoff of the 24 kHz band:
+        // sqrt(1110 / 24000), about 0.22 of the rms.
+        assert!(ratio < 0.4 && ratio > 0.1, "{ratio}");
+    }
+
+    #[test]
+    fn bad_params_are_named() {
+        let err = |s: Setup<'_>| s.try_build().err().expect("refused");
+        let sig = || vec![0.0];
+        let e = err(Setup::new("filter.onepole")
+            .live("in", sig())
+            .param("cutoff", -1.0));
+        assert_eq!(e.port, Some(PortIndex::Param(0)));
+        assert!(e.message.contains("cutoff"));
+        let e = err(Setup::new("filter.onepole")
+            .live("in", sig())
+            .param("cutoff", 24_000.0));
+        assert!(e.message.contains("Nyquist"), "{}", e.message);
+        let e = err(Setup::new("filter.onepole")
+            .live("in", sig())
+            .param("mode", "bandpass"));
+        assert_eq!(e.port, Some(PortIndex::Param(1)));
+        let e = err(Setup::new("filter.biquad")
+            .live("in", sig())
+            .param("q", 0.0));
+        assert_eq!(e.port, Some(PortIndex::Param(2)));
+        assert!(e.message.contains("`q`"));
+        let e = err(Setup::new("filter.biquad")
+            .live("in", sig())
+            .param("mode", "shelf"));
+        assert_eq!(e.port, Some(PortIndex::Param(0)));
+        let e = err(Setup::new("filter.biquad")
+            .live("in", sig())
+            .param("cutoff", 0.0));
+        assert_eq!(e.port, Some(PortIndex::Param(1)));
+        let e = err(Setup::new("filter.biquad")
+            .live("in", sig())
+            .param("cutoff", f64::NAN));
+        assert!(e.message.contains("finite"));
+        let e = err(Setup::new("filter.biquad")
+            .live("in", sig())
+            .param("cutoff", 30_000.0));
+        assert_eq!(e.port, Some(PortIndex::Param(1)));
+    }
+}

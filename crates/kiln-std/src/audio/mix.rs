@@ -1,0 +1,371 @@
+//! `gain` (a product of two signals) and `mix` (a sum of up to eight).
+
+use super::{SignalOp, check_constant, constant, input, signal_in, signal_out};
+use kiln_core::op::{InputSpec, OpError, OpSpec};
+use kiln_core::registry::{Registry, RegistryError};
+use kiln_core::signal::{SignalCall, SignalProc, Words};
+use kiln_core::value::ValueType;
+
+/// The `gain` processor: `in · gain`, sample by sample.
+#[derive(Clone, Debug)]
+pub struct Gain {
+    gain_live: bool,
+}
+
+impl Gain {
+    /// A gain; `gain_live`: whether the `gain` input is a wired signal (else a constant, read
+    /// once per block).
+    pub fn new(gain_live: bool) -> Self {
+        Gain { gain_live }
+    }
+}
+
+impl SignalProc for Gain {
+    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
+        let x = input(inputs, 0);
+        if self.gain_live {
+            for ((o, &a), &g) in out.iter_mut().zip(x).zip(input(inputs, 1)) {
+                *o = a * g;
+            }
+        } else {
+            let g = constant(inputs, 1, 1.0);
+            for (o, &a) in out.iter_mut().zip(x) {
+                *o = a * g;
+            }
+        }
+    }
+    fn reset(&mut self) {}
+    fn save(&self, _words: &mut Vec<u64>) {}
+    fn load(&mut self, words: &[u64]) -> Result<(), String> {
+        Words::exact(words, 0).map(|_| ())
+    }
+}
+
+/// The names of `mix`'s inputs, in summing order.
+pub const MIX_INPUTS: [&str; 8] = ["a", "b", "c", "d", "e", "f", "g", "h"];
+
+/// The `mix` processor: the sum of its inputs in port order, `((a + b) + c) + ...`.
+///
+/// A constant +0.0 input is skipped when some input is live; one `+ 0.0` at the end then
+/// keeps the bits of the full sum (skipping a zero can only change the sign of a zero
+/// result, and the full sum, having a +0.0 term, is never -0.0).
+#[derive(Clone, Debug)]
+pub struct Mix {
+    live: [bool; 8],
+    any_live: bool,
+}
+
+impl Mix {
+    /// A mix; `live[i]`: whether input `i` is a wired signal (else a constant, read once per
+    /// block).
+    pub fn new(live: [bool; 8]) -> Self {
+        Mix {
+            live,
+            any_live: live.iter().any(|&l| l),
+        }
+    }
+}
+
+/// `out = ((t0 + t1) + t2) + t3` over up to four terms (`init`), or
+/// `out = (((out + t0) + t1) + t2) + t3` (not `init`): one pass for up to four inputs. Every
+/// term is at least as long as `out`.
+#[inline(always)]
+fn fused(out: &mut [f64], t: &[&[f64]], init: bool) {
+    let n = out.len();
+    match (init, t) {
+        (true, [a]) => out.copy_from_slice(&a[..n]),
+        (true, [a, b]) => {
+            for (o, (&a, &b)) in out.iter_mut().zip(a.iter().zip(*b)) {
+                *o = a + b;
+            }
+        }
+        (true, [a, b, c]) => {
+            for (o, ((&a, &b), &c)) in out.iter_mut().zip(a.iter().zip(*b).zip(*c)) {
+                *o = (a + b) + c;
+            }
+        }
+        (true, [a, b, c, d]) => {
+            for (o, (((&a, &b), &c), &d)) in out.iter_mut().zip(a.iter().zip(*b).zip(*c).zip(*d)) {
+                *o = ((a + b) + c) + d;
+            }
+        }
+        (false, [a]) => {
+            for (o, &a) in out.iter_mut().zip(*a) {
+                *o += a;
+            }
+        }
+        (false, [a, b]) => {
+            for (o, (&a, &b)) in out.iter_mut().zip(a.iter().zip(*b)) {
+                *o = (*o + a) + b;
+            }
+        }
+        (false, [a, b, c]) => {
+            for (o, ((&a, &b), &c)) in out.iter_mut().zip(a.iter().zip(*b).zip(*c)) {
+                *o = ((*o + a) + b) + c;
+            }
+        }
+        (false, [a, b, c, d]) => {
+            for (o, (((&a, &b), &c), &d)) in out.iter_mut().zip(a.iter().zip(*b).zip(*c).zip(*d)) {
+                *o = (((*o + a) + b) + c) + d;
+            }
+        }
+        _ => {}
+    }
+}
+
+impl Mix {
+    /// The common case: every input live, or live and constant +0.0. Sums the live inputs
+    /// four at a time; returns false (having written nothing) for any other case.
+    #[inline]
+    fn process_live(&self, inputs: &[&[f64]], out: &mut [f64]) -> bool {
+        let mut terms: [&[f64]; 8] = [&[]; 8];
+        let mut k = 0;
+        let mut skipped_zero = false;
+        for (i, &live) in self.live.iter().enumerate() {
+            let x = input(inputs, i);
+            if live {
+                if x.len() < out.len() {
+                    return false;
+                }
+                terms[k] = x;
+                k += 1;
+            } else if constant(inputs, i, 0.0).to_bits() == 0 {
+                skipped_zero = true;
+            } else {
+                return false;
+            }
+        }
+        if k == 0 {
+            return false;
+        }
+        let mut first = true;
+        for group in terms[..k].chunks(4) {
+            fused(out, group, first);
+            first = false;
+        }
+        if skipped_zero {
+            for o in out.iter_mut() {
+                *o += 0.0;
+            }
+        }
+        true
+    }
+}
+
+impl SignalProc for Mix {
+    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
+        if self.any_live && self.process_live(inputs, out) {
+            return;
+        }
+        let mut started = false;
+        let mut skipped_zero = false;
+        for (i, &live) in self.live.iter().enumerate() {
+            let x = input(inputs, i);
+            if live {
+                if started {
+                    for (o, &v) in out.iter_mut().zip(x) {
+                        *o += v;
+                    }
+                } else {
+                    let n = out.len().min(x.len());
+                    out[..n].copy_from_slice(&x[..n]);
+                    started = true;
+                }
+            } else {
+                let c = constant(inputs, i, 0.0);
+                if self.any_live && c.to_bits() == 0 {
+                    skipped_zero = true;
+                } else if started {
+                    for o in out.iter_mut() {
+                        *o += c;
+                    }
+                } else {
+                    out.fill(c);
+                    started = true;
+                }
+            }
+        }
+        if !started {
+            out.fill(0.0);
+        } else if skipped_zero {
+            for o in out.iter_mut() {
+                *o += 0.0;
+            }
+        }
+    }
+    fn reset(&mut self) {}
+    fn save(&self, _words: &mut Vec<u64>) {}
+    fn load(&mut self, words: &[u64]) -> Result<(), String> {
+        Words::exact(words, 0).map(|_| ())
+    }
+}
+
+fn build_gain(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    check_constant(call, 1, "gain")?;
+    Ok(Box::new(Gain::new(call.is_live(1))))
+}
+
+fn build_mix(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    let mut live = [false; 8];
+    for (i, l) in live.iter_mut().enumerate() {
+        *l = call.is_live(i);
+    }
+    Ok(Box::new(Mix::new(live)))
+}
+
+/// Register `gain` and `mix`.
+pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    reg.register(SignalOp::new(
+        OpSpec::new(
+            "gain",
+            "Multiplies a signal by a gain (a constant or another signal).",
+        )
+        .input(InputSpec::required(
+            "in",
+            ValueType::Signal,
+            "the signal to scale",
+        ))
+        .input(signal_in("gain", 1.0, "the factor, per sample"))
+        .output(signal_out("in · gain")),
+        build_gain,
+    ))?;
+    let mut spec = OpSpec::new(
+        "mix",
+        "Sums up to eight signals in port order (a + b + c + ...); unwired inputs are 0.",
+    );
+    const DOCS: [&str; 8] = [
+        "first signal",
+        "second signal",
+        "third signal",
+        "fourth signal",
+        "fifth signal",
+        "sixth signal",
+        "seventh signal",
+        "eighth signal",
+    ];
+    for (name, doc) in MIX_INPUTS.into_iter().zip(DOCS) {
+        spec = spec.input(signal_in(name, 0.0, doc));
+    }
+    reg.register(SignalOp::new(
+        spec.output(signal_out("the sum of the inputs")),
+        build_mix,
+    ))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audio::testkit::{Setup, bits, check_contract, run};
+
+    fn wave(n: usize, k: f64) -> Vec<f64> {
+        (0..n).map(|i| ((i as f64) * k).sin() * 0.7).collect()
+    }
+
+    #[test]
+    fn gain_multiplies() {
+        let x = wave(500, 0.01);
+        let out = check_contract(
+            &Setup::new("gain")
+                .live("in", x.clone())
+                .constant("gain", 0.6),
+            500,
+        );
+        for (o, v) in out.iter().zip(&x) {
+            assert_eq!(o.to_bits(), (v * 0.6).to_bits());
+        }
+        let g = wave(500, 0.003);
+        let out = check_contract(
+            &Setup::new("gain")
+                .live("in", x.clone())
+                .live("gain", g.clone()),
+            500,
+        );
+        for ((o, v), w) in out.iter().zip(&x).zip(&g) {
+            assert_eq!(o.to_bits(), (v * w).to_bits());
+        }
+    }
+
+    #[test]
+    fn mix_sums_in_port_order() {
+        let (a, c, e) = (wave(400, 0.01), wave(400, 0.023), wave(400, 0.051));
+        let s = Setup::new("mix")
+            .live("a", a.clone())
+            .constant("b", 0.125)
+            .live("c", c.clone())
+            .live("e", e.clone());
+        let out = check_contract(&s, 400);
+        for i in 0..400 {
+            let want = a[i] + 0.125 + c[i] + 0.0 + e[i] + 0.0 + 0.0 + 0.0;
+            assert_eq!(out[i].to_bits(), want.to_bits(), "sample {i}");
+        }
+    }
+
+    #[test]
+    fn mix_skipping_zeros_keeps_the_bits_of_negative_zero() {
+        // -0.0 + 0.0 = +0.0: the full sum never gives -0.0 when a +0.0 term is present.
+        let s = Setup::new("mix").live("c", vec![-0.0, 1.0, -0.0]);
+        let out = run(&s, 3, 3);
+        assert_eq!(bits(&out), bits(&[0.0, 1.0, 0.0]));
+        // Only live inputs, all -0.0: the sum is -0.0.
+        let mut s = Setup::new("mix");
+        for n in MIX_INPUTS {
+            s = s.live(n, vec![-0.0]);
+        }
+        assert_eq!(bits(&run(&s, 2, 2)), bits(&[-0.0, -0.0]));
+        // All constant: the plain sum.
+        let s = Setup::new("mix").constant("a", 1.5).constant("h", -0.25);
+        assert_eq!(run(&s, 3, 2), vec![1.25; 3]);
+        assert_eq!(bits(&run(&Setup::new("mix"), 2, 1)), bits(&[0.0, 0.0]));
+    }
+
+    #[test]
+    fn mix_of_all_eight_live() {
+        let mut s = Setup::new("mix");
+        let ws: Vec<Vec<f64>> = (0..8).map(|k| wave(300, 0.01 * (k + 1) as f64)).collect();
+        for (n, w) in MIX_INPUTS.iter().zip(&ws) {
+            s = s.live(n, w.clone());
+        }
+        let out = check_contract(&s, 300);
+        for i in 0..300 {
+            let mut want = ws[0][i];
+            for w in &ws[1..] {
+                want += w[i];
+            }
+            assert_eq!(out[i].to_bits(), want.to_bits());
+        }
+    }
+
+    #[test]
+    fn mix_of_every_live_count_sums_in_order() {
+        let ws: Vec<Vec<f64>> = (0..8).map(|k| wave(200, 0.013 * (k + 1) as f64)).collect();
+        for count in 1..=8 {
+            // `count` live inputs spread over the ports, the rest unwired (constant 0).
+            let ports: Vec<usize> = (0..8).filter(|p| (p * 5 + count) % 8 < count).collect();
+            assert_eq!(ports.len(), count);
+            let mut s = Setup::new("mix");
+            for &p in &ports {
+                s = s.live(MIX_INPUTS[p], ws[p].clone());
+            }
+            let out = check_contract(&s, 200);
+            for i in 0..200 {
+                let mut want = 0.0;
+                for (p, w) in ws.iter().enumerate() {
+                    want += if ports.contains(&p) { w[i] } else { 0.0 };
+                }
+                assert_eq!(out[i].to_bits(), want.to_bits(), "{count} live, sample {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn gain_refuses_a_non_finite_constant() {
+        let e = Setup::new("gain")
+            .live("in", vec![1.0])
+            .constant("gain", f64::NAN)
+            .try_build()
+            .err()
+            .expect("NaN gain refused");
+        assert_eq!(e.port, Some(kiln_core::op::PortIndex::Input(1)));
+    }
+}

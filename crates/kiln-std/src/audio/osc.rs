@@ -1,0 +1,726 @@
+//! Oscillators: `osc.sine`, `osc.saw`, `osc.square` and `osc.noise`.
+//!
+//! The periodic oscillators keep their phase in a `u32` fixed-point accumulator (one cycle is
+//! 2^32), so the phase is exact and wraps for free: the increment per sample is
+//! [`phase_increment`], the start phase [`phase_start`], and each output sample uses the phase
+//! before that sample's increment. The output is `amp · wave`.
+
+use super::{
+    SignalOp, apply_amp, check_constant, constant, finite_param, input, sample_rate, signal_in,
+    signal_out,
+};
+use kiln_core::op::{OpError, OpSpec, ParamSpec, Reads};
+use kiln_core::registry::{Registry, RegistryError};
+use kiln_core::signal::{SignalCall, SignalProc, Words};
+use kiln_core::value::{Value, ValueType};
+
+/// 2^32: one cycle of the phase accumulator.
+const TWO32: f64 = 4_294_967_296.0;
+/// 2^-32.
+const INV_TWO32: f64 = 1.0 / TWO32;
+
+/// `v.round()` for `v >= 0` (or NaN, giving 0) without a library call: truncate, then add
+/// one when the (exact) fraction is at least a half.
+#[inline(always)]
+fn round_non_negative(v: f64) -> u64 {
+    let t = v as u64;
+    t + ((v - t as f64) >= 0.5) as u64
+}
+
+/// The phase increment per sample of an oscillator at `freq` Hz: `freq / sample_rate` cycles,
+/// wrapped into [0, 1), in units of 2^-32 cycle, rounded — that is
+/// `((freq / sample_rate).rem_euclid(1.0) * 2^32).round() as u64 as u32`. A negative
+/// frequency runs the phase backwards; a non-finite one gives 0 (the phase stands still).
+#[inline(always)]
+pub fn phase_increment(freq: f64, sample_rate: f64) -> u32 {
+    let x = freq / sample_rate;
+    // `rem_euclid(1.0)` is the identity on [0, 1): skip its library call there.
+    let y = if (0.0..1.0).contains(&x) {
+        x
+    } else {
+        x.rem_euclid(1.0)
+    };
+    round_non_negative(y * TWO32) as u32
+}
+
+/// The accumulator value of a start phase given in cycles: `phase` wrapped into [0, 1), times
+/// 2^32, rounded (wrapping, so a phase that rounds up to 1 starts at 0).
+pub fn phase_start(phase: f64) -> u32 {
+    phase_increment(phase, 1.0)
+}
+
+/// Odd polynomial coefficients: `sin(2π r) ≈ r · P(r²)` for `r` in [-1/4, 1/4] (Chebyshev
+/// fit of degree 11; absolute error below 3e-11).
+const SIN_C: [f64; 6] = [
+    6.283_185_307_072_264,
+    -41.341_702_116_744,
+    81.605_226_174_029_67,
+    -76.704_279_876_042_62,
+    42.009_779_303_153_906,
+    -14.393_966_295_455_941,
+];
+
+/// The signed position in the cycle of an accumulator value, in cycles: [-1/2, 1/2).
+#[inline(always)]
+fn cycles(phase: u32) -> f64 {
+    (phase as i32) as f64 * INV_TWO32
+}
+
+/// `sin(2π x)` for `x` in [-1/2, 1/2): quarter-wave reduction, then the odd polynomial. Only
+/// plain arithmetic, `abs` and `copysign`, so a loop over it vectorises.
+#[inline(always)]
+fn sine_cycles(x: f64) -> f64 {
+    // Fold onto [-1/4, 1/4] using sin(2π(±1/2 − x)) = sin(2π x); every step is exact, since
+    // `x` is a multiple of 2^-32 of magnitude at most 1/2.
+    let r = (0.25 - (x.abs() - 0.25).abs()).copysign(x);
+    let u = r * r;
+    r * (SIN_C[0]
+        + u * (SIN_C[1] + u * (SIN_C[2] + u * (SIN_C[3] + u * (SIN_C[4] + u * SIN_C[5])))))
+}
+
+/// `sin(2π · phase / 2^32)`, within 1e-10 of `f64::sin`: the waveform of `osc.sine`.
+#[inline(always)]
+pub fn sine(phase: u32) -> f64 {
+    sine_cycles(cycles(phase))
+}
+
+/// The phase state shared by the periodic oscillators.
+#[derive(Clone, Debug)]
+struct Phase {
+    phase: u32,
+    start: u32,
+    sample_rate: f64,
+    freq_live: bool,
+    amp_live: bool,
+    /// The last constant frequency's bits and its increment (a cache, not state: it spares
+    /// a division per block, which matters at small blocks).
+    cached_freq: u64,
+    cached_inc: u32,
+}
+
+impl Phase {
+    fn from_call(call: &SignalCall<'_>) -> Result<Self, OpError> {
+        let sample_rate = sample_rate(call)?;
+        check_constant(call, 0, "freq")?;
+        check_constant(call, 1, "amp")?;
+        let start = phase_start(finite_param(call, 0, "phase")?);
+        Ok(Phase::new(
+            sample_rate,
+            start,
+            call.is_live(0),
+            call.is_live(1),
+            call.control_float(0).unwrap_or(440.0),
+        ))
+    }
+    fn new(sample_rate: f64, start: u32, freq_live: bool, amp_live: bool, freq: f64) -> Self {
+        Phase {
+            phase: start,
+            start,
+            sample_rate,
+            freq_live,
+            amp_live,
+            cached_freq: freq.to_bits(),
+            cached_inc: phase_increment(freq, sample_rate),
+        }
+    }
+    /// The increment of the constant frequency `freq`.
+    #[inline(always)]
+    fn constant_inc(&mut self, freq: f64) -> u32 {
+        if freq.to_bits() != self.cached_freq {
+            self.cached_freq = freq.to_bits();
+            self.cached_inc = phase_increment(freq, self.sample_rate);
+        }
+        self.cached_inc
+    }
+    fn save(&self, words: &mut Vec<u64>) {
+        words.push(self.phase as u64);
+    }
+    fn load(&mut self, words: &[u64]) -> Result<(), String> {
+        let mut w = Words::exact(words, 1)?;
+        let p = w.u64();
+        self.phase = u32::try_from(p).map_err(|_| format!("phase {p} is not a u32"))?;
+        Ok(())
+    }
+}
+
+/// The `osc.sine` processor: `amp · sin(2π · phase)`.
+#[derive(Clone, Debug)]
+pub struct SineOsc {
+    state: Phase,
+}
+
+impl SineOsc {
+    /// A sine starting at `phase` cycles; `freq_live` / `amp_live`: whether those inputs are
+    /// wired signals (else constants, read once per block).
+    pub fn new(sample_rate: f64, phase: f64, freq_live: bool, amp_live: bool) -> Self {
+        SineOsc {
+            state: Phase::new(sample_rate, phase_start(phase), freq_live, amp_live, 440.0),
+        }
+    }
+}
+
+impl SignalProc for SineOsc {
+    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
+        let s = &mut self.state;
+        let mut p = s.phase;
+        if s.freq_live {
+            // Phases first (a sequential sum), then the polynomial over the block.
+            for (o, &f) in out.iter_mut().zip(input(inputs, 0)) {
+                *o = cycles(p);
+                p = p.wrapping_add(phase_increment(f, s.sample_rate));
+            }
+            for o in out.iter_mut() {
+                *o = sine_cycles(*o);
+            }
+            apply_amp(out, input(inputs, 1), s.amp_live);
+        } else {
+            let inc = s.constant_inc(constant(inputs, 0, 440.0));
+            if s.amp_live {
+                for o in out.iter_mut() {
+                    *o = sine(p);
+                    p = p.wrapping_add(inc);
+                }
+                apply_amp(out, input(inputs, 1), true);
+            } else {
+                // The common case, in one vectorisable pass (`sine` is never NaN, so `· 1.0`
+                // changes no bits).
+                let a = constant(inputs, 1, 1.0);
+                for o in out.iter_mut() {
+                    *o = sine(p) * a;
+                    p = p.wrapping_add(inc);
+                }
+            }
+        }
+        s.phase = p;
+    }
+    fn reset(&mut self) {
+        self.state.phase = self.state.start;
+    }
+    fn save(&self, words: &mut Vec<u64>) {
+        self.state.save(words)
+    }
+    fn load(&mut self, words: &[u64]) -> Result<(), String> {
+        self.state.load(words)
+    }
+}
+
+/// The PolyBLEP residual of a unit step at phase 0 (two-sample polynomial), for phase `t` in
+/// [0, 1) and phase step `dt` in [0, 1/2].
+#[inline(always)]
+fn poly_blep(t: f64, dt: f64) -> f64 {
+    if t < dt {
+        let x = t / dt;
+        x + x - x * x - 1.0
+    } else if t > 1.0 - dt {
+        let x = (t - 1.0) / dt;
+        x * x + x + x + 1.0
+    } else {
+        0.0
+    }
+}
+
+/// The phase step in cycles, in [0, 1/2] (a backwards phase counts its distance).
+#[inline(always)]
+fn step_of(inc: u32) -> f64 {
+    inc.min(inc.wrapping_neg()) as f64 * INV_TWO32
+}
+
+/// The `osc.saw` processor: a rising sawtooth from -1 to 1, band-limited by PolyBLEP.
+#[derive(Clone, Debug)]
+pub struct PolyBlepSaw {
+    state: Phase,
+}
+
+impl PolyBlepSaw {
+    #[inline(always)]
+    fn wave(p: u32, dt: f64) -> f64 {
+        let t = p as f64 * INV_TWO32;
+        (t + t - 1.0) - poly_blep(t, dt)
+    }
+}
+
+impl SignalProc for PolyBlepSaw {
+    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
+        let s = &mut self.state;
+        let mut p = s.phase;
+        if s.freq_live {
+            for (o, &f) in out.iter_mut().zip(input(inputs, 0)) {
+                let inc = phase_increment(f, s.sample_rate);
+                *o = Self::wave(p, step_of(inc));
+                p = p.wrapping_add(inc);
+            }
+        } else {
+            let inc = s.constant_inc(constant(inputs, 0, 440.0));
+            let dt = step_of(inc);
+            for o in out.iter_mut() {
+                *o = Self::wave(p, dt);
+                p = p.wrapping_add(inc);
+            }
+        }
+        s.phase = p;
+        apply_amp(out, input(inputs, 1), s.amp_live);
+    }
+    fn reset(&mut self) {
+        self.state.phase = self.state.start;
+    }
+    fn save(&self, words: &mut Vec<u64>) {
+        self.state.save(words)
+    }
+    fn load(&mut self, words: &[u64]) -> Result<(), String> {
+        self.state.load(words)
+    }
+}
+
+/// The `osc.square` processor: 1 for the first `duty` of each cycle, then -1, band-limited
+/// by PolyBLEP at both edges.
+#[derive(Clone, Debug)]
+pub struct PolyBlepSquare {
+    state: Phase,
+    /// The falling edge in accumulator units, in [0, 2^32].
+    duty: u64,
+}
+
+impl PolyBlepSquare {
+    #[inline(always)]
+    fn wave(p: u32, duty: u64, dt: f64) -> f64 {
+        let naive = if (p as u64) < duty { 1.0 } else { -1.0 };
+        let t = p as f64 * INV_TWO32;
+        let t2 = p.wrapping_sub(duty as u32) as f64 * INV_TWO32;
+        naive + poly_blep(t, dt) - poly_blep(t2, dt)
+    }
+}
+
+impl SignalProc for PolyBlepSquare {
+    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
+        let s = &mut self.state;
+        let mut p = s.phase;
+        let duty = self.duty;
+        if s.freq_live {
+            for (o, &f) in out.iter_mut().zip(input(inputs, 0)) {
+                let inc = phase_increment(f, s.sample_rate);
+                *o = Self::wave(p, duty, step_of(inc));
+                p = p.wrapping_add(inc);
+            }
+        } else {
+            let inc = s.constant_inc(constant(inputs, 0, 440.0));
+            let dt = step_of(inc);
+            for o in out.iter_mut() {
+                *o = Self::wave(p, duty, dt);
+                p = p.wrapping_add(inc);
+            }
+        }
+        s.phase = p;
+        apply_amp(out, input(inputs, 1), s.amp_live);
+    }
+    fn reset(&mut self) {
+        self.state.phase = self.state.start;
+    }
+    fn save(&self, words: &mut Vec<u64>) {
+        self.state.save(words)
+    }
+    fn load(&mut self, words: &[u64]) -> Result<(), String> {
+        self.state.load(words)
+    }
+}
+
+/// The `osc.noise` processor: white noise, uniform in [-1, 1), from a SplitMix64 generator.
+#[derive(Clone, Debug)]
+pub struct Noise {
+    state: u64,
+    seed: u64,
+    amp_live: bool,
+}
+
+impl Noise {
+    /// Noise from `seed`; `amp_live`: whether `amp` is a wired signal.
+    pub fn new(seed: u64, amp_live: bool) -> Self {
+        Noise {
+            state: seed,
+            seed,
+            amp_live,
+        }
+    }
+}
+
+/// SplitMix64's output function for the counter value `z`.
+#[inline(always)]
+fn splitmix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// SplitMix64's counter step.
+const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl SignalProc for Noise {
+    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
+        let mut s = self.state;
+        for o in out.iter_mut() {
+            s = s.wrapping_add(GAMMA);
+            // 53 random bits as k · 2^-52 in [0, 2), minus 1: exact, in [-1, 1).
+            *o = (splitmix(s) >> 11) as f64 * (1.0 / 4_503_599_627_370_496.0) - 1.0;
+        }
+        self.state = s;
+        apply_amp(out, input(inputs, 0), self.amp_live);
+    }
+    fn reset(&mut self) {
+        self.state = self.seed;
+    }
+    fn save(&self, words: &mut Vec<u64>) {
+        words.push(self.state);
+    }
+    fn load(&mut self, words: &[u64]) -> Result<(), String> {
+        self.state = Words::exact(words, 1)?.u64();
+        Ok(())
+    }
+}
+
+fn periodic_spec(id: &'static str, doc: &'static str) -> OpSpec {
+    OpSpec::new(id, doc)
+        .input(signal_in(
+            "freq",
+            440.0,
+            "frequency in Hz (negative runs backwards)",
+        ))
+        .input(signal_in(
+            "amp",
+            1.0,
+            "amplitude: the wave is multiplied by it",
+        ))
+        .output(signal_out("the oscillator's signal"))
+        .param(ParamSpec::new(
+            "phase",
+            ValueType::Float,
+            Value::Float(0.0),
+            "start phase in cycles (0 to 1)",
+        ))
+}
+
+fn build_sine(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    Ok(Box::new(SineOsc {
+        state: Phase::from_call(call)?,
+    }))
+}
+
+fn build_saw(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    Ok(Box::new(PolyBlepSaw {
+        state: Phase::from_call(call)?,
+    }))
+}
+
+fn build_square(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    let state = Phase::from_call(call)?;
+    let duty = finite_param(call, 1, "duty")?;
+    if !(0.0..=1.0).contains(&duty) {
+        return Err(OpError::param(
+            1,
+            format!("`duty` must be from 0 to 1, found {duty}"),
+        ));
+    }
+    Ok(Box::new(PolyBlepSquare {
+        state,
+        duty: round_non_negative(duty * TWO32),
+    }))
+}
+
+fn build_noise(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    check_constant(call, 0, "amp")?;
+    Ok(Box::new(Noise::new(call.node_seed(), call.is_live(0))))
+}
+
+/// Register the oscillators.
+pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    reg.register(SignalOp::new(
+        periodic_spec(
+            "osc.sine",
+            "A sine oscillator: amp · sin(2π · phase), the phase advancing by freq / sample \
+             rate per sample in exact 32-bit fixed point.",
+        ),
+        build_sine,
+    ))?;
+    reg.register(SignalOp::new(
+        periodic_spec(
+            "osc.saw",
+            "A sawtooth oscillator rising from -1 to 1 each cycle, band-limited with PolyBLEP.",
+        ),
+        build_saw,
+    ))?;
+    reg.register(SignalOp::new(
+        periodic_spec(
+            "osc.square",
+            "A square oscillator: 1 for the first `duty` of each cycle, then -1, band-limited \
+             with PolyBLEP.",
+        )
+        .param(ParamSpec::new(
+            "duty",
+            ValueType::Float,
+            Value::Float(0.5),
+            "fraction of each cycle spent high (0 to 1)",
+        )),
+        build_square,
+    ))?;
+    reg.register(SignalOp::new(
+        OpSpec::new(
+            "osc.noise",
+            "White noise, uniform in [-1, 1), times amp. Seeded by the run's seed and the node \
+             id: the same in every run, different for each node.",
+        )
+        .input(signal_in(
+            "amp",
+            1.0,
+            "amplitude: the noise is multiplied by it",
+        ))
+        .output(signal_out("the noise"))
+        .reads(Reads::SEED),
+        build_noise,
+    ))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audio::testkit::{SR, Setup, bits, check_contract, run};
+
+    fn tone(n: usize) -> Vec<f64> {
+        // A slowly swept frequency, some negative, to exercise the live-freq path.
+        (0..n)
+            .map(|i| 300.0 + 2000.0 * ((i as f64) * 0.001).sin() - 100.0 * (i % 3) as f64)
+            .collect()
+    }
+
+    #[test]
+    fn phase_increment_matches_the_formula() {
+        let reference =
+            |f: f64, sr: f64| ((f / sr).rem_euclid(1.0) * 4294967296.0).round() as u64 as u32;
+        for &f in &[
+            0.0,
+            -0.0,
+            1.0,
+            440.0,
+            1e-9,
+            -1e-9,
+            -440.0,
+            24_000.0,
+            47_999.99,
+            48_000.0,
+            96_000.5,
+            -123_456.7,
+            1e12,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.5 / 4294967296.0,
+        ] {
+            assert_eq!(phase_increment(f, SR), reference(f, SR), "freq {f}");
+        }
+        for k in 0..10_000u32 {
+            let f = k as f64 * 3.7 - 1000.0;
+            assert_eq!(phase_increment(f, SR), reference(f, SR), "freq {f}");
+        }
+        assert_eq!(phase_start(0.25), 1 << 30);
+        assert_eq!(phase_start(1.0), 0);
+    }
+
+    #[test]
+    fn sine_is_within_1e9_of_std() {
+        let mut worst = 0.0f64;
+        let mut p: u32 = 0;
+        for _ in 0..2_000_000 {
+            let x = std::f64::consts::TAU * p as f64 / TWO32;
+            worst = worst.max((sine(p) - x.sin()).abs());
+            p = p.wrapping_add(2_147_483_647 / 999_983);
+        }
+        for p in [
+            0u32,
+            1,
+            1 << 30,
+            1 << 31,
+            3 << 30,
+            u32::MAX,
+            (1 << 30) - 1,
+            (1 << 30) + 1,
+        ] {
+            let x = std::f64::consts::TAU * p as f64 / TWO32;
+            worst = worst.max((sine(p) - x.sin()).abs());
+        }
+        assert!(worst < 1e-9, "worst error {worst}");
+        assert!(sine(1 << 30) <= 1.0 + 1e-10 && sine(1 << 30) > 1.0 - 1e-10);
+    }
+
+    #[test]
+    fn sine_osc_matches_phase_formula() {
+        let s = Setup::new("osc.sine")
+            .constant("freq", 440.0)
+            .param("phase", 0.125);
+        let out = run(&s, 4800, 64);
+        let inc = phase_increment(440.0, SR);
+        let mut p = phase_start(0.125);
+        for (n, &y) in out.iter().enumerate() {
+            assert_eq!(y.to_bits(), sine(p).to_bits(), "sample {n}");
+            let exact = (std::f64::consts::TAU * p as f64 / TWO32).sin();
+            assert!((y - exact).abs() < 1e-9, "sample {n}");
+            // The rounded increment drifts from 440 Hz by under 2^-33 cycle per sample.
+            let t = 0.125 + 440.0 * n as f64 / SR;
+            assert!(
+                (y - (std::f64::consts::TAU * t).sin()).abs() < 1e-5,
+                "sample {n}"
+            );
+            p = p.wrapping_add(inc);
+        }
+    }
+
+    #[test]
+    fn sine_live_freq_equals_constant_freq() {
+        let c = Setup::new("osc.sine")
+            .constant("freq", 1234.5)
+            .constant("amp", 0.5);
+        let l = Setup::new("osc.sine")
+            .live("freq", vec![1234.5])
+            .live("amp", vec![0.5]);
+        assert_eq!(bits(&run(&c, 1000, 64)), bits(&run(&l, 1000, 64)));
+    }
+
+    #[test]
+    fn oscillators_keep_the_contract() {
+        for op in ["osc.sine", "osc.saw", "osc.square"] {
+            check_contract(&Setup::new(op).constant("freq", 997.0), 3000);
+            check_contract(
+                &Setup::new(op)
+                    .live("freq", tone(3000))
+                    .live("amp", vec![0.5, -1.0, 0.25])
+                    .param("phase", 0.3),
+                3000,
+            );
+        }
+        check_contract(&Setup::new("osc.noise"), 3000);
+        check_contract(&Setup::new("osc.noise").live("amp", tone(50)), 3000);
+    }
+
+    #[test]
+    fn saw_and_square_are_bounded() {
+        for op in ["osc.saw", "osc.square"] {
+            for f in [
+                1.0, 55.0, 440.0, 3000.0, 11_025.0, 20_000.0, 23_999.0, -700.0,
+            ] {
+                for duty in [0.5, 0.1, 0.9, 0.01] {
+                    let mut s = Setup::new(op).constant("freq", f);
+                    if op == "osc.square" {
+                        s = s.param("duty", duty);
+                    }
+                    for (n, y) in run(&s, 5000, 64).into_iter().enumerate() {
+                        assert!(y.abs() <= 1.0 + 1e-12, "{op} f={f} duty={duty} [{n}] = {y}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn square_duty_sets_the_mean() {
+        for duty in [0.25, 0.5, 0.8] {
+            // 100 Hz at 48 kHz: exactly 480 samples per cycle, 10 cycles.
+            let s = Setup::new("osc.square")
+                .constant("freq", 100.0)
+                .param("duty", duty);
+            let out = run(&s, 4800, 64);
+            let mean = out.iter().sum::<f64>() / out.len() as f64;
+            assert!(
+                (mean - (2.0 * duty - 1.0)).abs() < 1e-3,
+                "duty {duty}: {mean}"
+            );
+            let high = out.iter().filter(|&&y| y > 0.99).count() as f64 / 4800.0;
+            assert!((high - duty).abs() < 0.01, "duty {duty}: high {high}");
+        }
+    }
+
+    #[test]
+    fn saw_rises_and_wraps() {
+        let out = run(&Setup::new("osc.saw").constant("freq", 100.0), 480, 480);
+        // Mid-cycle the saw is 2t - 1 (no BLEP correction there); the rounded increment puts
+        // the phase within 1e-7 cycle of n / 480.
+        assert!(out[240].abs() < 1e-6);
+        assert!((out[120] + 0.5).abs() < 1e-6);
+        assert!(out[100] < out[200] && out[200] < out[300]);
+    }
+
+    /// Energy of `x` at frequency `f` (a single DFT bin).
+    fn bin_power(x: &[f64], f: f64) -> f64 {
+        let (mut re, mut im) = (0.0, 0.0);
+        for (n, &v) in x.iter().enumerate() {
+            let w = std::f64::consts::TAU * f * n as f64 / SR;
+            re += v * w.cos();
+            im += v * w.sin();
+        }
+        (re * re + im * im) / (x.len() as f64).powi(2)
+    }
+
+    #[test]
+    fn polyblep_reduces_aliasing() {
+        // A 3100 Hz saw at 48 kHz: its 8th harmonic (24.8 kHz) folds back to 23.2 kHz, which
+        // is no harmonic. Compare the power there with a naive (aliasing) saw.
+        let f = 3100.0;
+        let n = 48_000;
+        let blep = run(&Setup::new("osc.saw").constant("freq", f), n, 256);
+        let inc = phase_increment(f, SR);
+        let mut p = 0u32;
+        let naive: Vec<f64> = (0..n)
+            .map(|_| {
+                let t = p as f64 / TWO32;
+                p = p.wrapping_add(inc);
+                2.0 * t - 1.0
+            })
+            .collect();
+        let alias = 48_000.0 - 8.0 * f;
+        let (a_blep, a_naive) = (bin_power(&blep, alias), bin_power(&naive, alias));
+        assert!(
+            a_blep < a_naive / 4.0,
+            "alias power {a_blep} vs naive {a_naive}"
+        );
+        // The fundamental is kept.
+        let (f_blep, f_naive) = (bin_power(&blep, f), bin_power(&naive, f));
+        assert!((f_blep / f_naive - 1.0).abs() < 0.1);
+    }
+
+    #[test]
+    fn noise_is_deterministic_per_seed_and_node() {
+        let a = run(&Setup::new("osc.noise").node("n1").seed(7), 4000, 64);
+        let b = run(&Setup::new("osc.noise").node("n1").seed(7), 4000, 1);
+        let c = run(&Setup::new("osc.noise").node("n2").seed(7), 4000, 64);
+        let d = run(&Setup::new("osc.noise").node("n1").seed(8), 4000, 64);
+        assert_eq!(bits(&a), bits(&b));
+        assert_ne!(bits(&a), bits(&c));
+        assert_ne!(bits(&a), bits(&d));
+        assert!(a.iter().all(|&x| (-1.0..1.0).contains(&x)));
+        let mean = a.iter().sum::<f64>() / a.len() as f64;
+        let var = a.iter().map(|x| x * x).sum::<f64>() / a.len() as f64;
+        assert!(mean.abs() < 0.05, "mean {mean}");
+        assert!((var - 1.0 / 3.0).abs() < 0.03, "variance {var}");
+    }
+
+    #[test]
+    fn bad_params_are_named() {
+        let e = Setup::new("osc.sine")
+            .param("phase", f64::NAN)
+            .try_build()
+            .err()
+            .expect("NaN phase refused");
+        assert_eq!(e.port, Some(kiln_core::op::PortIndex::Param(0)));
+        assert!(e.message.contains("phase"), "{}", e.message);
+        let e = Setup::new("osc.square")
+            .param("duty", 1.5)
+            .try_build()
+            .err()
+            .expect("duty 1.5 refused");
+        assert_eq!(e.port, Some(kiln_core::op::PortIndex::Param(1)));
+        assert!(e.message.contains("duty"), "{}", e.message);
+        let e = Setup::new("osc.saw")
+            .constant("freq", f64::INFINITY)
+            .try_build()
+            .err()
+            .expect("infinite freq refused");
+        assert_eq!(e.port, Some(kiln_core::op::PortIndex::Input(0)));
+        assert!(Setup::new("osc.sine").sr(0.0).try_build().is_err());
+    }
+}

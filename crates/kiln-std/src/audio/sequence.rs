@@ -1,0 +1,201 @@
+//! `signal.sequence`: a fixed list of samples, played once (then silence) or looped.
+
+use super::{SignalOp, signal_out};
+use kiln_core::op::{OpError, OpSpec, ParamSpec};
+use kiln_core::registry::{Registry, RegistryError};
+use kiln_core::signal::{SignalCall, SignalProc, Words};
+use kiln_core::value::{Value, ValueType};
+
+/// The `signal.sequence` processor: outputs its values one per sample, then 0.0 (or starts
+/// over, when looping).
+#[derive(Clone, Debug)]
+pub struct Sequence {
+    values: Vec<f64>,
+    looping: bool,
+    /// Samples output so far (modulo the length when looping).
+    pos: u64,
+}
+
+impl Sequence {
+    /// A sequence of `values`; `looping`: repeat them forever.
+    pub fn new(values: Vec<f64>, looping: bool) -> Self {
+        Sequence {
+            values,
+            looping,
+            pos: 0,
+        }
+    }
+}
+
+impl SignalProc for Sequence {
+    fn process(&mut self, _inputs: &[&[f64]], out: &mut [f64]) {
+        let len = self.values.len();
+        let mut done = 0;
+        while done < out.len() {
+            let rest = &mut out[done..];
+            if (self.pos as usize) < len {
+                let start = self.pos as usize;
+                let n = rest.len().min(len - start);
+                rest[..n].copy_from_slice(&self.values[start..start + n]);
+                done += n;
+                self.pos += n as u64;
+                if self.looping && self.pos as usize == len {
+                    self.pos = 0;
+                }
+            } else {
+                // Past the end (or empty): silence.
+                rest.fill(0.0);
+                self.pos = self.pos.saturating_add(rest.len() as u64);
+                done = out.len();
+            }
+        }
+    }
+    fn reset(&mut self) {
+        self.pos = 0;
+    }
+    fn save(&self, words: &mut Vec<u64>) {
+        words.push(self.pos);
+    }
+    fn load(&mut self, words: &[u64]) -> Result<(), String> {
+        let pos = Words::exact(words, 1)?.u64();
+        if self.looping && !self.values.is_empty() && pos >= self.values.len() as u64 {
+            return Err(format!(
+                "sequence position {pos} is outside the loop of {}",
+                self.values.len()
+            ));
+        }
+        self.pos = pos;
+        Ok(())
+    }
+}
+
+fn build_sequence(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    let list = call
+        .params
+        .first()
+        .and_then(Value::as_list)
+        .ok_or_else(|| OpError::param(0, "`values` must be a list of numbers"))?;
+    let mut values = Vec::with_capacity(list.len());
+    for (k, v) in list.iter().enumerate() {
+        match v.as_f64() {
+            Some(x) if x.is_finite() => values.push(x),
+            Some(x) => {
+                return Err(OpError::param(
+                    0,
+                    format!("`values` must hold finite numbers, found {x} at index {k}"),
+                ));
+            }
+            None => {
+                return Err(OpError::param(
+                    0,
+                    format!(
+                        "`values` must hold numbers, found {} at index {k}",
+                        v.type_name()
+                    ),
+                ));
+            }
+        }
+    }
+    let looping = call
+        .params
+        .get(1)
+        .and_then(Value::as_bool)
+        .ok_or_else(|| OpError::param(1, "`loop` must be a bool"))?;
+    Ok(Box::new(Sequence::new(values, looping)))
+}
+
+/// Register `signal.sequence`.
+pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    reg.register(SignalOp::new(
+        OpSpec::new(
+            "signal.sequence",
+            "Outputs a list of values, one per sample, then 0.0 (or the list again, when \
+             `loop` is set): excitations, test signals, fixtures.",
+        )
+        .output(signal_out("the values, one per sample"))
+        .param(ParamSpec::new(
+            "values",
+            ValueType::List,
+            Value::List(Vec::<Value>::new().into()),
+            "the samples (finite numbers)",
+        ))
+        .param(ParamSpec::new(
+            "loop",
+            ValueType::Bool,
+            Value::Bool(false),
+            "repeat the values forever instead of falling silent",
+        )),
+        build_sequence,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audio::testkit::{Setup, check_contract, run};
+    use kiln_core::op::PortIndex;
+
+    fn list(v: &[f64]) -> Value {
+        Value::List(
+            v.iter()
+                .map(|&x| Value::Float(x))
+                .collect::<Vec<_>>()
+                .into(),
+        )
+    }
+
+    #[test]
+    fn sequence_plays_then_falls_silent() {
+        let s = Setup::new("signal.sequence").param("values", list(&[1.0, 2.0, 3.0]));
+        let out = check_contract(&s, 10);
+        assert_eq!(out, vec![1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        let v: Vec<f64> = (0..100).map(|i| i as f64 * 0.5).collect();
+        check_contract(
+            &Setup::new("signal.sequence").param("values", list(&v)),
+            300,
+        );
+        assert_eq!(run(&Setup::new("signal.sequence"), 5, 2), vec![0.0; 5]);
+    }
+
+    #[test]
+    fn sequence_loops() {
+        let s = Setup::new("signal.sequence")
+            .param("values", list(&[1.0, 2.0, 3.0]))
+            .param("loop", true);
+        let out = check_contract(&s, 200);
+        for (n, &y) in out.iter().enumerate() {
+            assert_eq!(y, (n % 3 + 1) as f64);
+        }
+        let s = Setup::new("signal.sequence").param("loop", true);
+        assert_eq!(run(&s, 5, 2), vec![0.0; 5]);
+        // Ints are numbers too.
+        let s = Setup::new("signal.sequence").param(
+            "values",
+            Value::List(vec![Value::Int(2), Value::Float(-1.0)].into()),
+        );
+        assert_eq!(run(&s, 3, 1), vec![2.0, -1.0, 0.0]);
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let e = Setup::new("signal.sequence")
+            .param("values", list(&[1.0, f64::NAN]))
+            .try_build()
+            .err()
+            .expect("NaN refused");
+        assert_eq!(e.port, Some(PortIndex::Param(0)));
+        assert!(e.message.contains("index 1"), "{}", e.message);
+        let e = Setup::new("signal.sequence")
+            .param("values", Value::List(vec![Value::str("x")].into()))
+            .try_build()
+            .err()
+            .expect("string refused");
+        assert_eq!(e.port, Some(PortIndex::Param(0)));
+        let e = Setup::new("signal.sequence")
+            .param("values", 3.0)
+            .try_build()
+            .err()
+            .expect("a float is not a list");
+        assert_eq!(e.port, Some(PortIndex::Param(0)));
+    }
+}
