@@ -482,6 +482,12 @@ fn cancellation_stops_between_blocks() {
         "{err}"
     );
     assert_eq!(seen, vec![(10, 100), (20, 100), (30, 100)]);
+    // The stream continues where it stopped.
+    let rest = s.render(70).unwrap();
+    assert_eq!(bits(&rest[0]), bits(&comb_reference(3, 0.5, 100)[30..]));
+    // No outputs is a configuration error, not a panic.
+    let err = StreamingEvaluator::new(registry(), &g, &[], cfg(10)).unwrap_err();
+    assert!(matches!(err, StreamError::Config(_)), "{err}");
 }
 
 /// A 1 kHz sine made at 44.1 kHz and resampled into the 48 kHz graph.

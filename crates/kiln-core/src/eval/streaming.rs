@@ -84,7 +84,7 @@ pub enum StreamError {
     /// Evaluating the control values that feed the signal ops failed.
     #[error("control values: {0}")]
     Control(EvalError),
-    /// The stream was cancelled; it is stopped until reset.
+    /// The render was cancelled between two blocks; the stream may continue from there.
     #[error("cancelled after {position} samples")]
     Cancelled {
         /// Samples of the outer domain produced before stopping.
@@ -119,6 +119,10 @@ struct SNode {
     proc: Box<dyn SignalProc>,
     /// One per signal input port, in port order.
     inputs: Vec<InSrc>,
+    /// Where those inputs' samples start in the arena.
+    in_offs: Vec<usize>,
+    /// Where this node's output starts in the arena.
+    out_off: usize,
     latency: usize,
     domain: u32,
 }
@@ -163,8 +167,10 @@ impl StreamSnapshot {
 pub struct StreamingEvaluator {
     config: StreamConfig,
     nodes: Vec<SNode>,
-    bufs: Vec<Vec<f64>>,
-    consts: Vec<Vec<f64>>,
+    /// One block per node, then one per constant signal.
+    data: Vec<f64>,
+    /// Where the constant blocks start in `data`.
+    const_base: usize,
     domains: Vec<Domain>,
     outputs: Vec<u32>,
     /// The node running now, for panic reports.
@@ -251,6 +257,9 @@ impl StreamingEvaluator {
             return Err(StreamError::Config(
                 "sample rate must be at least 1 Hz".into(),
             ));
+        }
+        if outputs.is_empty() {
+            return Err(StreamError::Config("no outputs requested".into()));
         }
         let r = resolve(graph, &registry).map_err(StreamError::Invalid)?;
         let ids: Vec<&NodeId> = graph.nodes().iter().map(|n| &n.id).collect();
@@ -463,6 +472,8 @@ impl StreamingEvaluator {
                 op: graph.nodes()[v].op.clone(),
                 proc,
                 inputs,
+                in_offs: vec![],
+                out_off: 0,
                 latency,
                 domain: d,
             });
@@ -615,14 +626,28 @@ impl StreamingEvaluator {
         for (dom, st) in domains.iter_mut().zip(steps) {
             dom.steps = Arc::from(st);
         }
-        let bufs = vec![vec![0.0; config.block]; m];
+        // The arena: each node's block, then each constant's.
+        let block = config.block;
+        let const_base = m * block;
+        let mut data = vec![0.0; const_base + consts.len() * block];
+        for (c, vals) in consts.iter().enumerate() {
+            data[const_base + c * block..const_base + (c + 1) * block].copy_from_slice(vals);
+        }
+        let offset = |s: InSrc| match s {
+            InSrc::Node(u) => u as usize * block,
+            InSrc::Const(c) => const_base + c as usize * block,
+        };
+        for (u, node) in nodes.iter_mut().enumerate() {
+            node.out_off = u * block;
+            node.in_offs = node.inputs.iter().map(|&s| offset(s)).collect();
+        }
         let outputs = out_nodes.iter().map(|&v| local[v]).collect();
         let targets = vec![0; domains.len()];
         Ok(StreamingEvaluator {
             config,
             nodes,
-            bufs,
-            consts,
+            data,
+            const_base,
             domains,
             outputs,
             current: 0,
@@ -742,7 +767,10 @@ impl StreamingEvaluator {
     /// The samples of output `i` from the last block (empty before the first).
     pub fn output(&self, i: usize) -> &[f64] {
         match self.outputs.get(i) {
-            Some(&u) => &self.bufs[u as usize][..self.last_len],
+            Some(&u) => {
+                let off = self.nodes[u as usize].out_off;
+                &self.data[off..off + self.last_len]
+            }
             None => &[],
         }
     }
@@ -795,7 +823,7 @@ impl StreamingEvaluator {
         let mut done = 0u64;
         while done < samples {
             if cancel.is_some_and(|c| c.is_cancelled()) {
-                self.stopped = Some(self.nodes[0].id.clone());
+                // Between blocks the state is whole: the stream may go on later.
                 return Err(StreamError::Cancelled {
                     position: self.position(),
                 });
@@ -826,10 +854,7 @@ impl StreamingEvaluator {
 
     /// Zero every buffer at full size (a panic may have left one taken).
     fn clear_buffers(&mut self) {
-        for b in &mut self.bufs {
-            b.clear();
-            b.resize(self.config.block, 0.0);
-        }
+        self.data[..self.const_base].fill(0.0);
     }
 
     /// The stream's state, to [`restore`](Self::restore) later (in this stream or another
@@ -926,10 +951,11 @@ impl StreamingEvaluator {
             }
         }
         if let Some((rn, src)) = self.domains[d].feeds {
-            let samples: &[f64] = match src {
-                InSrc::Node(u) => &self.bufs[u as usize][..n],
-                InSrc::Const(c) => &self.consts[c as usize][..n],
+            let off = match src {
+                InSrc::Node(u) => self.nodes[u as usize].out_off,
+                InSrc::Const(c) => self.const_base + c as usize * self.config.block,
             };
+            let samples = &self.data[off..off + n];
             self.current = rn;
             if let Some(r) = self.nodes[rn as usize].proc.resampler() {
                 r.push(samples);
@@ -941,8 +967,9 @@ impl StreamingEvaluator {
     fn run_loop(&mut self, delays: &[u32], nodes: &[u32], at: usize, len: usize) {
         for &u in delays {
             self.current = u;
-            let out = &mut self.bufs[u as usize][at..at + len];
-            self.nodes[u as usize].proc.emit(out);
+            let node = &mut self.nodes[u as usize];
+            let off = node.out_off + at;
+            node.proc.emit(&mut self.data[off..off + len]);
         }
         for &u in nodes {
             self.run_node(u, at, len);
@@ -950,7 +977,8 @@ impl StreamingEvaluator {
         for &u in delays {
             self.current = u;
             let node = &mut self.nodes[u as usize];
-            with_inputs(&node.inputs, &self.bufs, &self.consts, at, len, |ins| {
+            let total = self.data.len();
+            with_inputs(&node.in_offs, self.data.as_ptr(), total, at, len, |ins| {
                 node.proc.absorb(ins)
             });
         }
@@ -959,40 +987,58 @@ impl StreamingEvaluator {
     #[inline]
     fn run_node(&mut self, u: u32, at: usize, len: usize) {
         self.current = u;
-        let mut out = std::mem::take(&mut self.bufs[u as usize]);
         let node = &mut self.nodes[u as usize];
-        with_inputs(&node.inputs, &self.bufs, &self.consts, at, len, |ins| {
-            node.proc.process(ins, &mut out[at..at + len])
+        let start = node.out_off + at;
+        assert!(start + len <= self.data.len());
+        // The output block is never one of the node's own inputs (a node that reads itself
+        // is on a loop, and loops' delaying nodes go through emit/absorb instead), so the
+        // output range and the input ranges are disjoint.
+        debug_assert!(node.in_offs.iter().all(|&o| o != node.out_off));
+        let total = self.data.len();
+        let base = self.data.as_mut_ptr();
+        // SAFETY: `start + len` is within the arena (checked above), and the input slices
+        // `with_inputs` builds from `base` are within it too (checked there) and never
+        // overlap `[start, start + len)` (see above), so no shared and mutable borrows alias.
+        let out = unsafe { std::slice::from_raw_parts_mut(base.add(start), len) };
+        with_inputs(&node.in_offs, base, total, at, len, |ins| {
+            node.proc.process(ins, out)
         });
-        self.bufs[u as usize] = out;
     }
 }
 
-/// Call `f` with the input slices `[at, at + len)` of `inputs`, without allocating for up to
-/// 16 inputs.
+/// Call `f` with the input slices `[off + at, off + at + len)` of the arena at `base` (of
+/// `total` samples), without allocating for up to 16 inputs. Each slice is made on its own
+/// from the raw pointer, so a caller may hold a disjoint mutable slice of the same arena.
 #[inline]
-fn with_inputs<R>(
-    inputs: &[InSrc],
-    bufs: &[Vec<f64>],
-    consts: &[Vec<f64>],
+fn with_inputs<'a, R>(
+    offs: &[usize],
+    base: *const f64,
+    total: usize,
     at: usize,
     len: usize,
-    f: impl FnOnce(&[&[f64]]) -> R,
+    f: impl FnOnce(&[&'a [f64]]) -> R,
 ) -> R {
-    let get = |s: &InSrc| -> &[f64] {
-        match *s {
-            InSrc::Node(u) => &bufs[u as usize][at..at + len],
-            InSrc::Const(c) => &consts[c as usize][at..at + len],
-        }
+    let get = |o: usize| -> &'a [f64] {
+        assert!(o + at + len <= total);
+        // SAFETY: in bounds (checked above); the caller guarantees nothing writes this range
+        // while `f` runs.
+        unsafe { std::slice::from_raw_parts(base.add(o + at), len) }
     };
-    if inputs.len() <= 16 {
-        let mut arr: [&[f64]; 16] = [&[]; 16];
-        for (slot, s) in arr.iter_mut().zip(inputs) {
-            *slot = get(s);
+    match *offs {
+        [] => f(&[]),
+        [a] => f(&[get(a)]),
+        [a, b] => f(&[get(a), get(b)]),
+        [a, b, c] => f(&[get(a), get(b), get(c)]),
+        _ if offs.len() <= 16 => {
+            let mut arr: [&[f64]; 16] = [&[]; 16];
+            for (slot, &o) in arr.iter_mut().zip(offs) {
+                *slot = get(o);
+            }
+            f(&arr[..offs.len()])
         }
-        f(&arr[..inputs.len()])
-    } else {
-        let v: Vec<&[f64]> = inputs.iter().map(get).collect();
-        f(&v)
+        _ => {
+            let v: Vec<&[f64]> = offs.iter().map(|&o| get(o)).collect();
+            f(&v)
+        }
     }
 }
