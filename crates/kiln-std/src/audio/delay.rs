@@ -14,7 +14,8 @@ pub const MAX_DELAY_SECONDS: f64 = 600.0;
 /// `w[n] = in[n] + feedback · w[n - D]`, outputting `w[n - D]` (zeros before the start).
 ///
 /// With feedback 0 the line is a pure delay: `w[n] = in[n]` (no `+ 0 · w[n - D]`, which
-/// would only differ for a -0.0 input or a non-finite `w`).
+/// would only differ for a non-finite `w`). `w` is stored with subnormals and -0.0 flushed
+/// to +0.0, so a decaying loop ends in exact silence at full speed.
 ///
 /// Its output depends on `in` only `D` samples later, so [`latency`](SignalProc::latency) is
 /// `D` and [`emit`](SignalProc::emit) / [`absorb`](SignalProc::absorb) split
@@ -60,11 +61,14 @@ impl DelayLine {
             if let Some(o) = out.as_deref_mut() {
                 o[done..done + len].copy_from_slice(seg);
             }
+            // Values below the normal range are stored as zero (see `flush_subnormal`).
             if fb == 0.0 {
-                seg.copy_from_slice(xs);
+                for (s, &v) in seg.iter_mut().zip(xs) {
+                    *s = super::flush_subnormal(v);
+                }
             } else {
                 for (s, &v) in seg.iter_mut().zip(xs) {
-                    *s = v + fb * *s;
+                    *s = super::flush_subnormal(v + fb * *s);
                 }
             }
             self.pos += len;
@@ -328,5 +332,24 @@ mod tests {
             .param("feedback", f64::INFINITY));
         assert_eq!(e.port, Some(PortIndex::Param(2)));
         assert!(e.message.contains("feedback"));
+    }
+}
+
+#[cfg(test)]
+mod flush_tests {
+    use super::*;
+
+    #[test]
+    fn a_decaying_loop_reaches_exact_zero_not_subnormals() {
+        // A one-sample line feeding back at 0.5 halves each sample: without flushing it
+        // would spend about 50 samples in the subnormal range before reaching zero.
+        let mut d = DelayLine::new(1, 0.5);
+        let mut out = vec![0.0; 1200];
+        let mut x = vec![0.0; 1200];
+        x[0] = 1.0;
+        d.process(&[&x], &mut out);
+        assert!(out.iter().all(|v| *v == 0.0 || v.is_normal()));
+        assert_eq!(out[1199], 0.0);
+        assert!(out[1] == 1.0 && out[1000] > 0.0 && out[1030] == 0.0);
     }
 }

@@ -44,13 +44,13 @@ impl SignalProc for OnePole {
         match self.mode {
             OnePoleMode::Lowpass => {
                 for (o, &v) in out.iter_mut().zip(x) {
-                    y += a * (v - y);
+                    y = super::flush_subnormal(y + a * (v - y));
                     *o = y;
                 }
             }
             OnePoleMode::Highpass => {
                 for (o, &v) in out.iter_mut().zip(x) {
-                    y += a * (v - y);
+                    y = super::flush_subnormal(y + a * (v - y));
                     *o = v - y;
                 }
             }
@@ -139,8 +139,8 @@ impl SignalProc for Biquad {
         let (mut s1, mut s2) = (self.s1, self.s2);
         for (o, &x) in out.iter_mut().zip(input(inputs, 0)) {
             let y = b0 * x + s1;
-            s1 = b1 * x - a1 * y + s2;
-            s2 = b2 * x - a2 * y;
+            s1 = super::flush_subnormal(b1 * x - a1 * y + s2);
+            s2 = super::flush_subnormal(b2 * x - a2 * y);
             *o = y;
         }
         self.s1 = s1;

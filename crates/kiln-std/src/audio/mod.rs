@@ -42,6 +42,16 @@ use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, streaming_only};
 use kiln_core::value::{Value, ValueType};
 
+/// A value below the normal range of `f64` (a subnormal, or a zero of either sign) as `+0.0`,
+/// anything else unchanged. Filters and delay lines store their state through it, so a
+/// decaying loop or filter tail reaches exact zero instead of crawling through subnormal
+/// numbers, which are many times slower to compute with on common CPUs. Applied per sample,
+/// it keeps the block-size contract.
+#[inline(always)]
+pub(crate) fn flush_subnormal(x: f64) -> f64 {
+    if x.abs() < f64::MIN_POSITIVE { 0.0 } else { x }
+}
+
 /// Builds a signal op's processor from what the streaming evaluator knows of the node.
 pub(crate) type BuildFn = fn(&SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError>;
 
