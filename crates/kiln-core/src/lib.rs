@@ -32,6 +32,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod cache;
 pub mod context;
 pub mod eval;
 pub mod graph;

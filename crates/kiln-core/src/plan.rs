@@ -239,6 +239,15 @@ impl Plan {
     /// The fixed key of a [`Class::Static`] node.
     #[inline]
     pub fn static_key(&self, n: usize) -> Key {
+        self.static_key_of(n)
+    }
+    /// The key of node `n`'s own definition: op id and version, params and constant inputs
+    /// (not what its wires carry).
+    pub fn definition_key(&self, n: usize) -> Key {
+        self.partial[n]
+    }
+    #[inline]
+    fn static_key_of(&self, n: usize) -> Key {
         self.static_keys()[n]
     }
     /// The fixed keys of every node (meaningful for [`Class::Static`] nodes), computed on

@@ -5,6 +5,7 @@
 
 mod common;
 use common::*;
+use kiln_core::cache::{KeepAll, Lru, Store};
 use kiln_core::eval::{
     CompiledEvaluator, EagerEvaluator, ErrorPolicy, Failure, IncrementalEvaluator, ParallelPolicy,
 };
@@ -136,6 +137,19 @@ fn evaluators(reg: &Registry) -> Vec<(&'static str, Box<dyn Evaluator>)> {
             "incremental",
             Box::new(IncrementalEvaluator::new(reg.clone())),
         ),
+        (
+            "incremental+store",
+            Box::new(
+                IncrementalEvaluator::new(reg.clone()).with_store(Store::new(KeepAll).shared()),
+            ),
+        ),
+        (
+            "lazy+store",
+            Box::new(
+                LazyEvaluator::new(reg.clone())
+                    .with_store(Store::new(Lru::new()).with_budget(2_000).shared()),
+            ),
+        ),
     ]
 }
 
@@ -194,6 +208,10 @@ fn run_all(
 enum Edit {
     Param(usize, f64),
     Time(f64),
+    /// A structural edit: rewire input `a` of node n (when it has one) to an earlier node.
+    Rewire(usize, usize),
+    /// A structural edit that changes nothing reachable: a new unwired node.
+    Grow,
 }
 
 fn edits() -> impl Strategy<Value = Vec<Edit>> {
@@ -201,6 +219,8 @@ fn edits() -> impl Strategy<Value = Vec<Edit>> {
         prop_oneof![
             3 => (0usize..1000, -100i32..100).prop_map(|(n, v)| Edit::Param(n, v as f64 * 0.5)),
             1 => (0i32..4).prop_map(|t| Edit::Time(t as f64)),
+            1 => (0usize..1000, 0usize..1000).prop_map(|(n, m)| Edit::Rewire(n, m)),
+            1 => Just(Edit::Grow),
         ],
         0..5,
     )
@@ -240,6 +260,18 @@ proptest! {
                         }
                     }
                     Edit::Time(t) => ctx.time = *t,
+                    Edit::Rewire(n, m) => {
+                        let i = n % spec.len();
+                        if i > 0 && matches!(spec[i], Gen::Add(..) | Gen::Kernel(..)) {
+                            let to = PortRef::new(format!("v{i}"), "a");
+                            g.disconnect(&to).unwrap();
+                            g.wire(&format!("v{}.out", m % i), &format!("v{i}.a"));
+                        }
+                    }
+                    Edit::Grow => {
+                        let id = format!("grown{step}");
+                        g.add_node(id.as_str(), "num").unwrap();
+                    }
                 }
             }
             for (policy, evs) in policies.iter().zip(sets.iter_mut()) {

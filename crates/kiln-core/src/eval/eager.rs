@@ -184,6 +184,7 @@ pub(crate) fn detached(
         registry.clone(),
         plan,
         Arc::default(),
+        None,
         roots,
         request.outputs.clone(),
         request,

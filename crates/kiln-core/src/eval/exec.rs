@@ -108,6 +108,11 @@ pub(crate) enum Prepared {
 }
 
 impl<'r> Runner<'r> {
+    /// The caller's context.
+    pub(crate) fn ctx(&self) -> &'r EvalContext {
+        self.base
+    }
+
     pub(crate) fn new(
         plan: &'r Plan,
         ctx: &'r EvalContext,

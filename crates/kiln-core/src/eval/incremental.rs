@@ -14,15 +14,17 @@ use super::kernel::{Kernels, set_float};
 use super::lazy::resolve_roots;
 use super::schedule::{Edges, Executor, NONE, ScheduleCache, Strategy};
 use super::{CancelMode, EvalError, Evaluator, Outputs, Request, Stats};
+use crate::cache::Store;
 use crate::context::EvalContext;
 use crate::graph::Graph;
 use crate::key::{Key, KeyHasher};
 use crate::op::Purity;
-use crate::plan::{Plan, Source};
+use crate::plan::{Class, Plan, Source};
 use crate::registry::Registry;
 use crate::value::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// The context fields that can change a node's result, compared between requests.
 #[derive(Clone, PartialEq)]
@@ -109,6 +111,10 @@ struct State {
     /// This run checks every node from its start position, stale bit or not (invalidations
     /// were deferred; see [`IncrementalEvaluator::invalidate`]).
     fused: bool,
+    /// A shared store consulted before running a node and fed after (see [`crate::cache`]).
+    store: Option<Arc<Store>>,
+    /// Per node, its content key as of its last visit (kept only with a store).
+    keys: Vec<Key>,
 }
 
 impl State {
@@ -132,18 +138,12 @@ impl State {
     }
 }
 
-impl Strategy for State {
+impl State {
     #[inline]
-    fn is_done(&self, v: usize) -> bool {
+    fn is_done_impl(&self, v: usize) -> bool {
         !self.fused && !self.stale.get(v)
     }
-    fn vals(&self) -> &[Value] {
-        &self.vals
-    }
-    fn taints(&self) -> &[Taint] {
-        &self.taints
-    }
-    fn step(
+    fn step_impl(
         &mut self,
         plan: &Plan,
         v: usize,
@@ -167,6 +167,15 @@ impl Strategy for State {
                 }
                 _ => false,
             });
+        // With a store, every visited node's key is brought up to date: an input whose key
+        // changed may have kept its bits (a cutoff), and keys must still name contents.
+        let key = self.store.is_some().then(|| {
+            let keys = &self.keys;
+            plan.node_key(v, runner.ctx(), self.now, |u| keys[u])
+        });
+        if let Some(k) = key {
+            self.keys[v] = k;
+        }
         if !must {
             let now = self.now;
             self.unstale(v);
@@ -174,7 +183,20 @@ impl Strategy for State {
             runner.stats.cache_hits += 1;
             return Ok(());
         }
+        let cacheable = plan.class(v) != Class::Volatile;
+        if let (Some(store), Some(key), true) = (&self.store, key, cacheable) {
+            let n = plan.n_outputs(v);
+            let keys: Vec<Key> = (0..n).map(|p| key.port(p)).collect();
+            if let Some(found) = store.get_all(&keys) {
+                // Computed before, by this or another evaluator: take it as if it ran.
+                runner.stats.cache_hits += 1;
+                self.scratch_out = found;
+                self.settle(plan, v, None, pulled, runner);
+                return Ok(());
+            }
+        }
         if let Some(k) = self.kernels.get(v)
+            && self.store.is_none()
             && self.tainted == 0
             && runner.plain()
             && let Some(r) = k.eval(&self.vals)
@@ -191,7 +213,26 @@ impl Strategy for State {
         let n = plan.n_outputs(v);
         self.scratch_out.clear();
         self.scratch_out.resize(n, Value::Empty);
+        let started = self.store.as_ref().map(|_| Instant::now());
         let taint = runner.run(v, scratch, taint, &mut self.scratch_out)?;
+        if let (Some(store), Some(key), Some(t0), true, None) =
+            (&self.store, key, started, cacheable, &taint)
+        {
+            let cost = t0.elapsed();
+            for (p, val) in self.scratch_out.iter().enumerate() {
+                store.insert(key.port(p), val.clone(), cost);
+            }
+        }
+        self.settle(plan, v, taint, pulled, runner);
+        Ok(())
+    }
+}
+
+impl State {
+    /// Take `scratch_out` as node `v`'s new result: unchanged bits are an early cutoff.
+    fn settle(&mut self, plan: &Plan, v: usize, taint: Taint, pulled: u64, runner: &mut Runner) {
+        let me = self.info[v];
+        let n = plan.n_outputs(v);
         let off = plan.output_offset(v);
         let same = me.has_value
             && self.taints[v].is_none()
@@ -220,7 +261,29 @@ impl Strategy for State {
         self.taints[v] = taint;
         self.info[v].pulled = pulled;
         self.verified(v);
-        Ok(())
+    }
+}
+
+impl Strategy for State {
+    #[inline]
+    fn is_done(&self, v: usize) -> bool {
+        self.is_done_impl(v)
+    }
+    fn vals(&self) -> &[Value] {
+        &self.vals
+    }
+    fn taints(&self) -> &[Taint] {
+        &self.taints
+    }
+    fn step(
+        &mut self,
+        plan: &Plan,
+        v: usize,
+        pulled: u64,
+        runner: &mut Runner,
+        scratch: &mut Vec<Value>,
+    ) -> Result<(), EvalError> {
+        self.step_impl(plan, v, pulled, runner, scratch)
     }
 
     /// The straight-line loop for stale scalar-kernel nodes: the up-to-date check reads the
@@ -234,7 +297,7 @@ impl Strategy for State {
         runner: &mut Runner,
         _fresh: bool,
     ) -> usize {
-        if self.tainted != 0 || !runner.plain() {
+        if self.tainted != 0 || !runner.plain() || self.store.is_some() {
             return pos;
         }
         let topo = plan.topology();
@@ -343,10 +406,51 @@ impl IncrementalEvaluator {
         self.state.stale_count + self.pending.len()
     }
 
+    /// Keep results in `store` (shared with other evaluators and sessions): a node that must
+    /// run first looks for its content key there, and what runs is put there. The scalar
+    /// fast paths are off, since every node's key is kept up to date.
+    pub fn with_store(mut self, store: Arc<Store>) -> Self {
+        self.state.store = Some(store);
+        self
+    }
+
+    /// The shared store, if one is set.
+    pub fn store(&self) -> Option<&Arc<Store>> {
+        self.state.store.as_ref()
+    }
+
+    /// Bytes held in this evaluator's value slots, and the number of nodes holding one.
+    pub fn held(&self) -> (usize, usize) {
+        let bytes = self.state.vals.iter().map(Value::byte_size).sum();
+        let nodes = self.state.info.iter().filter(|i| i.has_value).count();
+        (nodes, bytes)
+    }
+
+    /// The current plan, if one was built.
+    pub fn plan(&self) -> Option<&Arc<Plan>> {
+        self.plan.as_ref()
+    }
+
+    /// Build the plan of `graph` after a structural edit. Values survive where they still
+    /// hold: a node with the same id, op, params, constants and wiring (by source ids) as
+    /// before keeps its value and is only checked; a node of the same id that changed keeps
+    /// its old value only to compare with (an early cutoff when it computes the same bits).
+    /// So only the changed nodes and what their new values reach are recomputed.
     fn rebuild(&mut self, graph: &Graph) -> Result<Arc<Plan>, EvalError> {
         let plan = Arc::new(Plan::build(graph, &self.registry).map_err(EvalError::Invalid)?);
         let n = plan.len();
+        // Deferred invalidations become stale marks first, so "not stale" below means "up to
+        // date" for every old node.
+        if let Some(old) = self.plan.clone()
+            && !self.pending.is_empty()
+        {
+            self.flush(&old);
+        }
+        let old_plan = self.plan.take();
+        let old_state = std::mem::take(&mut self.state);
         let st = &mut self.state;
+        st.store = old_state.store.clone();
+        st.now = old_state.now;
         st.kernels = Kernels::new(&plan);
         st.vals = vec![Value::Empty; plan.total_outputs() + st.kernels.extra()];
         st.kernels.lower_all(&plan, &mut st.vals);
@@ -358,10 +462,61 @@ impl IncrementalEvaluator {
             };
             n
         ];
+        st.keys = vec![Key::default(); n];
         st.stale = Bits::ones(n);
         st.tainted = 0;
         st.stale_count = n;
         st.retry.clear();
+        let mut old_reader_hash: std::collections::HashMap<u32, Key> = Default::default();
+        let mut old_of = vec![u32::MAX; n];
+        if let Some(old) = &old_plan {
+            for (i, &r) in self.readers.iter().enumerate() {
+                if let Some(h) = self.reader_hash.get(i) {
+                    old_reader_hash.insert(r, *h);
+                }
+            }
+            let index: std::collections::HashMap<&str, usize> =
+                (0..old.len()).map(|u| (old.id(u).as_str(), u)).collect();
+            for (v, old_v) in old_of.iter_mut().enumerate() {
+                let Some(&u) = index.get(plan.id(v).as_str()) else {
+                    continue;
+                };
+                let k = plan.n_outputs(v);
+                if old.n_outputs(u) != k
+                    || !old_state.info.get(u).is_some_and(|i| i.has_value)
+                    || old_state.taints.get(u).is_none_or(|t| t.is_some())
+                {
+                    continue;
+                }
+                *old_v = u as u32;
+                let (no, oo) = (plan.output_offset(v), old.output_offset(u));
+                st.vals[no..no + k].clone_from_slice(&old_state.vals[oo..oo + k]);
+                st.keys[v] = old_state.keys.get(u).copied().unwrap_or_default();
+                let same_def = old.definition_key(u) == plan.definition_key(v)
+                    && plan.inputs(v).len() == old.inputs(u).len()
+                    && plan
+                        .inputs(v)
+                        .iter()
+                        .zip(old.inputs(u))
+                        .all(|(a, b)| match (a, b) {
+                            (
+                                Source::Wire { node: x, port: p },
+                                Source::Wire { node: y, port: q },
+                            ) => p == q && plan.id(*x as usize) == old.id(*y as usize),
+                            (Source::Wire { .. }, _) | (_, Source::Wire { .. }) => false,
+                            _ => true,
+                        });
+                // Clean only if it was up to date before the edit, too.
+                let was_current = !old_state.info[u].dirty && !old_state.stale.get(u);
+                st.info[v] = NodeInfo {
+                    changed_at: 0,
+                    verified_at: 0,
+                    pulled: old_state.info[u].pulled,
+                    dirty: !(same_def && was_current),
+                    has_value: true,
+                };
+            }
+        }
         self.readers.clear();
         self.volatile.clear();
         for v in 0..n {
@@ -371,8 +526,29 @@ impl IncrementalEvaluator {
                 Purity::Stateful | Purity::SideEffect => self.volatile.push(v as u32),
             }
         }
-        self.reader_hash = vec![Key::default(); self.readers.len()];
-        self.last_ctx = None;
+        // A reader that kept its definition keeps what it read, so only a context change
+        // since then re-runs it.
+        self.reader_hash = self
+            .readers
+            .iter()
+            .map(|&v| {
+                let u = old_of[v as usize];
+                match (u, self.state.info[v as usize].dirty) {
+                    (u, false) if u != u32::MAX => {
+                        old_reader_hash.get(&u).copied().unwrap_or_default()
+                    }
+                    _ => Key::default(),
+                }
+            })
+            .collect();
+        for (i, &v) in self.readers.iter().enumerate() {
+            if self.reader_hash[i] == Key::default() {
+                self.state.info[v as usize].dirty = true;
+            }
+        }
+        if old_plan.is_none() {
+            self.last_ctx = None;
+        }
         self.schedules.clear();
         self.pending.clear();
         self.plan = Some(plan.clone());

@@ -12,6 +12,7 @@
 use super::exec::{Runner, Taint, gather, uncaught_error};
 use super::kernel::{Kernels, set_float};
 use super::{CancelMode, EvalError, Evaluator, Outputs, Request, Stats, next_lazy, run_detached};
+use crate::cache::Store;
 use crate::context::EvalContext;
 use crate::graph::Graph;
 use crate::key::{Key, KeyMap};
@@ -19,6 +20,7 @@ use crate::plan::{Class, Plan, Source};
 use crate::registry::Registry;
 use crate::value::Value;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy)]
 struct Frame {
@@ -43,6 +45,10 @@ pub struct LazyEvaluator {
     tainted: usize,
     /// A read-only memo to consult after `memo` (detached workers only).
     base: Option<Arc<KeyMap<Value>>>,
+    /// A shared store that holds results instead of `memo` (see [`crate::cache`]).
+    store: Option<Arc<Store>>,
+    /// A store read but not written (detached workers only).
+    read_store: Option<Arc<Store>>,
     generation: u32,
     key_gen: Vec<u32>,
     keys: Vec<Key>,
@@ -68,6 +74,8 @@ impl LazyEvaluator {
             kernels: Kernels::default(),
             tainted: 0,
             base: None,
+            store: None,
+            read_store: None,
             generation: 0,
             key_gen: vec![],
             keys: vec![],
@@ -82,6 +90,18 @@ impl LazyEvaluator {
             nonce: 0,
             total: Stats::default(),
         }
+    }
+
+    /// Keep results in `store` (shared with other evaluators and sessions, under its policy
+    /// and budget) instead of this evaluator's own memo.
+    pub fn with_store(mut self, store: Arc<Store>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// The shared store, if one is set.
+    pub fn store(&self) -> Option<&Arc<Store>> {
+        self.store.as_ref()
     }
 
     /// The registry this evaluator resolves ops in.
@@ -346,6 +366,15 @@ impl LazyEvaluator {
             }
             return true;
         }
+        if let Some(store) = self.store.as_ref().or(self.read_store.as_ref()) {
+            let keys: Vec<Key> = (0..n_out).map(|p| key.port(p)).collect();
+            if let Some(vals) = store.get_all(&keys) {
+                for (p, val) in vals.into_iter().enumerate() {
+                    self.vals[off + p] = val;
+                }
+                return true;
+            }
+        }
         false
     }
 
@@ -370,7 +399,14 @@ impl LazyEvaluator {
             runner.executed_fast();
             if plan.class(v) != Class::Volatile {
                 let key = Self::key_of(plan, sk, &self.keys, v);
-                self.memo.insert(key, Value::Float(r));
+                match &self.store {
+                    Some(store) => {
+                        store.insert(key, Value::Float(r), Duration::ZERO);
+                    }
+                    None => {
+                        self.memo.insert(key, Value::Float(r));
+                    }
+                }
             }
             set_float(&mut self.vals[k.out as usize], r);
             self.taints[v] = None;
@@ -389,6 +425,7 @@ impl LazyEvaluator {
         if self.scratch_out.len() != n_out {
             self.scratch_out.resize(n_out, Value::Empty);
         }
+        let started = self.store.as_ref().map(|_| Instant::now());
         let taint = match runner.run(v, &self.scratch_in, taint, &mut self.scratch_out) {
             Ok(t) => t,
             Err(e) => {
@@ -396,13 +433,21 @@ impl LazyEvaluator {
                 return Err(e);
             }
         };
+        let cost = started.map_or(Duration::ZERO, |t| t.elapsed());
         let key = Self::key_of(plan, sk, &self.keys, v);
         let off = plan.output_offset(v);
         let memoize = plan.class(v) != Class::Volatile && taint.is_none();
         for (p, slot) in self.scratch_out.iter_mut().enumerate() {
             let val = std::mem::take(slot);
             if memoize {
-                self.memo.insert(key.port(p), val.clone());
+                match &self.store {
+                    Some(store) => {
+                        store.insert(key.port(p), val.clone(), cost);
+                    }
+                    None => {
+                        self.memo.insert(key.port(p), val.clone());
+                    }
+                }
             }
             self.vals[off + p] = val;
         }
@@ -455,10 +500,19 @@ impl LazyEvaluator {
 
     /// A throwaway evaluator on `plan` that reads `base` as a memo and keeps what it
     /// computes in its own.
-    fn detached(registry: Registry, plan: Arc<Plan>, base: Arc<KeyMap<Value>>) -> Self {
+    fn detached(
+        registry: Registry,
+        plan: Arc<Plan>,
+        base: Arc<KeyMap<Value>>,
+        store: Option<Arc<Store>>,
+    ) -> Self {
         let mut e = LazyEvaluator::new(registry);
         e.adopt_plan(plan);
         e.base = Some(base);
+        // A worker's results go to its own memo (kept only if the caller is still waiting),
+        // so an abandoned worker never writes into the shared store.
+        e.store = None;
+        e.read_store = store;
         e
     }
 
@@ -468,6 +522,7 @@ impl LazyEvaluator {
         registry: Registry,
         plan: Arc<Plan>,
         base: Arc<KeyMap<Value>>,
+        store: Option<Arc<Store>>,
         roots: Vec<(usize, usize)>,
         names: Vec<String>,
         request: &Request,
@@ -485,7 +540,7 @@ impl LazyEvaluator {
         }
         let _closer = GateCloser(gate);
         run_detached(&ctx.cancel, move || {
-            let mut w = LazyEvaluator::detached(registry, plan.clone(), base);
+            let mut w = LazyEvaluator::detached(registry, plan.clone(), base, store);
             let out = w.run_roots(&plan, &roots, &names, &request, &wctx, planned);
             out.map(|o| (o, std::mem::take(&mut w.memo)))
         })?
@@ -512,6 +567,7 @@ impl Evaluator for LazyEvaluator {
             self.registry.clone(),
             plan,
             base.clone(),
+            self.store.clone(),
             roots,
             request.outputs.clone(),
             request,
@@ -521,7 +577,14 @@ impl Evaluator for LazyEvaluator {
         // The worker has dropped its handle unless it was abandoned (then copy the memo).
         self.memo = Arc::try_unwrap(base).unwrap_or_else(|b| (*b).clone());
         let (out, fresh) = r?;
-        self.memo.extend(fresh);
+        match &self.store {
+            Some(store) => {
+                for (k, v) in fresh {
+                    store.insert(k, v, Duration::ZERO);
+                }
+            }
+            None => self.memo.extend(fresh),
+        }
         self.total.accumulate(&out.stats);
         Ok(out)
     }
