@@ -7,6 +7,7 @@ use kiln_core::eval::{
 };
 use kiln_core::prelude::*;
 use kiln_core::recurrence::{LATCH_OP, Recurrent};
+use kiln_io::wav::{StagedFile, WavError, WavFormat, WavStream};
 use kiln_io::{GraphFile, LoadError};
 use kiln_std::graph_io::{INPUT_PREFIX, OUTPUT_OP};
 use std::ffi::OsString;
@@ -80,15 +81,58 @@ struct EvalArgs {
 #[derive(clap::Args)]
 struct RenderArgs {
     /// Number of ticks to run: ticks 0 to N-1, one file per output and tick.
-    #[arg(long, value_name = "N", value_parser = parse_ticks)]
-    ticks: u64,
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = parse_ticks,
+        required_unless_present = "seconds",
+        conflicts_with = "seconds"
+    )]
+    ticks: Option<u64>,
+    /// Seconds of audio to render: stream the graph's signal outputs and write one mono WAV
+    /// per output, DIR/<output>.wav.
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    seconds: Option<f64>,
     /// Seconds per tick: tick t runs at time t * dt (and frame t). A number or a fraction.
-    #[arg(long, value_name = "SECONDS", default_value = "1/60", value_parser = parse_dt)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value = "1/60",
+        value_parser = parse_dt,
+        conflicts_with = "seconds"
+    )]
     dt: f64,
+    /// With --seconds: samples per second.
+    #[arg(
+        long,
+        value_name = "HZ",
+        default_value_t = 48_000,
+        value_parser = parse_rate,
+        conflicts_with = "ticks"
+    )]
+    rate: u32,
+    /// With --seconds: samples per block (the output is the same for every block size).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 64,
+        value_parser = parse_block,
+        conflicts_with = "ticks"
+    )]
+    block: usize,
+    /// With --seconds: the WAV sample format.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        default_value_t = WavFormatArg::F32,
+        conflicts_with = "ticks"
+    )]
+    wav_format: WavFormatArg,
     /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     set: Vec<String>,
-    /// Folder to write the frames into (created if missing).
+    /// Folder to write the frames (or WAV files) into (created if missing).
     #[arg(long, short, default_value = ".")]
     out: PathBuf,
     /// Seed for procedural randomness.
@@ -99,7 +143,13 @@ struct RenderArgs {
     outputs: Vec<String>,
     /// Which evaluator runs each tick (all give the same bits). `incremental` re-cooks only
     /// what a tick changes and keeps no memo of earlier ticks.
-    #[arg(long, value_enum, value_name = "NAME", default_value_t = EvaluatorKind::Incremental)]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "NAME",
+        default_value_t = EvaluatorKind::Incremental,
+        conflicts_with = "seconds"
+    )]
     evaluator: EvaluatorKind,
     /// Run independent nodes at once on a Rayon pool of THREADS threads (default: one per
     /// core). Eager and compiled only.
@@ -107,15 +157,37 @@ struct RenderArgs {
         long,
         value_name = "THREADS",
         num_args = 0..=1,
-        value_parser = parse_threads
+        value_parser = parse_threads,
+        conflicts_with = "seconds"
     )]
     parallel: Option<Option<usize>>,
     /// Print evaluation statistics summed over the ticks (to stderr).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "seconds")]
     stats: bool,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+}
+
+/// The WAV sample formats `--wav-format` chooses between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum WavFormatArg {
+    /// 32-bit float, not clamped.
+    F32,
+    /// 16-bit PCM, clamped to [-1, 1].
+    Pcm16,
+    /// 24-bit PCM, clamped to [-1, 1].
+    Pcm24,
+}
+
+impl WavFormatArg {
+    fn format(self) -> WavFormat {
+        match self {
+            WavFormatArg::F32 => WavFormat::Float32,
+            WavFormatArg::Pcm16 => WavFormat::Pcm16,
+            WavFormatArg::Pcm24 => WavFormat::Pcm24,
+        }
+    }
 }
 
 /// The evaluators `--evaluator` chooses between.
@@ -179,7 +251,8 @@ enum Cmd {
         args: EvalArgs,
     },
     /// Run a recurrent graph (one with latches) for N ticks and write every output of every
-    /// tick as DIR/<output>_<tick>.<ext>, the tick zero-padded (at least 3 digits).
+    /// tick as DIR/<output>_<tick>.<ext>, the tick zero-padded (at least 3 digits); or, with
+    /// --seconds, stream an audio graph and write each signal output as DIR/<output>.wav.
     Render {
         /// The graph file.
         graph: PathBuf,
@@ -254,7 +327,12 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
         }
         Cmd::Render { graph, args } => {
             let file = load(&graph, &reg)?;
-            render(&file.graph, &reg, &args)
+            match (args.seconds, args.ticks) {
+                (Some(seconds), _) => render_audio(&file.graph, &reg, &args, seconds),
+                (None, Some(ticks)) => render(&file.graph, &reg, &args, ticks),
+                // clap requires one of the two.
+                (None, None) => Err(CliError("render needs --ticks N or --seconds S".into())),
+            }
         }
         Cmd::Demo { args } => {
             let file = kiln_io::load_graph(DEMO_GRAPH, &reg)
@@ -396,6 +474,43 @@ fn parse_dt(s: &str) -> Result<f64, String> {
         )),
         None => Err(format!(
             "expected seconds per tick as a number (0.04) or a fraction (1/25), not `{s}`"
+        )),
+    }
+}
+
+/// A `--seconds` length: a number, finite and above zero.
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        Ok(_) => Err(format!(
+            "the length must be finite and above zero seconds, not `{s}`"
+        )),
+        Err(_) => Err(format!(
+            "expected a length in seconds (like 2 or 0.5), not `{s}`"
+        )),
+    }
+}
+
+/// A `--rate` in Hz: a whole number, at least 1.
+fn parse_rate(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(0) => Err("the sample rate must be at least 1 Hz".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "expected a sample rate in Hz (a whole number like 48000), not `{s}`"
+        )),
+    }
+}
+
+/// The largest `--block`.
+const MAX_BLOCK: usize = 1 << 20;
+
+/// A `--block` size: a whole number of samples, 1 to 1048576.
+fn parse_block(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_BLOCK).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a block size of 1 to {MAX_BLOCK} samples, not `{s}`"
         )),
     }
 }
@@ -648,7 +763,7 @@ fn written_summary(t: u64, files: usize, dir: &Path) -> String {
 }
 
 /// `kiln render`: tick the graph with the recurrent driver and write each tick's outputs.
-fn render(g: &Graph, reg: &Registry, args: &RenderArgs) -> Result<ExitCode, CliError> {
+fn render(g: &Graph, reg: &Registry, args: &RenderArgs, ticks: u64) -> Result<ExitCode, CliError> {
     let parallel = parallel_policy(args.parallel, args.evaluator)?;
     check_valid(g, reg)?;
     let outputs = requested_outputs(g, &args.outputs)?;
@@ -656,7 +771,7 @@ fn render(g: &Graph, reg: &Registry, args: &RenderArgs) -> Result<ExitCode, CliE
     ctx.seed = args.seed;
     ctx.dt = args.dt;
     set_inputs(&mut ctx, g, reg, &args.set)?;
-    let bar = progress_bar(args.quiet, args.ticks, "ticks");
+    let bar = progress_bar(args.quiet, ticks, "ticks");
     if let Some(bar) = &bar {
         let b = bar.clone();
         ctx.progress = Some(Arc::new(move |p: &Progress<'_>| {
@@ -667,16 +782,16 @@ fn render(g: &Graph, reg: &Registry, args: &RenderArgs) -> Result<ExitCode, CliE
     }
     let request = Request::new(outputs.iter().cloned());
     let mut driver = Recurrent::new(args.evaluator.build(reg, parallel.clone()), reg.clone());
-    let width = tick_width(args.ticks);
+    let width = tick_width(ticks);
     let mut stats = Stats::default();
     let mut written: Vec<PathBuf> = Vec::new();
     let started = Instant::now();
     let result = (|| -> Result<(), CliError> {
-        for t in 0..args.ticks {
+        for t in 0..ticks {
             let fail = |what: String| {
                 CliError(format!(
                     "tick {t} of {} failed: {what}; {}",
-                    args.ticks,
+                    ticks,
                     written_summary(t, written.len(), &args.out)
                 ))
             };
@@ -719,20 +834,264 @@ fn render(g: &Graph, reg: &Registry, args: &RenderArgs) -> Result<ExitCode, CliE
     // `written` is tick by tick, each tick's files in output order.
     let last_tick = &written[written.len().saturating_sub(outputs.len())..];
     for (first, last) in written.iter().zip(last_tick) {
-        if args.ticks == 1 {
+        if ticks == 1 {
             println!("wrote {}", first.display());
         } else {
             println!(
                 "wrote {} … {} ({} ticks)",
                 first.display(),
                 last.display(),
-                args.ticks
+                ticks
             );
         }
     }
     if args.stats {
-        print_stats(args.evaluator, &parallel, &stats, elapsed, Some(args.ticks));
+        print_stats(args.evaluator, &parallel, &stats, elapsed, Some(ticks));
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The signal port a requested output streams from, as `node.port`: a graph output (an
+/// `output` node) streams what is wired into it; any other name is a node (its first output)
+/// or `node.port`. Refuses names that are not signal outputs, naming them.
+fn signal_source(g: &Graph, reg: &Registry, name: &str) -> Result<String, CliError> {
+    let not_signal = |what: String| {
+        CliError(format!(
+            "output `{name}` is not a signal: {what}; `render --seconds` streams signal \
+             (audio) outputs only (use `render --ticks N` or `run` for other values)"
+        ))
+    };
+    let (node, port) = match g.node(name) {
+        Some(n) if n.op == OUTPUT_OP => {
+            let wire = g
+                .wires()
+                .iter()
+                .find(|w| w.to.node.as_str() == name && w.to.port == "value");
+            match wire {
+                Some(w) => (w.from.node.as_str(), Some(w.from.port.as_str())),
+                None => return Err(not_signal("nothing is wired into it".into())),
+            }
+        }
+        Some(n) => (n.id.as_str(), None),
+        None => match name.rsplit_once('.') {
+            Some((node, port)) if g.node(node).is_some() => (node, Some(port)),
+            _ => {
+                return Err(CliError(format!(
+                    "output `{name}`: the graph has no node or output of that name"
+                )));
+            }
+        },
+    };
+    let Some(op_id) = g.node(node).map(|n| n.op.as_str()) else {
+        return Err(not_signal(format!("node `{node}` does not exist")));
+    };
+    let Some(op) = reg.get(op_id) else {
+        return Err(not_signal(format!(
+            "op `{op_id}` of node `{node}` is unknown"
+        )));
+    };
+    let spec = op.spec();
+    let index = match port {
+        Some(p) => spec.output_index(p),
+        None => (!spec.outputs.is_empty()).then_some(0),
+    };
+    let Some(out) = index.and_then(|i| spec.outputs.get(i)) else {
+        return Err(not_signal(format!(
+            "node `{node}` ({op_id}) has no output `{}`",
+            port.unwrap_or("out")
+        )));
+    };
+    if out.ty != ValueType::Signal {
+        return Err(not_signal(format!(
+            "it is the {} output `{node}.{}` ({op_id})",
+            out.ty, out.name
+        )));
+    }
+    Ok(format!("{node}.{}", out.name))
+}
+
+/// How many times faster than real time `seconds` of audio took `elapsed`.
+fn realtime_multiple(seconds: f64, elapsed: Duration) -> String {
+    let took = elapsed.as_secs_f64();
+    if took > 0.0 {
+        format!("{:.1}x real time", seconds / took)
+    } else {
+        "instant".into()
+    }
+}
+
+/// The error for output `name` whose samples could not be written.
+fn sample_error(name: &str, e: WavError, rate: u32) -> CliError {
+    let at = |index: u64| format!("sample {index} ({:.3} s)", index as f64 / f64::from(rate));
+    CliError(match e {
+        WavError::NonFinite { index, value, .. } => format!(
+            "output `{name}` is {value:?} at {}: a WAV file holds finite samples only",
+            at(index)
+        ),
+        WavError::OutOfRange { index, value, .. } => format!(
+            "output `{name}` is {value:e} at {}, beyond the range of a 32-bit float \
+             (--wav-format pcm16 or pcm24 clamps to -1..1)",
+            at(index)
+        ),
+        other => format!("cannot write output `{name}`: {other}"),
+    })
+}
+
+/// `kiln render --seconds`: stream the graph's signal outputs and write each as a mono WAV
+/// file, DIR/<output>.wav. The files are written under temporary names while the stream
+/// runs and renamed into place only once every output rendered, so a failure writes nothing.
+fn render_audio(
+    g: &Graph,
+    reg: &Registry,
+    args: &RenderArgs,
+    seconds: f64,
+) -> Result<ExitCode, CliError> {
+    check_valid(g, reg)?;
+    let outputs = requested_outputs(g, &args.outputs)?;
+    let sources = outputs
+        .iter()
+        .map(|name| signal_source(g, reg, name))
+        .collect::<Result<Vec<String>, CliError>>()?;
+    let format = args.wav_format.format();
+    let rate = args.rate;
+    let total = (seconds * f64::from(rate)).round();
+    if total < 1.0 {
+        return Err(CliError(format!(
+            "--seconds {seconds} at {rate} Hz is less than one sample"
+        )));
+    }
+    // `total` is at least 1 and finite; a float beyond u64 saturates and is refused below.
+    let total = total as u64;
+    let max_frames = kiln_io::wav::MAX_DATA_BYTES / format.bytes_per_sample();
+    if total > max_frames {
+        return Err(CliError(format!(
+            "--seconds {seconds} at {rate} Hz is {total} samples, more than a {format} WAV \
+             file holds ({max_frames}); render less, at a lower rate, or as pcm16"
+        )));
+    }
+    // One file per output: DIR/<output>.wav, dots in names becoming `_` (as for ticks).
+    let mut paths: Vec<PathBuf> = Vec::with_capacity(outputs.len());
+    for name in &outputs {
+        let stem = name.replace('.', "_");
+        if stem.is_empty() || stem.contains(['/', '\\', ':', '\0']) {
+            return Err(CliError(format!(
+                "output name `{name}` cannot be used as a file name"
+            )));
+        }
+        let path = args.out.join(format!("{stem}.wav"));
+        if paths.contains(&path) {
+            return Err(CliError(format!(
+                "outputs `{name}` and another both become {}; pick one with --output",
+                path.display()
+            )));
+        }
+        paths.push(path);
+    }
+    let mut ctx = EvalContext::new();
+    ctx.seed = args.seed;
+    set_inputs(&mut ctx, g, reg, &args.set)?;
+    let config = StreamConfig {
+        sample_rate: rate,
+        block: args.block,
+        seed: args.seed,
+    };
+    let names: Vec<&str> = sources.iter().map(String::as_str).collect();
+    let mut stream = StreamingEvaluator::with_context(reg.clone(), g, &names, config, &ctx)
+        .map_err(|e| CliError(format!("cannot build the stream: {e}; nothing was written")))?;
+
+    // The folders this run creates (the missing ancestors of DIR, DIR first), to take back
+    // if it fails.
+    let created: Vec<PathBuf> = args
+        .out
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
+    let bar = progress_bar(args.quiet, total, "samples");
+    let started = Instant::now();
+    let result = (|| -> Result<Vec<StagedFile>, CliError> {
+        let mut files = Vec::with_capacity(paths.len());
+        for path in &paths {
+            let file = WavStream::create(path, 1, rate, format)
+                .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
+            files.push(file);
+        }
+        let mut done = 0u64;
+        let mut shown = 0u64;
+        while done < total {
+            let n = (total - done).min(args.block as u64) as usize;
+            stream.process(n).map_err(|e| {
+                CliError(format!(
+                    "rendering failed at sample {done} ({:.3} s): {e}",
+                    done as f64 / f64::from(rate)
+                ))
+            })?;
+            for (i, file) in files.iter_mut().enumerate() {
+                file.write_mono(stream.output(i))
+                    .map_err(|e| sample_error(&outputs[i], e, rate))?;
+            }
+            done += n as u64;
+            if let Some(bar) = &bar
+                && (done - shown >= 4096 || done == total)
+            {
+                bar.set_position(done);
+                bar.set_message(format!("{:.2} s", done as f64 / f64::from(rate)));
+                shown = done;
+            }
+        }
+        files
+            .into_iter()
+            .map(|f| {
+                let path = f.path().to_path_buf();
+                f.finish()
+                    .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))
+            })
+            .collect()
+    })();
+    let elapsed = started.elapsed();
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let staged = match result {
+        Ok(staged) => staged,
+        Err(e) => {
+            // The temporary files are gone; take back the folders this run made (each only
+            // if empty).
+            for d in &created {
+                if std::fs::remove_dir(d).is_err() {
+                    break;
+                }
+            }
+            return Err(CliError(format!("{e}; nothing was written")));
+        }
+    };
+    // Every output rendered: rename the files into place.
+    let mut written = Vec::with_capacity(staged.len());
+    for file in staged {
+        let path = file.path().to_path_buf();
+        // A rename failing after others succeeded is rare (the files are complete by now);
+        // say what landed.
+        let done = file.commit().map_err(|e| {
+            CliError(format!(
+                "cannot write {}: {e}; {}",
+                path.display(),
+                if written.is_empty() {
+                    "nothing was written".to_string()
+                } else {
+                    format!("only {} was written", written.join(", "))
+                }
+            ))
+        })?;
+        written.push(done.display().to_string());
+    }
+    println!(
+        "wrote {} ({total} samples, {:.3} s at {rate} Hz, {format}, {})",
+        written.join(", "),
+        total as f64 / f64::from(rate),
+        realtime_multiple(total as f64 / f64::from(rate), elapsed)
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -75,8 +75,14 @@ fn every_example_runs() {
         let p = path.to_str().unwrap();
         let v = kiln(&["validate", p], dir.path());
         assert!(v.status.success(), "{p}: {:?}", text(&v));
-        // A graph with latches needs the recurrent driver: `render`, not `run`.
-        let o = if has_latches(&path) {
+        // An audio graph streams with `render --seconds`; a graph with latches needs the
+        // recurrent driver: `render --ticks`, not `run`.
+        let o = if is_audio(&path) {
+            kiln(
+                &["render", p, "--seconds", "0.1", "--out", "out", "-q"],
+                dir.path(),
+            )
+        } else if has_latches(&path) {
             kiln(
                 &["render", p, "--ticks", "3", "--out", "out", "-q"],
                 dir.path(),
@@ -89,6 +95,21 @@ fn every_example_runs() {
         assert!(written > 0, "{p} wrote nothing");
     }
     assert!(n >= 3);
+}
+
+/// Whether the graph file at `path` has signal (audio) nodes: it then renders with
+/// `kiln render --seconds` (tests/render_audio.rs checks those).
+fn is_audio(path: &Path) -> bool {
+    let reg = kiln_std::registry();
+    let file = kiln_io::read_graph(path, &reg).unwrap();
+    file.graph.nodes().iter().any(|n| {
+        reg.get(&n.op).is_some_and(|op| {
+            op.spec()
+                .outputs
+                .iter()
+                .any(|o| o.ty == kiln_core::value::ValueType::Signal)
+        })
+    })
 }
 
 /// Whether the graph file at `path` has a latch node (it then runs with `kiln render`).
@@ -301,7 +322,8 @@ fn example_paths() -> Vec<PathBuf> {
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("json"))
         // Latch graphs run with `kiln render`; tests/render.rs compares their evaluators.
-        .filter(|p| !has_latches(p))
+        // Audio graphs stream; tests/render_audio.rs checks them.
+        .filter(|p| !has_latches(p) && !is_audio(p))
         .collect();
     paths.sort();
     assert!(paths.len() >= 3);

@@ -8,7 +8,11 @@
 //!   atomically, and values typed on the command line;
 //! * [`snapshot`]: the state of a recurrent run (each latch's value) as a versioned JSON
 //!   file, for plain values;
-//! * [`dot`]: Graphviz export.
+//! * [`wav`]: audio as WAV files (32-bit float, 16- and 24-bit PCM), written atomically, or
+//!   block by block into a temporary file renamed into place on commit;
+//! * [`dot`]: Graphviz export;
+//! * [`cache`]: the persistent result cache ([`DiskCache`]), a directory of checksummed
+//!   entry files under a [`Store`](kiln_core::cache::Store).
 //!
 //! ```
 //! use kiln_io::graph_file::{load_graph, save_graph};
@@ -32,13 +36,16 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod cache;
 mod convert;
 pub mod dot;
 pub mod graph_file;
 mod json;
 pub mod snapshot;
 pub mod values;
+pub mod wav;
 
+pub use cache::{CacheError, DiskCache, DiskStats, decode_value, encode_value};
 pub use dot::to_dot;
 pub use graph_file::{
     GraphFile, GraphMeta, LoadError, load_graph, load_graph_bytes, read_graph, save_graph,
@@ -46,3 +53,7 @@ pub use graph_file::{
 };
 pub use snapshot::{SnapshotError, parse_snapshot, read_snapshot, snapshot_json, write_snapshot};
 pub use values::{WriteError, encode_output, parse_cli_value, write_atomic, write_output};
+pub use wav::{
+    StagedFile, WavData, WavError, WavFormat, WavStream, encode_wav, read_wav, write_wav,
+    write_wav_mono,
+};

@@ -331,6 +331,7 @@ pub fn parse_cli_value(text: &str, ty: ValueType) -> Result<Value, String> {
             Value::Str(_) | Value::Bool(_) => Err(format!("expected a number, found `{t}`")),
             v => Ok(v),
         },
+        ValueType::Signal => Err("a signal cannot be given on the command line".into()),
         ValueType::Heavy(name) => Err(format!(
             "a value of type {name} cannot be given on the command line"
         )),
