@@ -14,6 +14,8 @@
 //! section: a few heavy nodes in two independent branches, with no flat program.
 #![deny(missing_docs)]
 
+/// The audio workload: a hand-written limit, the `fundsp` peer and the Kiln graph.
+pub mod audio;
 /// The `salsa` peer of the chain workload: the same chain as salsa inputs and tracked functions.
 pub mod salsa_peer;
 

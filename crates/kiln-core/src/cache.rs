@@ -351,17 +351,17 @@ impl Inner {
         true
     }
 
-    fn put(&mut self, key: Key, value: Value, cost: Duration) -> bool {
+    fn put(&mut self, key: Key, value: Value, cost: Duration) -> Put {
         let bytes = value.byte_size();
         if let Some(old) = self.map.get(&key) {
             // Same key, same content: refresh the recency only.
             let info = old.info;
             self.policy.touched(key, &info);
-            return true;
+            return Put::Held;
         }
         if !self.make_room(bytes) {
             self.stats.refused += 1;
-            return false;
+            return Put::Refused;
         }
         let info = EntryInfo {
             bytes,
@@ -372,8 +372,18 @@ impl Inner {
         self.map.insert(key, Entry { value, info });
         self.bytes += bytes;
         self.stats.inserts += 1;
-        true
+        Put::Added
     }
+}
+
+/// What an insert did.
+#[derive(PartialEq, Eq)]
+enum Put {
+    Added,
+    /// Already held (same key, same content).
+    Held,
+    /// Did not fit the budget.
+    Refused,
 }
 
 /// The content-addressed store (see the module docs). Share it with `Arc`.
@@ -462,6 +472,7 @@ impl Store {
         match found {
             Some(v) => {
                 g.stats.backing_hits += 1;
+                // Its original cost is unknown: zero (a weighted LRU evicts it early).
                 g.put(key, v.clone(), Duration::ZERO);
                 Some(v)
             }
@@ -487,17 +498,20 @@ impl Store {
         self.lock().map.contains_key(&key)
     }
 
-    /// Keep `value` under `key`, computed in `cost`; also saved to the backing. Returns
-    /// whether it is held in memory (false when it cannot fit the budget).
+    /// Keep `value` under `key`, computed in `cost`; a new entry is also saved to the
+    /// backing (even when it does not fit the memory budget). Returns whether it is held in
+    /// memory (false when it cannot fit the budget).
     pub fn insert(&self, key: Key, value: Value, cost: Duration) -> bool {
         let mut g = self.lock();
         let backing = g.backing.clone();
-        let kept = g.put(key, value.clone(), cost);
+        let put = g.put(key, value.clone(), cost);
         drop(g);
-        if let Some(b) = backing {
+        if put != Put::Held
+            && let Some(b) = backing
+        {
             b.save(key, &value);
         }
-        kept
+        put != Put::Refused
     }
 
     /// Remove `key` (pinned or not). Returns whether it was held.

@@ -41,6 +41,7 @@ pub mod op;
 pub mod plan;
 pub mod recurrence;
 pub mod registry;
+pub mod session;
 pub mod signal;
 pub mod validate;
 pub mod value;

@@ -241,6 +241,20 @@ impl Plan {
     pub fn static_key(&self, n: usize) -> Key {
         self.static_key_of(n)
     }
+    /// Approximate bytes the plan holds: its per-node arrays, sources and params.
+    pub fn approx_bytes(&self) -> usize {
+        let n = self.ids.len();
+        let sources: usize = self.inputs.iter().map(|i| i.len()).sum();
+        let params: usize = self
+            .params
+            .iter()
+            .flat_map(|p| p.iter())
+            .map(|v| std::mem::size_of::<Value>() + v.byte_size())
+            .sum();
+        n * (std::mem::size_of::<NodeId>() + 64)
+            + sources * std::mem::size_of::<Source>()
+            + params
+    }
     /// The key of node `n`'s own definition: op id and version, params and constant inputs
     /// (not what its wires carry).
     pub fn definition_key(&self, n: usize) -> Key {

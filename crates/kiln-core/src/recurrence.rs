@@ -211,6 +211,16 @@ impl<E: Evaluator> Recurrent<E> {
         self.clear_checkpoints();
         self
     }
+    /// Memory held by the driver, by part: the latch state and the kept states.
+    pub fn memory_report(&self) -> crate::cache::MemoryReport {
+        let mut r = crate::cache::MemoryReport::default();
+        match &self.state {
+            Some(s) => r.add("latch state", s.values.len(), s.byte_size()),
+            None => r.add("latch state", 0, 0),
+        }
+        r.add("latch checkpoints", self.checkpoints.len(), self.held);
+        r
+    }
     /// Bytes held by the kept states.
     pub fn checkpoint_bytes(&self) -> usize {
         self.held

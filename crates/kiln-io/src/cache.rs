@@ -812,7 +812,7 @@ mod tests {
             dir.path()
                 .join("v1")
                 .join("ab")
-                .join("120000000000000000000000000000ff.kv")
+                .join("1200000000000000000000000000ff.kv")
         );
         assert_eq!(c.describe(), dir.path().display().to_string());
     }

@@ -396,6 +396,10 @@ impl IncrementalEvaluator {
             total: Stats::default(),
         }
     }
+    /// The registry this evaluator resolves ops in.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
     /// Counters summed over every request so far.
     pub fn total_stats(&self) -> Stats {
         self.total
@@ -802,5 +806,28 @@ impl Bits {
     #[inline(always)]
     fn clear(&mut self, i: usize) {
         self.0[i >> 6] &= !(1 << (i & 63));
+    }
+}
+
+impl IncrementalEvaluator {
+    /// The content key of output `name` (`node` or `node.port`) as of the last request that
+    /// visited it; kept only with a store ([`IncrementalEvaluator::with_store`]).
+    pub fn output_key(&self, graph: &Graph, name: &str) -> Option<Key> {
+        self.state.store.as_ref()?;
+        let plan = self.plan.as_ref()?;
+        let (n, p) = plan.resolve_output(name, graph)?;
+        let k = *self.state.keys.get(n)?;
+        (k != Key::default() && self.state.info[n].has_value).then(|| k.port(p))
+    }
+
+    /// Memory held by this evaluator, by part: value slots and plan.
+    pub fn memory_report(&self) -> crate::cache::MemoryReport {
+        let mut r = crate::cache::MemoryReport::default();
+        let (nodes, bytes) = self.held();
+        r.add("incremental values", nodes, bytes);
+        if let Some(p) = &self.plan {
+            r.add("plan", p.len(), p.approx_bytes());
+        }
+        r
     }
 }

@@ -139,6 +139,16 @@ impl LazyEvaluator {
         self.plan = Some(plan);
     }
 
+    /// Memory held by this evaluator, by part: its own memo and its plan (a shared store
+    /// reports itself: [`Store::memory_report`]).
+    pub fn memory_report(&self) -> crate::cache::MemoryReport {
+        let mut r = crate::cache::MemoryReport::default();
+        r.add("lazy memo", self.memo.len(), self.cache_bytes());
+        if let Some(p) = &self.plan {
+            r.add("plan", p.len(), p.approx_bytes());
+        }
+        r
+    }
     /// Number of memoized results.
     pub fn cache_len(&self) -> usize {
         self.memo.len()

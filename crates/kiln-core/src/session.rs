@@ -1,0 +1,314 @@
+//! Sessions: a graph kept cooked between edits, presenting whole frames at once.
+//!
+//! A [`Session`] holds a graph, the incremental evaluator's plan and values, the user inputs
+//! and (optionally) a shared [`Store`]. Param, constant and input edits do not replan; a
+//! structural edit replans on the next present, keeping every value whose node, op, params
+//! and wiring are unchanged, so only the changed nodes' cones are recomputed.
+//!
+//! [`Session::present`] evaluates every output for a clock and, only if all succeed (and the
+//! optional commit step, such as writing files, succeeds too), swaps the new [`Frame`] in:
+//! readers holding the previous frame's `Arc` keep a consistent set of outputs, and a failed
+//! present leaves the last frame standing. With a store, the values of the frame being
+//! presented are pinned there.
+
+use crate::cache::{MemoryReport, Store};
+use crate::context::EvalContext;
+use crate::eval::{ErrorPolicy, EvalError, Evaluator, IncrementalEvaluator, Request};
+use crate::graph::{Graph, GraphError};
+use crate::key::Key;
+use crate::registry::Registry;
+use crate::value::Value;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The clock a frame is presented at.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Clock {
+    /// Seconds.
+    pub time: f64,
+    /// Frame number.
+    pub frame: i64,
+    /// Seconds per frame.
+    pub dt: f64,
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock {
+            time: 0.0,
+            frame: 0,
+            dt: 1.0 / 60.0,
+        }
+    }
+}
+
+impl Clock {
+    /// Frame `frame` at `fps` frames per second.
+    pub fn at_frame(frame: i64, fps: f64) -> Clock {
+        Clock {
+            time: frame as f64 / fps,
+            frame,
+            dt: 1.0 / fps,
+        }
+    }
+}
+
+/// One presented frame: every output of the session, computed together.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// How many frames this session presented before this one.
+    pub number: u64,
+    /// The clock it was computed at.
+    pub clock: Clock,
+    /// Each output by name, in the session's order.
+    pub values: Vec<(String, Value)>,
+}
+
+impl Frame {
+    /// The value of output `name`.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+/// What a present did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PresentReport {
+    /// The frame's number.
+    pub frame: u64,
+    /// Whether the graph was (re)planned for it (the first present, or after a structural
+    /// edit).
+    pub planned: bool,
+    /// Nodes in the plan.
+    pub nodes: usize,
+    /// Nodes whose value was reused: checked and still current, or found in the store.
+    pub reused: u64,
+    /// Nodes cooked (executed).
+    pub cooked: u64,
+    /// Cooked nodes whose result had the same bits as before, so their dependents were
+    /// spared (early cutoff).
+    pub cut_off: u64,
+    /// Wall time of the present, commit included.
+    pub elapsed: Duration,
+}
+
+impl std::fmt::Display for PresentReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "frame {}: {} nodes{}, cooked {}, reused {}, cut off {}, in {:.3} ms",
+            self.frame,
+            self.nodes,
+            if self.planned { " (planned)" } else { "" },
+            self.cooked,
+            self.reused,
+            self.cut_off,
+            self.elapsed.as_secs_f64() * 1e3
+        )
+    }
+}
+
+/// Why a present or an edit failed. A failed present commits nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// An edit named something the graph does not have.
+    #[error("{0}")]
+    Graph(#[from] GraphError),
+    /// Evaluation failed (validation, a node's error, cancellation).
+    #[error("{0}")]
+    Eval(#[from] EvalError),
+    /// The commit step (e.g. writing the frame's files) failed.
+    #[error("commit: {0}")]
+    Commit(String),
+}
+
+/// A graph kept cooked between edits (see the module docs).
+pub struct Session {
+    graph: Graph,
+    eval: IncrementalEvaluator,
+    outputs: Vec<String>,
+    inputs: BTreeMap<String, Value>,
+    seed: u64,
+    store: Option<Arc<Store>>,
+    frame: Option<Arc<Frame>>,
+    pinned: Vec<Key>,
+    presented: u64,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("nodes", &self.graph.len())
+            .field("outputs", &self.outputs)
+            .field("presented", &self.presented)
+            .finish()
+    }
+}
+
+impl Session {
+    /// A session presenting `outputs` (`node` or `node.port`) of `graph`.
+    pub fn new<S: Into<String>>(
+        registry: Registry,
+        graph: Graph,
+        outputs: impl IntoIterator<Item = S>,
+    ) -> Session {
+        Session {
+            graph,
+            eval: IncrementalEvaluator::new(registry),
+            outputs: outputs.into_iter().map(Into::into).collect(),
+            inputs: BTreeMap::new(),
+            seed: 0,
+            store: None,
+            frame: None,
+            pinned: vec![],
+            presented: 0,
+        }
+    }
+
+    /// Share results through `store` (with other sessions and evaluators of the process).
+    pub fn with_store(mut self, store: Arc<Store>) -> Session {
+        let registry = self.eval.registry().clone();
+        self.eval = IncrementalEvaluator::new(registry).with_store(store.clone());
+        self.store = Some(store);
+        self
+    }
+
+    /// The graph.
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// The outputs presented.
+    pub fn outputs(&self) -> &[String] {
+        &self.outputs
+    }
+
+    /// The last frame presented, if any.
+    pub fn frame(&self) -> Option<Arc<Frame>> {
+        self.frame.clone()
+    }
+
+    /// Set a param (a value edit: no replanning).
+    pub fn set_param(
+        &mut self,
+        node: &str,
+        name: &str,
+        v: impl Into<Value>,
+    ) -> Result<(), SessionError> {
+        Ok(self.graph.set_param(node, name, v)?)
+    }
+
+    /// Set an inline constant (a value edit: no replanning).
+    pub fn set_const(
+        &mut self,
+        node: &str,
+        port: &str,
+        v: impl Into<Value>,
+    ) -> Result<(), SessionError> {
+        Ok(self.graph.set_const(node, port, v)?)
+    }
+
+    /// Set a user input (read by `input.*` nodes): only its readers' cones recook.
+    pub fn set_input(&mut self, name: &str, v: impl Into<Value>) {
+        self.inputs.insert(name.to_string(), v.into());
+    }
+
+    /// Set the seed.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+
+    /// Edit the graph's structure (or anything else); the next present replans, keeping the
+    /// values of unchanged nodes.
+    pub fn edit<R>(&mut self, f: impl FnOnce(&mut Graph) -> R) -> R {
+        f(&mut self.graph)
+    }
+
+    /// Replace the graph (e.g. reloaded from its file). Nodes are matched by id: those with
+    /// the same op, params and wiring keep their values.
+    pub fn replace_graph(&mut self, graph: Graph) {
+        self.graph = graph;
+    }
+
+    /// Change the outputs presented.
+    pub fn set_outputs<S: Into<String>>(&mut self, outputs: impl IntoIterator<Item = S>) {
+        self.outputs = outputs.into_iter().map(Into::into).collect();
+    }
+
+    /// Present a frame at `clock` (see [`Session::present_with`]).
+    pub fn present(&mut self, clock: Clock) -> Result<PresentReport, SessionError> {
+        self.present_with(clock, |_| Ok(()))
+    }
+
+    /// Compute every output at `clock`, run `commit` on the complete frame (for example to
+    /// write its files as a group), and only then make it the current frame. On any failure
+    /// nothing changes: the last frame stays current and the error is returned.
+    pub fn present_with(
+        &mut self,
+        clock: Clock,
+        commit: impl FnOnce(&Frame) -> Result<(), String>,
+    ) -> Result<PresentReport, SessionError> {
+        let t0 = Instant::now();
+        let mut ctx = EvalContext::new();
+        ctx.time = clock.time;
+        ctx.frame = clock.frame;
+        ctx.dt = clock.dt;
+        ctx.seed = self.seed;
+        ctx.inputs = self.inputs.clone();
+        let req = Request::new(self.outputs.iter().cloned()).with_errors(ErrorPolicy::FailFast);
+        let out = self.eval.evaluate(&self.graph, &req, &ctx)?;
+        let frame = Frame {
+            number: self.presented,
+            clock,
+            values: out.values,
+        };
+        commit(&frame).map_err(SessionError::Commit)?;
+        // Pin the new frame's values, then release the old frame's.
+        let mut pinned = vec![];
+        if let Some(store) = &self.store {
+            for name in &self.outputs {
+                if let Some(k) = self.eval.output_key(&self.graph, name)
+                    && store.pin(k)
+                {
+                    pinned.push(k);
+                }
+            }
+            for k in std::mem::take(&mut self.pinned) {
+                store.unpin(k);
+            }
+        }
+        self.pinned = pinned;
+        self.frame = Some(Arc::new(frame));
+        self.presented += 1;
+        let s = out.stats;
+        Ok(PresentReport {
+            frame: self.presented - 1,
+            planned: s.planned,
+            nodes: self.eval.plan().map_or(0, |p| p.len()),
+            reused: s.cache_hits,
+            cooked: s.executed,
+            cut_off: s.cutoffs,
+            elapsed: t0.elapsed(),
+        })
+    }
+
+    /// Memory held, by part: the session's values, its plan and the shared store.
+    pub fn memory_report(&self) -> MemoryReport {
+        let mut r = self.eval.memory_report();
+        if let Some(store) = &self.store {
+            r.extend(store.memory_report());
+        }
+        r
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(store) = &self.store {
+            for &k in &self.pinned {
+                store.unpin(k);
+            }
+        }
+    }
+}
