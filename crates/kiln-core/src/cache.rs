@@ -206,7 +206,8 @@ impl CachePolicy for Generational {
             .map(|(_, &k)| k)
     }
     fn expired(&mut self, generation: u64) -> Vec<Key> {
-        let cut = generation.saturating_sub(self.keep);
+        // Used within the last `keep` generations: this one and the `keep - 1` before it.
+        let cut = (generation + 1).saturating_sub(self.keep);
         self.order.range(..(cut, 0)).map(|(_, &k)| k).collect()
     }
 }

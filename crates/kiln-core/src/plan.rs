@@ -251,9 +251,7 @@ impl Plan {
             .flat_map(|p| p.iter())
             .map(|v| std::mem::size_of::<Value>() + v.byte_size())
             .sum();
-        n * (std::mem::size_of::<NodeId>() + 64)
-            + sources * std::mem::size_of::<Source>()
-            + params
+        n * (std::mem::size_of::<NodeId>() + 64) + sources * std::mem::size_of::<Source>() + params
     }
     /// The key of node `n`'s own definition: op id and version, params and constant inputs
     /// (not what its wires carry).
