@@ -18,6 +18,8 @@
 pub mod audio;
 /// The `salsa` peer of the chain workload: the same chain as salsa inputs and tracked functions.
 pub mod salsa_peer;
+/// The `session` benchmark's workloads: chains joined by a reduction tree, and cone graphs.
+pub mod session;
 
 use kiln_core::graph::Graph;
 use kiln_core::value::Value;

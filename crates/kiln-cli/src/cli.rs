@@ -16,6 +16,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "bake.rs"]
+mod bake;
+#[path = "watch.rs"]
+mod watch;
+
 /// The built-in demo graph (also `examples/clouds.json`).
 pub const DEMO_GRAPH: &str = include_str!("../../../examples/clouds.json");
 
@@ -75,6 +80,11 @@ struct EvalArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// Keep results in the persistent cache DIR (created if missing) and reuse what an
+    /// earlier run left there; says on stderr how many nodes were cooked and how many came
+    /// from the cache. Lazy and incremental evaluators only.
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
 }
 
 /// The options of `kiln render`.
@@ -167,6 +177,10 @@ struct RenderArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// With --ticks: keep results in the persistent cache DIR (created if missing) and
+    /// reuse what an earlier render left there. Lazy and incremental evaluators only.
+    #[arg(long, value_name = "DIR", conflicts_with = "seconds")]
+    cache: Option<PathBuf>,
 }
 
 /// The WAV sample formats `--wav-format` chooses between.
@@ -279,6 +293,24 @@ enum Cmd {
         /// The graph file.
         graph: PathBuf,
     },
+    /// Present the graph's outputs into DIR, then present again each time the graph file
+    /// (or the --params file) is saved, printing what recooked and how long it took; a broken
+    /// edit prints the error and keeps the last frame's files.
+    Watch {
+        /// The graph file.
+        graph: PathBuf,
+        #[command(flatten)]
+        args: watch::WatchArgs,
+    },
+    /// Bake a graph into --out: with --freeze its inputs become constants, and every pure
+    /// cone is folded into stored constants (heavy values in a blob folder beside the file,
+    /// <stem>.blobs). The baked graph gives the same outputs with fewer nodes.
+    Bake {
+        /// The graph file.
+        graph: PathBuf,
+        #[command(flatten)]
+        args: bake::BakeArgs,
+    },
     /// List the registered ops with their ports, params and docs.
     Ops {
         /// Only ops whose id contains this text.
@@ -367,6 +399,8 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
             print!("{}", kiln_io::to_dot(&file.graph));
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Watch { graph, args } => watch::watch(&graph, &reg, &args),
+        Cmd::Bake { graph, args } => bake::bake(&graph, &reg, &args),
         Cmd::Ops { filter } => {
             list_ops(&reg, filter.as_deref());
             Ok(ExitCode::SUCCESS)
@@ -605,6 +639,69 @@ fn is_latch_error(e: &EvalError) -> bool {
     matches!(e, EvalError::Node { op, .. } | EvalError::Panic { op, .. } if op == LATCH_OP)
 }
 
+/// The persistent cache of `--cache DIR`: a store over the cache directory, for one
+/// evaluator.
+struct CacheRun {
+    dir: PathBuf,
+    store: Arc<kiln_core::cache::Store>,
+    disk: Arc<kiln_io::DiskCache>,
+}
+
+impl CacheRun {
+    /// Refuse `--cache` for an evaluator that keeps no results.
+    fn check(kind: EvaluatorKind) -> Result<(), CliError> {
+        match kind {
+            EvaluatorKind::Lazy | EvaluatorKind::Incremental => Ok(()),
+            other => Err(CliError(format!(
+                "--cache works with the lazy and incremental evaluators only; the {} evaluator \
+                 keeps no results (use --evaluator lazy or --evaluator incremental)",
+                other.name()
+            ))),
+        }
+    }
+
+    /// Open (creating it if needed) the cache directory `dir`, under an in-memory store
+    /// that keeps every result (`bounded`: at most 256 MiB in memory, for long renders;
+    /// everything still goes to the directory).
+    fn open(dir: &Path, bounded: bool) -> Result<CacheRun, CliError> {
+        use kiln_core::cache::{KeepAll, Lru, Store};
+        let disk =
+            Arc::new(kiln_io::DiskCache::open(dir).map_err(|e| CliError(format!("--cache: {e}")))?);
+        let store = if bounded {
+            Store::new(Lru::new()).with_budget(256 << 20)
+        } else {
+            Store::new(KeepAll)
+        };
+        let backing: Arc<dyn kiln_core::cache::Backing> = disk.clone();
+        Ok(CacheRun {
+            dir: dir.to_path_buf(),
+            store: store.with_backing(backing).shared(),
+            disk,
+        })
+    }
+
+    /// A `kind` evaluator (lazy or incremental: see [`CacheRun::check`]) over the store.
+    fn evaluator(&self, kind: EvaluatorKind, reg: &Registry) -> Box<dyn Evaluator> {
+        match kind {
+            EvaluatorKind::Incremental => {
+                Box::new(IncrementalEvaluator::new(reg.clone()).with_store(self.store.clone()))
+            }
+            _ => Box::new(LazyEvaluator::new(reg.clone()).with_store(self.store.clone())),
+        }
+    }
+
+    /// The damaged entries found and the entries saved, for the report line.
+    fn entries(&self) -> String {
+        let d = self.disk.stats();
+        format!(
+            "{} damaged, {} saved ({})",
+            d.corrupt,
+            d.saves,
+            self.dir.display()
+        )
+    }
+}
+
 fn run(
     g: &Graph,
     reg: &Registry,
@@ -612,6 +709,9 @@ fn run(
     path: Option<&Path>,
 ) -> Result<ExitCode, CliError> {
     let parallel = parallel_policy(args.parallel, args.evaluator)?;
+    if args.cache.is_some() {
+        CacheRun::check(args.evaluator)?;
+    }
     check_valid(g, reg)?;
     let outputs = requested_outputs(g, &args.outputs)?;
     let mut ctx = context(g, reg, args)?;
@@ -636,12 +736,32 @@ fn run(
     if args.timings {
         request = request.with_timings();
     }
-    let mut eval = args.evaluator.build(reg, parallel.clone());
+    let cache = match &args.cache {
+        Some(dir) => Some(CacheRun::open(dir, false)?),
+        None => None,
+    };
+    let mut eval = match &cache {
+        Some(c) => c.evaluator(args.evaluator, reg),
+        None => args.evaluator.build(reg, parallel.clone()),
+    };
     let started = Instant::now();
     let result = eval.evaluate(g, &request, &ctx);
     let elapsed = started.elapsed();
     if let Some(bar) = &bar {
         bar.finish_and_clear();
+    }
+    if let Some(c) = &cache {
+        // A fresh evaluator over an empty memory: every node it did not cook came from
+        // the store (the directory, or an identical node earlier in this run).
+        match &result {
+            Ok(out) => eprintln!(
+                "cache: {} nodes cooked, {} from cache, {}",
+                out.stats.executed,
+                out.stats.cache_hits,
+                c.entries()
+            ),
+            Err(_) => eprintln!("cache: the evaluation failed, {}", c.entries()),
+        }
     }
     let out = result.map_err(|e| {
         let hint = if is_latch_error(&e) {
@@ -765,6 +885,9 @@ fn written_summary(t: u64, files: usize, dir: &Path) -> String {
 /// `kiln render`: tick the graph with the recurrent driver and write each tick's outputs.
 fn render(g: &Graph, reg: &Registry, args: &RenderArgs, ticks: u64) -> Result<ExitCode, CliError> {
     let parallel = parallel_policy(args.parallel, args.evaluator)?;
+    if args.cache.is_some() {
+        CacheRun::check(args.evaluator)?;
+    }
     check_valid(g, reg)?;
     let outputs = requested_outputs(g, &args.outputs)?;
     let mut ctx = EvalContext::new();
@@ -781,7 +904,15 @@ fn render(g: &Graph, reg: &Registry, args: &RenderArgs, ticks: u64) -> Result<Ex
         }));
     }
     let request = Request::new(outputs.iter().cloned());
-    let mut driver = Recurrent::new(args.evaluator.build(reg, parallel.clone()), reg.clone());
+    let cache = match &args.cache {
+        Some(dir) => Some(CacheRun::open(dir, true)?),
+        None => None,
+    };
+    let eval = match &cache {
+        Some(c) => c.evaluator(args.evaluator, reg),
+        None => args.evaluator.build(reg, parallel.clone()),
+    };
+    let mut driver = Recurrent::new(eval, reg.clone());
     let width = tick_width(ticks);
     let mut stats = Stats::default();
     let mut written: Vec<PathBuf> = Vec::new();
@@ -829,6 +960,16 @@ fn render(g: &Graph, reg: &Registry, args: &RenderArgs, ticks: u64) -> Result<Ex
     let elapsed = started.elapsed();
     if let Some(bar) = &bar {
         bar.finish_and_clear();
+    }
+    if let Some(c) = &cache {
+        // Over many ticks the evaluator's reuse counts nodes found unchanged since the
+        // previous tick too: count the entries read from the directory instead.
+        eprintln!(
+            "cache: {} nodes cooked over {ticks} tick(s), {} from cache, {}",
+            stats.executed,
+            c.disk.stats().hits,
+            c.entries()
+        );
     }
     result?;
     // `written` is tick by tick, each tick's files in output order.

@@ -149,6 +149,13 @@ fn object_value(
                     Some(r#"write {"const": <value>}"#.to_string()),
                 ));
             }
+            "blob" => {
+                return Err(LoadError::format(
+                    path,
+                    "a blob reference must be a whole param or input constant".to_string(),
+                    Some("blob references are written by `kiln bake`, never inside a list or `const`".to_string()),
+                ));
+            }
             other => {
                 return Err(LoadError::format(
                     path,

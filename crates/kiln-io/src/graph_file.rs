@@ -21,6 +21,10 @@
 //!   `"node"` for its port `out`), except that a string starting with `#` is a colour
 //!   constant. Anything else is an inline constant; `{"const": x}` writes any constant
 //!   (strings included), `{"type": "vec3", "value": [..]}` one of an explicit type.
+//! * A param or input constant may be a blob reference, `{"type": "image", "blob":
+//!   "baked.blobs/<hex>.kv"}`: a value stored beside a baked graph (see
+//!   [baking](mod@crate::bake)), resolved by [`read_graph`] and [`load_graph_in`], checked,
+//!   and a [`LoadError::Blob`] when missing or damaged.
 //! * Values are read according to the declared type of the param or port in the registry
 //!   (an int literal for a float param is a float, `[1, 2, 3]` for a vec3 port is a vec3, ...).
 //!   A value that does not fit its declared type is still loaded (by inference) and reported
@@ -122,6 +126,20 @@ pub enum LoadError {
         /// How to fix it.
         hint: Option<String>,
     },
+    /// A blob reference (a value stored beside a baked graph, see [baking](mod@crate::bake))
+    /// could not be resolved: the blob is missing, damaged, or the graph was not read from a
+    /// file.
+    #[error("{}: blob `{blob}` {message}{}", FmtPath(path), FmtHint(hint))]
+    Blob {
+        /// Where the reference is, as a path of keys such as `nodes.sky.params.value`.
+        path: String,
+        /// The reference as written (`baked.blobs/<hex>.kv`).
+        blob: String,
+        /// What is wrong.
+        message: String,
+        /// How to fix it.
+        hint: Option<String>,
+    },
 }
 
 /// Displays a JSON location (`at nodes.a.op`, or `at the top level`).
@@ -156,10 +174,10 @@ impl LoadError {
         }
     }
 
-    /// The JSON location of a format error (`nodes.noise.inputs.scale`), if it is one.
+    /// The JSON location of a format or blob error (`nodes.noise.inputs.scale`), if it is one.
     pub fn location(&self) -> Option<&str> {
         match self {
-            LoadError::Format { path, .. } => Some(path),
+            LoadError::Format { path, .. } | LoadError::Blob { path, .. } => Some(path),
             _ => None,
         }
     }
@@ -242,19 +260,33 @@ impl GraphFile {
 // Loading
 
 /// Read and load a graph file. Errors other than [`LoadError::Io`] do not repeat the path;
-/// callers usually print `path: error`.
+/// callers usually print `path: error`. Blob references (in baked graphs, see
+/// [baking](mod@crate::bake)) are resolved relative to the file's folder.
 pub fn read_graph(path: &Path, registry: &Registry) -> Result<GraphFile, LoadError> {
     let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    load_graph_bytes(&bytes, registry)
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    load_bytes(&bytes, registry, Some(dir))
 }
 
 /// Load a graph file from bytes (which must be UTF-8; a leading byte-order mark is skipped).
+/// A blob reference is a [`LoadError::Blob`]: use [`read_graph`] or [`load_graph_in`].
 pub fn load_graph_bytes(bytes: &[u8], registry: &Registry) -> Result<GraphFile, LoadError> {
+    load_bytes(bytes, registry, None)
+}
+
+fn load_bytes(
+    bytes: &[u8],
+    registry: &Registry,
+    blobs: Option<&Path>,
+) -> Result<GraphFile, LoadError> {
     match std::str::from_utf8(bytes) {
-        Ok(text) => load_graph(text, registry),
+        Ok(text) => load_text(text, registry, blobs),
         Err(e) => {
             let valid = bytes.get(..e.valid_up_to()).unwrap_or_default();
             let prefix = std::str::from_utf8(valid).unwrap_or_default();
@@ -270,13 +302,28 @@ pub fn load_graph_bytes(bytes: &[u8], registry: &Registry) -> Result<GraphFile, 
 
 /// Load a graph file from text. The registry directs how values are read (see the module
 /// docs); ops it does not know are kept, for [`kiln_core::validate::validate`] to report.
+/// A blob reference is a [`LoadError::Blob`]: use [`read_graph`] or [`load_graph_in`].
 pub fn load_graph(text: &str, registry: &Registry) -> Result<GraphFile, LoadError> {
+    load_text(text, registry, None)
+}
+
+/// Load a graph file from text, resolving blob references (see [baking](mod@crate::bake))
+/// relative to the folder `dir`, as [`read_graph`] does for a file in `dir`.
+pub fn load_graph_in(text: &str, registry: &Registry, dir: &Path) -> Result<GraphFile, LoadError> {
+    load_text(text, registry, Some(dir))
+}
+
+fn load_text(
+    text: &str,
+    registry: &Registry,
+    blobs: Option<&Path>,
+) -> Result<GraphFile, LoadError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
         return Err(LoadError::Empty);
     }
     let doc = json::parse(text).map_err(from_json_error)?;
-    load_doc(&doc, registry)
+    load_doc(&doc, registry, blobs)
 }
 
 fn suggest(key: &str, allowed: &[&str]) -> String {
@@ -440,7 +487,7 @@ fn graph_error(path: &str, e: kiln_core::graph::GraphError) -> LoadError {
     LoadError::format(path, e.to_string(), None)
 }
 
-fn load_doc(doc: &Json, registry: &Registry) -> Result<GraphFile, LoadError> {
+fn load_doc(doc: &Json, registry: &Registry, blobs: Option<&Path>) -> Result<GraphFile, LoadError> {
     let Json::Object(top) = doc else {
         return Err(LoadError::format(
             "",
@@ -500,6 +547,7 @@ fn load_doc(doc: &Json, registry: &Registry) -> Result<GraphFile, LoadError> {
     }
 
     let mut g = Graph::new();
+    let mut blobs = crate::bake::BlobReader::new(blobs);
 
     // Graph inputs.
     for (name, def) in inputs {
@@ -611,7 +659,10 @@ fn load_doc(doc: &Json, registry: &Registry) -> Result<GraphFile, LoadError> {
                         Some("keep one".into()),
                     ));
                 }
-                let v = convert::decode_value(j, param_type(registry, op, p), &vpath)?;
+                let v = match blobs.read(j, &vpath)? {
+                    Some(v) => v,
+                    None => convert::decode_value(j, param_type(registry, op, p), &vpath)?,
+                };
                 g.set_param(name, p, v)
                     .map_err(|e| graph_error(&vpath, e))?;
             }
@@ -622,7 +673,11 @@ fn load_doc(doc: &Json, registry: &Registry) -> Result<GraphFile, LoadError> {
             let mut has_const = HashSet::new();
             for (port, j) in ins {
                 let vpath = child(&ipath, port);
-                match convert::decode_input(j, input_type(registry, op, port), &vpath)? {
+                let source = match blobs.read(j, &vpath)? {
+                    Some(v) => InputSource::Const(v),
+                    None => convert::decode_input(j, input_type(registry, op, port), &vpath)?,
+                };
+                match source {
                     InputSource::Wire(from) => {
                         g.connect(from, PortRef::new(name.as_str(), port));
                     }
@@ -727,6 +782,18 @@ fn as_graph_output<'a>(node: &Node, incoming: &[&'a Wire]) -> Option<&'a Wire> {
 /// values set as params or constants (written as `null`). Node ids are written as they are;
 /// ids that are not valid names (see [`is_valid_name`]) will not load back.
 pub fn save_graph_with_meta(graph: &Graph, meta: &GraphMeta, registry: &Registry) -> String {
+    save_graph_with(graph, meta, registry, &|_| None)
+}
+
+/// [`save_graph_with_meta`], writing each param or constant for which `blob` gives a
+/// reference as the blob reference `{"type": ..., "blob": reference}` (see
+/// [baking](mod@crate::bake)).
+pub(crate) fn save_graph_with(
+    graph: &Graph,
+    meta: &GraphMeta,
+    registry: &Registry,
+    blob: &dyn Fn(&Value) -> Option<String>,
+) -> String {
     let mut incoming: HashMap<&str, Vec<&Wire>> = HashMap::new();
     for w in graph.wires() {
         incoming.entry(w.to.node.as_str()).or_default().push(w);
@@ -750,7 +817,7 @@ pub fn save_graph_with_meta(graph: &Graph, meta: &GraphMeta, registry: &Registry
         } else if let Some(w) = as_graph_output(node, into) {
             outputs.push((id, Doc::Value(Json::Str(reference(&w.from)))));
         } else {
-            nodes.push((id, node_doc(node, into, registry)));
+            nodes.push((id, node_doc(node, into, registry, blob)));
         }
     }
     let mut top = vec![("kiln".to_string(), Doc::Value(Json::Int(VERSION)))];
@@ -770,19 +837,27 @@ pub fn save_graph_with_meta(graph: &Graph, meta: &GraphMeta, registry: &Registry
     out
 }
 
-fn node_doc(node: &Node, incoming: &[&Wire], registry: &Registry) -> Doc {
+fn node_doc(
+    node: &Node,
+    incoming: &[&Wire],
+    registry: &Registry,
+    blob: &dyn Fn(&Value) -> Option<String>,
+) -> Doc {
     let mut entries = vec![("op".to_string(), Doc::Value(Json::Str(node.op.clone())))];
     if !node.params.is_empty() {
         let params = node
             .params
             .iter()
             .map(|(k, v)| {
-                let j = convert::encode(
-                    v,
-                    param_type(registry, &node.op, k),
-                    Ctx::Param,
-                    ColorStyle::Hex,
-                );
+                let j = match blob(v) {
+                    Some(r) => crate::bake::blob_json(v, r),
+                    None => convert::encode(
+                        v,
+                        param_type(registry, &node.op, k),
+                        Ctx::Param,
+                        ColorStyle::Hex,
+                    ),
+                };
                 (k.clone(), Doc::Value(j))
             })
             .collect();
@@ -793,12 +868,15 @@ fn node_doc(node: &Node, incoming: &[&Wire], registry: &Registry) -> Doc {
         .map(|w| (w.to.port.clone(), Json::Str(reference(&w.from))))
         .collect();
     ins.extend(node.consts.iter().map(|(port, v)| {
-        let j = convert::encode(
-            v,
-            input_type(registry, &node.op, port),
-            Ctx::Input,
-            ColorStyle::Hex,
-        );
+        let j = match blob(v) {
+            Some(r) => crate::bake::blob_json(v, r),
+            None => convert::encode(
+                v,
+                input_type(registry, &node.op, port),
+                Ctx::Input,
+                ColorStyle::Hex,
+            ),
+        };
         (port.clone(), j)
     }));
     // Stable: several sources for one port keep their order (wires, then the constant).

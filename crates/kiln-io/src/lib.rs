@@ -11,6 +11,9 @@
 //! * [`wav`]: audio as WAV files (32-bit float, 16- and 24-bit PCM), written atomically, or
 //!   block by block into a temporary file renamed into place on commit;
 //! * [`dot`]: Graphviz export;
+//! * [`frame`]: a frame's files written as a group ([`commit_frame`]): all land, or none;
+//! * [`bake`](mod@bake): baked graphs — inputs frozen, pure cones folded into constants,
+//!   heavy values in a blob folder beside the graph file ([`bake()`], [`write_baked`]);
 //! * [`cache`]: the persistent result cache ([`DiskCache`]), a directory of checksummed
 //!   entry files under a [`Store`](kiln_core::cache::Store).
 //!
@@ -36,20 +39,24 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod bake;
 pub mod cache;
 mod convert;
 pub mod dot;
+pub mod frame;
 pub mod graph_file;
 mod json;
 pub mod snapshot;
 pub mod values;
 pub mod wav;
 
+pub use bake::{BakeError, BakeOptions, BakeReport, Baked, WriteReport, bake, write_baked};
 pub use cache::{CacheError, DiskCache, DiskStats, decode_value, encode_value};
 pub use dot::to_dot;
+pub use frame::{FrameError, commit_frame};
 pub use graph_file::{
-    GraphFile, GraphMeta, LoadError, load_graph, load_graph_bytes, read_graph, save_graph,
-    save_graph_with_meta, write_graph,
+    GraphFile, GraphMeta, LoadError, load_graph, load_graph_bytes, load_graph_in, read_graph,
+    save_graph, save_graph_with_meta, write_graph,
 };
 pub use snapshot::{SnapshotError, parse_snapshot, read_snapshot, snapshot_json, write_snapshot};
 pub use values::{WriteError, encode_output, parse_cli_value, write_atomic, write_output};

@@ -148,9 +148,15 @@ impl SlotEngine {
             runner.defer_failures();
         }
         runner.stats.planned = run.planned || built;
-        let r = self
-            .exec
-            .run(plan, sched, 0, &mut self.slots, &mut runner, par.as_ref());
+        let r = self.exec.run(
+            plan,
+            sched,
+            0,
+            &mut self.slots,
+            &mut runner,
+            par.as_ref(),
+            None,
+        );
         let values = collect(plan, &self.slots, run.roots, &request.outputs);
         runner.conclude(r, values, run.roots, request, &self.slots.taints, total)
     }

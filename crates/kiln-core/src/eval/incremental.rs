@@ -573,6 +573,15 @@ impl IncrementalEvaluator {
             && front.main_pos[v] != NONE
             && (self.pending.is_empty() || self.pending_roots == front.roots)
         {
+            // A small cone is marked at once, so the next request visits only it; marking a
+            // large one is cut short and deferred to a run that checks everything after it.
+            let budget = front.main_len() / 8 + 64;
+            if self.mark_limited(plan, v, budget) {
+                return;
+            }
+            let Some(front) = self.schedules.front_mut() else {
+                return;
+            };
             if self.pending.is_empty() {
                 self.pending_roots.clone_from(&front.roots);
             }
@@ -598,8 +607,14 @@ impl IncrementalEvaluator {
 
     /// Mark `v` and its downstream cone stale.
     fn mark(&mut self, plan: &Plan, v: usize) {
+        self.mark_limited(plan, v, usize::MAX);
+    }
+
+    /// Mark `v` and its downstream cone stale, stopping after `limit` nodes; returns whether
+    /// the whole cone was marked.
+    fn mark_limited(&mut self, plan: &Plan, v: usize, limit: usize) -> bool {
         if self.state.stale.get(v) {
-            return;
+            return true;
         }
         let mut scheds = self.schedules.iter_mut();
         let mut front = scheds.next();
@@ -620,10 +635,15 @@ impl IncrementalEvaluator {
         let mut newly = 0usize;
         self.mark_stack.clear();
         self.mark_stack.push(v as u32);
-        while let Some(u) = self.mark_stack.pop() {
+        let mut complete = true;
+        'walk: while let Some(u) = self.mark_stack.pop() {
             // Follow single successors without the stack (chains).
             let mut u = u as usize;
             while !stale.get(u) {
+                if newly >= limit {
+                    complete = false;
+                    break 'walk;
+                }
                 stale.set(u);
                 newly += 1;
                 if let Some(s) = track.as_deref_mut() {
@@ -645,6 +665,7 @@ impl IncrementalEvaluator {
             }
         }
         self.state.stale_count += newly;
+        complete
     }
 
     /// Bring the plan and the stale marks up to `graph` and `ctx`.
@@ -750,9 +771,28 @@ impl Evaluator for IncrementalEvaluator {
         let mut runner = Runner::new(&plan, ctx, request, || main_len - start.min(main_len));
         runner.stats.planned = planned || built;
         self.state.fused = fused;
-        let r = self
-            .exec
-            .run(&plan, sched, start, &mut self.state, &mut runner, None);
+        // With few stale nodes, list where they sit in the main block and visit only those.
+        let visit =
+            (!fused && self.state.stale_count * 4 < main_len.saturating_sub(start)).then(|| {
+                let mut v: Vec<u32> = self
+                    .state
+                    .stale
+                    .iter_ones()
+                    .map(|n| sched.main_pos[n])
+                    .filter(|&p| p != NONE && p as usize >= start)
+                    .collect();
+                v.sort_unstable();
+                v
+            });
+        let r = self.exec.run(
+            &plan,
+            sched,
+            start,
+            &mut self.state,
+            &mut runner,
+            None,
+            visit.as_deref(),
+        );
         self.state.fused = false;
         sched.first_stale = if r.is_ok() { NONE } else { start as u32 };
         if fused {
@@ -794,6 +834,20 @@ impl Bits {
             *last = (1u64 << (n % 64)) - 1;
         }
         b
+    }
+    /// The indices of the set bits, ascending.
+    fn iter_ones(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(w, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                Some(w * 64 + b)
+            })
+        })
     }
     #[inline(always)]
     fn get(&self, i: usize) -> bool {

@@ -344,6 +344,11 @@ pub(crate) struct Parallel<'p> {
 impl Executor {
     /// Run block `block` of `sched` from position `start`, bringing every node of it (and of
     /// the lazy blocks its ops pull) up to date.
+    ///
+    /// `visit`, when given, lists (ascending) the only positions of the main block that may
+    /// need work: the walk jumps between them instead of asking every node whether it is
+    /// done (lazy blocks are still walked whole).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn run<S: Strategy>(
         &mut self,
         plan: &Plan,
@@ -352,6 +357,7 @@ impl Executor {
         state: &mut S,
         runner: &mut Runner,
         par: Option<&Parallel<'_>>,
+        visit: Option<&[u32]>,
     ) -> Result<(), EvalError> {
         sched.runs += 1;
         // Measure level costs on the first three runs and then every 256th.
@@ -362,13 +368,14 @@ impl Executor {
             pos: start as u32,
             pulled: 0,
         });
-        let r = self.drive(plan, sched, state, runner, par, measure);
+        let r = self.drive(plan, sched, state, runner, par, measure, visit);
         if r.is_err() {
             self.stack.clear();
         }
         r
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn drive<S: Strategy>(
         &mut self,
         plan: &Plan,
@@ -377,6 +384,7 @@ impl Executor {
         runner: &mut Runner,
         par: Option<&Parallel<'_>>,
         measure: bool,
+        visit: Option<&[u32]>,
     ) -> Result<(), EvalError> {
         let mut level_started: Option<(usize, Instant)> = None;
         let mut last_level: Option<usize> = None;
@@ -442,7 +450,35 @@ impl Executor {
                 // Lazy nodes of the level (left undone) run below.
             }
             let block = &sched.blocks[f.block as usize];
-            if f.pulled == 0 {
+            if let Some(visit) = visit
+                && f.block == 0
+                && f.pulled == 0
+                && par.is_none()
+            {
+                // Jump between the positions that may need work.
+                let mut i = visit.partition_point(|&p| p < f.pos);
+                let mut pos = block.len();
+                while let Some(&p) = visit.get(i) {
+                    let p = p as usize;
+                    let Some(&v) = block.get(p) else { break };
+                    let v = v as usize;
+                    if !state.is_done(v) {
+                        if plan.is_lazy(v) {
+                            pos = p;
+                            break;
+                        }
+                        if let Err(e) = state.step(plan, v, 0, runner, &mut self.scratch) {
+                            self.stack[top].pos = p as u32;
+                            return Err(e);
+                        }
+                    }
+                    i += 1;
+                }
+                self.stack[top].pos = pos as u32;
+                if pos >= block.len() {
+                    continue;
+                }
+            } else if f.pulled == 0 {
                 // The straight-line part: run non-lazy nodes until a lazy one or the end — of
                 // the level while measuring, or up to the next parallel level.
                 let end = match (par.is_some() && f.block == 0, measure, last_level) {

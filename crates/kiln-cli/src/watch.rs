@@ -1,0 +1,521 @@
+//! `kiln watch GRAPH --out DIR`: present the graph's outputs into DIR, then again each time
+//! the graph file (or the params file) is saved.
+//!
+//! A [`Session`] keeps the graph cooked between presents: a reload replaces its graph, and
+//! nodes whose op, params and wiring did not change keep their values, so an edit recooks
+//! only the changed nodes' cones. Each present writes one file per graph output into DIR
+//! (the names `kiln run` uses) as one frame ([`kiln_io::commit_frame`]): all of them land,
+//! or none does. A broken edit (unparsable JSON, an invalid graph, a failing node, a params
+//! file that does not fit) prints the error and leaves the last frame's files as they were.
+//!
+//! Every present prints one line to stdout: `frame N: ..., cooked C, reused R, cut off X,
+//! in T ms; wrote ...` (the [`PresentReport`]), or `error: ...`.
+//!
+//! # Change detection
+//!
+//! The files are polled every `--poll-ms`: a file whose modification time, size (or, on
+//! Unix, inode) changed is read and hashed, and only new content presents again. A file
+//! modified within the last two seconds is hashed on every poll, so an edit within the
+//! file system's time resolution that kept the size is not missed. After a change is seen
+//! the watcher waits until the files hold still for a moment, so an editor's save in
+//! several writes presents once.
+//!
+//! # The params file (`--params FILE`)
+//!
+//! A JSON object whose keys are graph input names or `node.param`, applied over the graph
+//! file on every load (after `--set`, so the params file wins):
+//!
+//! ```json
+//! {
+//!   "mix": 0.5,
+//!   "tint": "#c0a080",
+//!   "fine.octaves": 5,
+//!   "coarse.seed": 3
+//! }
+//! ```
+//!
+//! An input's value becomes its default (as `--set` sets it); a `node.param` key sets that
+//! param. Values are numbers, `true`/`false`, strings (read as `--set` reads its text: `#rrggbb`
+//! colours, `1,2,3` vectors) or arrays of numbers (vectors, colours).
+
+use super::{CliError, graph_inputs, graph_outputs, set_inputs};
+use kiln_core::prelude::*;
+use kiln_core::session::{Clock, Frame, PresentReport, Session};
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime};
+
+/// The options of `kiln watch`.
+#[derive(clap::Args)]
+pub(super) struct WatchArgs {
+    /// Folder to write the outputs into (created if missing): one file per output, PNG for
+    /// images, JSON otherwise, replaced as a group at each present.
+    #[arg(long, short)]
+    out: PathBuf,
+    /// A JSON file of input values and params (`{"mix": 0.5, "fine.octaves": 5}`), applied
+    /// over the graph and watched too.
+    #[arg(long, value_name = "FILE")]
+    params: Option<PathBuf>,
+    /// How often to look at the files, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 200, value_parser = parse_poll_ms)]
+    poll_ms: u64,
+    /// Stop after N presents, successful or not (exit code 1 if the last one failed);
+    /// otherwise watch until Ctrl-C.
+    #[arg(long, value_name = "N", value_parser = parse_max_presents)]
+    max_presents: Option<u64>,
+    /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    set: Vec<String>,
+    /// Seed for procedural randomness.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+fn parse_poll_ms(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if (1..=60_000).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a poll interval of 1 to 60000 milliseconds, not `{s}`"
+        )),
+    }
+}
+
+fn parse_max_presents(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("the number of presents must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "expected a number of presents (a whole number, at least 1), not `{s}`"
+        )),
+    }
+}
+
+/// What identifies a file's version cheaply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    modified: Option<SystemTime>,
+    len: u64,
+    inode: u64,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Option<Stamp> {
+        let m = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&m);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(Stamp {
+            modified: m.modified().ok(),
+            len: m.len(),
+            inode,
+        })
+    }
+
+    /// Modified so recently that another write could share its time stamp.
+    fn is_recent(&self) -> bool {
+        match self.modified {
+            Some(t) => SystemTime::now()
+                .duration_since(t)
+                .map_or(true, |age| age < Duration::from_secs(2)),
+            None => true,
+        }
+    }
+}
+
+/// A watched file: the stamp and content hash of the version last presented.
+struct Watched {
+    path: PathBuf,
+    stamp: Option<Stamp>,
+    /// `None`: missing or unreadable.
+    hash: Option<u64>,
+}
+
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut h);
+    h.finish()
+}
+
+impl Watched {
+    fn new(path: &Path) -> Watched {
+        Watched {
+            path: path.to_path_buf(),
+            stamp: None,
+            hash: None,
+        }
+    }
+
+    /// Read the file for a present, remembering the version read.
+    fn read(&mut self) -> Result<Vec<u8>, String> {
+        // The stamp before the read: a write after it changes the stamp again.
+        self.stamp = Stamp::of(&self.path);
+        match std::fs::read(&self.path) {
+            Ok(bytes) => {
+                self.hash = Some(hash_bytes(&bytes));
+                Ok(bytes)
+            }
+            Err(e) => {
+                self.hash = None;
+                Err(format!("cannot read {}: {e}", self.path.display()))
+            }
+        }
+    }
+
+    /// Whether the file now differs from the version last presented.
+    fn changed(&mut self) -> bool {
+        let stamp = Stamp::of(&self.path);
+        if stamp == self.stamp && !stamp.is_some_and(|s| s.is_recent()) {
+            return false;
+        }
+        let hash = std::fs::read(&self.path).ok().map(|b| hash_bytes(&b));
+        if hash == self.hash {
+            // Same content: remember the stamp, so it is not read again.
+            self.stamp = stamp;
+            return false;
+        }
+        true
+    }
+
+    fn name(&self) -> String {
+        self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    }
+}
+
+/// `kiln watch`.
+pub(super) fn watch(
+    graph_path: &Path,
+    reg: &Registry,
+    args: &WatchArgs,
+) -> Result<ExitCode, CliError> {
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
+    let poll = Duration::from_millis(args.poll_ms);
+    let mut files = vec![Watched::new(graph_path)];
+    if let Some(p) = &args.params {
+        files.push(Watched::new(p));
+    }
+    eprintln!(
+        "watching {}; writing into {} (Ctrl-C to stop)",
+        files
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" and "),
+        args.out.display()
+    );
+    let mut session: Option<Session> = None;
+    let mut presents = 0u64;
+    let mut trigger: Vec<String> = vec![];
+    loop {
+        let ok = match present(&mut files, reg, args, &mut session) {
+            Ok((report, written)) => {
+                let why = if trigger.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} changed)", trigger.join(", "))
+                };
+                println!("{report}; wrote {}{why}", written.join(", "));
+                true
+            }
+            Err(e) => {
+                let kept = match session.as_ref().and_then(|s| s.frame()) {
+                    Some(f) => format!("the files of frame {} are kept", f.number),
+                    None => "nothing was written".to_string(),
+                };
+                println!("error: {}; {kept}", one_line(&e));
+                false
+            }
+        };
+        presents += 1;
+        if args.max_presents.is_some_and(|n| presents >= n) {
+            return Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            });
+        }
+        trigger = wait_for_change(&mut files, poll);
+    }
+}
+
+/// Poll until a file changes and the files then hold still; the names of those changed.
+fn wait_for_change(files: &mut [Watched], poll: Duration) -> Vec<String> {
+    loop {
+        std::thread::sleep(poll);
+        let changed: Vec<String> = files
+            .iter_mut()
+            .filter_map(|f| f.changed().then(|| f.name()))
+            .collect();
+        if changed.is_empty() {
+            continue;
+        }
+        // Let a save in several writes finish: wait until no stamp moves for a moment.
+        let settle = poll.min(Duration::from_millis(50));
+        for _ in 0..20 {
+            let before: Vec<_> = files.iter().map(|f| Stamp::of(&f.path)).collect();
+            std::thread::sleep(settle);
+            let after: Vec<_> = files.iter().map(|f| Stamp::of(&f.path)).collect();
+            if before == after {
+                break;
+            }
+        }
+        return changed;
+    }
+}
+
+/// An error message on one line.
+fn one_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Load the graph (with `--set` and the params file applied) and present it: the report
+/// and the files written, or the error.
+fn present(
+    files: &mut [Watched],
+    reg: &Registry,
+    args: &WatchArgs,
+    session: &mut Option<Session>,
+) -> Result<(PresentReport, Vec<String>), String> {
+    // Read every file first, so each one's version is remembered even if a later step fails.
+    let mut texts = vec![];
+    let mut first_error = None;
+    for f in files.iter_mut() {
+        match f.read() {
+            Ok(b) => texts.push(b),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    let graph_path = &files[0].path;
+    let dir = match graph_path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let text = String::from_utf8(texts[0].clone()).map_err(|_| {
+        format!(
+            "cannot load {}: the file is not UTF-8",
+            graph_path.display()
+        )
+    })?;
+    let mut graph = kiln_io::graph_file::load_graph_in(&text, reg, dir)
+        .map_err(|e| format!("cannot load {}: {e}", graph_path.display()))?
+        .graph;
+    apply_set(&mut graph, reg, &args.set)?;
+    if let (Some(p), Some(bytes)) = (&args.params, texts.get(1)) {
+        apply_params(&mut graph, reg, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    let diags = validate(&graph, reg);
+    if !diags.is_empty() {
+        let shown: Vec<String> = diags.iter().take(5).map(|d| d.to_string()).collect();
+        return Err(format!(
+            "{}: {} problem(s): {}{}",
+            graph_path.display(),
+            diags.len(),
+            shown.join("; "),
+            if diags.len() > 5 { "; ..." } else { "" }
+        ));
+    }
+    let outputs = graph_outputs(&graph);
+    if outputs.is_empty() {
+        return Err(format!(
+            "{}: the graph has no outputs (add an \"outputs\" section)",
+            graph_path.display()
+        ));
+    }
+    let s = match session {
+        Some(s) => {
+            s.replace_graph(graph);
+            s.set_outputs(outputs);
+            s
+        }
+        None => {
+            let mut s = Session::new(reg.clone(), graph, outputs);
+            s.set_seed(args.seed);
+            session.insert(s)
+        }
+    };
+    let out = &args.out;
+    let mut written = vec![];
+    let report = s
+        .present_with(Clock::default(), |frame| {
+            written = commit(out, frame)?;
+            Ok(())
+        })
+        .map_err(|e| format!("{}: {e}", graph_path.display()))?;
+    Ok((report, written))
+}
+
+/// Write a frame's outputs into `out` as a group; the names written.
+fn commit(out: &Path, frame: &Frame) -> Result<Vec<String>, String> {
+    let mut files = Vec::with_capacity(frame.values.len());
+    for (name, v) in &frame.values {
+        let (path, bytes) = kiln_io::encode_output(out, &name.replace('.', "_"), v)
+            .map_err(|e| format!("cannot write output `{name}`: {e}"))?;
+        let file = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| format!("output `{name}` has no file name"))?;
+        files.push((file, bytes));
+    }
+    kiln_io::commit_frame(out, &files).map_err(|e| e.to_string())?;
+    Ok(files.into_iter().map(|(n, _)| n).collect())
+}
+
+/// `--set NAME=VALUE`: each input's value becomes its default in the graph.
+fn apply_set(graph: &mut Graph, reg: &Registry, set: &[String]) -> Result<(), String> {
+    let mut ctx = EvalContext::new();
+    set_inputs(&mut ctx, graph, reg, set).map_err(|e| e.to_string())?;
+    for (name, v) in ctx.inputs {
+        graph
+            .set_param(&name, "default", v)
+            .map_err(|e| format!("--set `{name}`: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The text of a params-file value, as `--set` would take it.
+fn value_text(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        serde_json::Value::Bool(b) => Some(b.to_string()),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(|i| match i {
+                serde_json::Value::Array(_) => None,
+                other => value_text(other),
+            })
+            .collect::<Option<Vec<String>>>()
+            .map(|parts| parts.join(",")),
+        serde_json::Value::Null | serde_json::Value::Object(_) => None,
+    }
+}
+
+/// Apply a params file (see the module docs) to `graph`.
+fn apply_params(graph: &mut Graph, reg: &Registry, bytes: &[u8]) -> Result<(), String> {
+    let doc: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("invalid JSON: {e}"))?;
+    let serde_json::Value::Object(entries) = doc else {
+        return Err(
+            "expected a JSON object of `\"input\": value` and `\"node.param\": value`".into(),
+        );
+    };
+    let inputs: Vec<(String, ValueType)> = graph_inputs(graph, reg)
+        .into_iter()
+        .map(|(n, ty)| (n.to_string(), ty))
+        .collect();
+    for (key, v) in &entries {
+        let (node, param, ty) = if let Some((_, ty)) = inputs.iter().find(|(n, _)| n == key) {
+            (key.as_str(), "default", *ty)
+        } else {
+            let Some((node, param)) = key.rsplit_once('.') else {
+                let names: Vec<&str> = inputs.iter().map(|(n, _)| n.as_str()).collect();
+                return Err(format!(
+                    "`{key}` is neither a graph input ({}) nor `node.param`",
+                    if names.is_empty() {
+                        "the graph has none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ));
+            };
+            let Some(n) = graph.node(node) else {
+                return Err(format!("`{key}`: the graph has no node `{node}`"));
+            };
+            let Some(op) = reg.get(&n.op) else {
+                return Err(format!(
+                    "`{key}`: node `{node}` has the unknown op `{}`",
+                    n.op
+                ));
+            };
+            let spec = op.spec();
+            let Some(p) = spec.params.iter().find(|p| p.name == param) else {
+                let names: Vec<&str> = spec.params.iter().map(|p| p.name.as_ref()).collect();
+                return Err(format!(
+                    "`{key}`: op `{}` has no param `{param}` ({})",
+                    n.op,
+                    if names.is_empty() {
+                        "it has no params".to_string()
+                    } else {
+                        format!("params: {}", names.join(", "))
+                    }
+                ));
+            };
+            (node, param, p.ty)
+        };
+        let text = value_text(v).ok_or_else(|| {
+            format!("`{key}`: expected a number, true/false, a string or an array of numbers")
+        })?;
+        let value =
+            kiln_io::parse_cli_value(&text, ty).map_err(|e| format!("`{key}` ({ty}): {e}"))?;
+        graph
+            .set_param(node, param, value)
+            .map_err(|e| format!("`{key}`: {e}"))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_values_read_as_set_text() {
+        let j = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap();
+        assert_eq!(value_text(&j("1.5")).as_deref(), Some("1.5"));
+        assert_eq!(value_text(&j("true")).as_deref(), Some("true"));
+        assert_eq!(value_text(&j("\"#ff0000\"")).as_deref(), Some("#ff0000"));
+        assert_eq!(value_text(&j("[1, 0.5, 0]")).as_deref(), Some("1,0.5,0"));
+        assert_eq!(value_text(&j("null")), None);
+        assert_eq!(value_text(&j("{}")), None);
+        assert_eq!(value_text(&j("[[1]]")), None);
+    }
+
+    #[test]
+    fn params_apply_to_inputs_and_node_params() {
+        let reg = kiln_std::registry();
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/marble.json"),
+        )
+        .unwrap();
+        let mut g = kiln_io::load_graph(&text, &reg).unwrap().graph;
+        apply_params(
+            &mut g,
+            &reg,
+            br##"{"mix": 0.5, "tint": "#ff0000", "fine.octaves": 3}"##,
+        )
+        .unwrap();
+        assert_eq!(
+            g.node("mix").unwrap().params.get("default"),
+            Some(&Value::Float(0.5))
+        );
+        assert_eq!(
+            g.node("fine").unwrap().params.get("octaves"),
+            Some(&Value::Int(3))
+        );
+        for (bad, needle) in [
+            (&br#"{"nope": 1}"#[..], "neither a graph input"),
+            (&br#"{"fine.nope": 1}"#[..], "no param `nope`"),
+            (&br#"{"ghost.octaves": 1}"#[..], "no node `ghost`"),
+            (&br#"{"fine.octaves": "many"}"#[..], "expected an integer"),
+            (&br#"[1]"#[..], "expected a JSON object"),
+            (&br##"{"mix": "#,"##[..], "invalid JSON"),
+        ] {
+            let e = apply_params(&mut g, &reg, bad).unwrap_err();
+            assert!(e.contains(needle), "{e}");
+        }
+    }
+}
