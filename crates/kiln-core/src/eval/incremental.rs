@@ -286,6 +286,60 @@ impl Strategy for State {
         self.step_impl(plan, v, pulled, runner, scratch)
     }
 
+    /// The straight-line loop over the visit list: stale scalar-kernel nodes run on raw
+    /// floats, current ones are cleared; stops at the first node that needs the full step.
+    #[inline]
+    fn run_visit(
+        &mut self,
+        plan: &Plan,
+        block: &[u32],
+        visit: &[u32],
+        mut i: usize,
+        runner: &mut Runner,
+    ) -> usize {
+        if self.tainted != 0 || !runner.plain() || self.store.is_some() || self.fused {
+            return i;
+        }
+        let topo = plan.topology();
+        let mut n = 0u32;
+        let (mut last_slot, mut last) = (u32::MAX, 0.0);
+        while let Some(&p) = visit.get(i) {
+            let Some(&v) = block.get(p as usize) else {
+                break;
+            };
+            let v = v as usize;
+            if self.stale.get(v) {
+                let me = self.info[v];
+                let Some(k) = self.kernels.get(v) else { break };
+                let changed = me.dirty
+                    || !me.has_value
+                    || topo
+                        .preds(v)
+                        .iter()
+                        .any(|&u| self.info[u as usize].changed_at > me.verified_at);
+                if changed {
+                    let Some(r) = k.eval_after(&self.vals, last_slot, last) else {
+                        break;
+                    };
+                    n = n.wrapping_add(1);
+                    if n & 255 == 0 && runner.cancelled() {
+                        break;
+                    }
+                    runner.executed_fast();
+                    self.store_float(v, k.out, r, runner);
+                    (last_slot, last) = (k.out, r);
+                } else {
+                    let now = self.now;
+                    self.unstale(v);
+                    self.info[v].verified_at = now;
+                    runner.stats.cache_hits += 1;
+                }
+            }
+            i += 1;
+        }
+        i
+    }
+
     /// The straight-line loop for stale scalar-kernel nodes: the up-to-date check reads the
     /// node's wired sources from the topology, the result is compared with the old bits.
     #[inline]
@@ -374,6 +428,9 @@ pub struct IncrementalEvaluator {
     pending: Vec<u32>,
     /// The roots of the schedule `pending` was deferred for.
     pending_roots: Vec<(usize, usize)>,
+    /// Scratch for a request's visit list: stale positions of the main block, and the list.
+    pos_bits: Bits,
+    visit: Vec<u32>,
     total: Stats,
 }
 
@@ -393,6 +450,8 @@ impl IncrementalEvaluator {
             mark_stack: vec![],
             pending: vec![],
             pending_roots: vec![],
+            pos_bits: Bits::default(),
+            visit: vec![],
             total: Stats::default(),
         }
     }
@@ -772,18 +831,21 @@ impl Evaluator for IncrementalEvaluator {
         runner.stats.planned = planned || built;
         self.state.fused = fused;
         // With few stale nodes, list where they sit in the main block and visit only those.
-        let visit =
-            (!fused && self.state.stale_count * 4 < main_len.saturating_sub(start)).then(|| {
-                let mut v: Vec<u32> = self
-                    .state
-                    .stale
-                    .iter_ones()
-                    .map(|n| sched.main_pos[n])
-                    .filter(|&p| p != NONE && p as usize >= start)
-                    .collect();
-                v.sort_unstable();
-                v
-            });
+        // (Positions go through a bitmap over the main block, which hands them back sorted.)
+        let use_visit = !fused && self.state.stale_count * 4 < main_len.saturating_sub(start);
+        if use_visit {
+            self.pos_bits.0.clear();
+            self.pos_bits.0.resize(main_len.div_ceil(64), 0);
+            for n in self.state.stale.iter_ones() {
+                let p = sched.main_pos[n];
+                if p != NONE && p as usize >= start {
+                    self.pos_bits.set(p as usize);
+                }
+            }
+            self.visit.clear();
+            self.visit
+                .extend(self.pos_bits.iter_ones().map(|p| p as u32));
+        }
         let r = self.exec.run(
             &plan,
             sched,
@@ -791,7 +853,7 @@ impl Evaluator for IncrementalEvaluator {
             &mut self.state,
             &mut runner,
             None,
-            visit.as_deref(),
+            use_visit.then_some(self.visit.as_slice()),
         );
         self.state.fused = false;
         sched.first_stale = if r.is_ok() { NONE } else { start as u32 };

@@ -318,6 +318,18 @@ pub(crate) trait Strategy {
     ) -> usize {
         pos
     }
+    /// As [`Strategy::run_kernels`], over the positions `visit[i..]` of `block` only;
+    /// returns the index in `visit` where it stopped.
+    fn run_visit(
+        &mut self,
+        _plan: &Plan,
+        _block: &[u32],
+        _visit: &[u32],
+        i: usize,
+        _runner: &mut Runner,
+    ) -> usize {
+        i
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -458,7 +470,9 @@ impl Executor {
                 // Jump between the positions that may need work.
                 let mut i = visit.partition_point(|&p| p < f.pos);
                 let mut pos = block.len();
-                while let Some(&p) = visit.get(i) {
+                loop {
+                    i = state.run_visit(plan, block, visit, i, runner);
+                    let Some(&p) = visit.get(i) else { break };
                     let p = p as usize;
                     let Some(&v) = block.get(p) else { break };
                     let v = v as usize;
