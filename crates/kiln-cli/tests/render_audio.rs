@@ -7,7 +7,11 @@ mod support;
 use support::*;
 
 /// The audio examples and the output each writes.
-const AUDIO_EXAMPLES: [(&str, &str); 2] = [("pluck.json", "pluck"), ("drone.json", "drone")];
+const AUDIO_EXAMPLES: [(&str, &str); 3] = [
+    ("pluck.json", "pluck"),
+    ("drone.json", "drone"),
+    ("bells.json", "bells"),
+];
 
 fn example(name: &str) -> PathBuf {
     examples().join(name)
