@@ -301,6 +301,22 @@ impl OpSpec {
     pub fn param_index(&self, name: &str) -> Option<usize> {
         self.params.iter().position(|p| p.name == name)
     }
+    /// How diagnostics name a port or param: ``input `a` ``, ``output `out` ``,
+    /// ``param `octaves` `` (`?` for an index the op does not have).
+    pub fn port_name(&self, port: PortIndex) -> String {
+        let name = |n: Option<&Cow<'static, str>>| n.map_or("?".to_string(), |n| n.to_string());
+        match port {
+            PortIndex::Input(i) => {
+                format!("input `{}`", name(self.inputs.get(i).map(|p| &p.name)))
+            }
+            PortIndex::Output(i) => {
+                format!("output `{}`", name(self.outputs.get(i).map(|p| &p.name)))
+            }
+            PortIndex::Param(i) => {
+                format!("param `{}`", name(self.params.get(i).map(|p| &p.name)))
+            }
+        }
+    }
     /// Whether any input is lazy.
     pub fn has_lazy_inputs(&self) -> bool {
         self.inputs.iter().any(|i| i.lazy)

@@ -294,50 +294,13 @@ impl Strategy for State {
         plan: &Plan,
         block: &[u32],
         visit: &[u32],
-        mut i: usize,
+        i: usize,
         runner: &mut Runner,
     ) -> usize {
         if self.tainted != 0 || !runner.plain() || self.store.is_some() || self.fused {
             return i;
         }
-        let topo = plan.topology();
-        let mut n = 0u32;
-        let (mut last_slot, mut last) = (u32::MAX, 0.0);
-        while let Some(&p) = visit.get(i) {
-            let Some(&v) = block.get(p as usize) else {
-                break;
-            };
-            let v = v as usize;
-            if self.stale.get(v) {
-                let me = self.info[v];
-                let Some(k) = self.kernels.get(v) else { break };
-                let changed = me.dirty
-                    || !me.has_value
-                    || topo
-                        .preds(v)
-                        .iter()
-                        .any(|&u| self.info[u as usize].changed_at > me.verified_at);
-                if changed {
-                    let Some(r) = k.eval_after(&self.vals, last_slot, last) else {
-                        break;
-                    };
-                    n = n.wrapping_add(1);
-                    if n & 255 == 0 && runner.cancelled() {
-                        break;
-                    }
-                    runner.executed_fast();
-                    self.store_float(v, k.out, r, runner);
-                    (last_slot, last) = (k.out, r);
-                } else {
-                    let now = self.now;
-                    self.unstale(v);
-                    self.info[v].verified_at = now;
-                    runner.stats.cache_hits += 1;
-                }
-            }
-            i += 1;
-        }
-        i
+        self.kernel_walk(plan, block, i, |c| visit.get(c).copied(), runner)
     }
 
     /// The straight-line loop for stale scalar-kernel nodes: the up-to-date check reads the
@@ -347,17 +310,43 @@ impl Strategy for State {
         &mut self,
         plan: &Plan,
         block: &[u32],
-        mut pos: usize,
+        pos: usize,
         runner: &mut Runner,
         _fresh: bool,
     ) -> usize {
         if self.tainted != 0 || !runner.plain() || self.store.is_some() {
             return pos;
         }
+        self.kernel_walk(
+            plan,
+            block,
+            pos,
+            |c| (c < block.len()).then_some(c as u32),
+            runner,
+        )
+    }
+}
+
+impl State {
+    /// The kernel loop behind [`Strategy::run_kernels`] and [`Strategy::run_visit`]: walks
+    /// cursor `cur` on, visiting block position `at(cur)`, while nodes are current or have a
+    /// scalar kernel; returns the cursor of the first node that needs the full step.
+    #[inline(always)]
+    fn kernel_walk(
+        &mut self,
+        plan: &Plan,
+        block: &[u32],
+        mut cur: usize,
+        at: impl Fn(usize) -> Option<u32>,
+        runner: &mut Runner,
+    ) -> usize {
         let topo = plan.topology();
         let mut n = 0u32;
         let (mut last_slot, mut last) = (u32::MAX, 0.0);
-        while let Some(&v) = block.get(pos) {
+        while let Some(p) = at(cur) {
+            let Some(&v) = block.get(p as usize) else {
+                break;
+            };
             let v = v as usize;
             if self.fused || self.stale.get(v) {
                 let me = self.info[v];
@@ -386,9 +375,9 @@ impl Strategy for State {
                     runner.stats.cache_hits += 1;
                 }
             }
-            pos += 1;
+            cur += 1;
         }
-        pos
+        cur
     }
 }
 

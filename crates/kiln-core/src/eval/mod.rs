@@ -18,7 +18,7 @@ pub use streaming::{StreamConfig, StreamError, StreamSnapshot, StreamingEvaluato
 
 use crate::context::{EvalContext, Progress};
 use crate::graph::{Graph, NodeId};
-use crate::op::{OpCall, OpError, PortIndex};
+use crate::op::{OpCall, OpError};
 use crate::plan::Plan;
 use crate::validate::Diagnostics;
 use crate::value::Value;
@@ -410,20 +410,7 @@ fn op_error(plan: &Plan, n: usize, e: OpError) -> EvalError {
         return EvalError::Cancelled;
     }
     let spec = plan.op(n).spec();
-    let port = e.port.map(|p| match p {
-        PortIndex::Input(i) => format!(
-            "input `{}`",
-            spec.inputs.get(i).map(|s| &*s.name).unwrap_or("?")
-        ),
-        PortIndex::Output(i) => format!(
-            "output `{}`",
-            spec.outputs.get(i).map(|s| &*s.name).unwrap_or("?")
-        ),
-        PortIndex::Param(i) => format!(
-            "param `{}`",
-            spec.params.get(i).map(|s| &*s.name).unwrap_or("?")
-        ),
-    });
+    let port = e.port.map(|p| spec.port_name(p));
     EvalError::Node {
         node: plan.id(n).clone(),
         op: spec.id.to_string(),

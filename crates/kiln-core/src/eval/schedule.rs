@@ -462,37 +462,7 @@ impl Executor {
                 // Lazy nodes of the level (left undone) run below.
             }
             let block = &sched.blocks[f.block as usize];
-            if let Some(visit) = visit
-                && f.block == 0
-                && f.pulled == 0
-                && par.is_none()
-            {
-                // Jump between the positions that may need work.
-                let mut i = visit.partition_point(|&p| p < f.pos);
-                let mut pos = block.len();
-                loop {
-                    i = state.run_visit(plan, block, visit, i, runner);
-                    let Some(&p) = visit.get(i) else { break };
-                    let p = p as usize;
-                    let Some(&v) = block.get(p) else { break };
-                    let v = v as usize;
-                    if !state.is_done(v) {
-                        if plan.is_lazy(v) {
-                            pos = p;
-                            break;
-                        }
-                        if let Err(e) = state.step(plan, v, 0, runner, &mut self.scratch) {
-                            self.stack[top].pos = p as u32;
-                            return Err(e);
-                        }
-                    }
-                    i += 1;
-                }
-                self.stack[top].pos = pos as u32;
-                if pos >= block.len() {
-                    continue;
-                }
-            } else if f.pulled == 0 {
+            if f.pulled == 0 {
                 // The straight-line part: run non-lazy nodes until a lazy one or the end — of
                 // the level while measuring, or up to the next parallel level.
                 let end = match (par.is_some() && f.block == 0, measure, last_level) {
@@ -506,21 +476,36 @@ impl Executor {
                 // In a schedule without lazy nodes nothing asks whether a node is done, and
                 // parallel levels are skipped over whole: the straight line needs no marks.
                 let fresh = f.block == 0 && sched.simple;
-                let mut pos = f.pos as usize;
+                // The cursor walks every position, or only those of the visit list.
+                let jump = visit.filter(|_| f.block == 0 && par.is_none());
+                let at = |c: usize| match jump {
+                    Some(vs) => vs.get(c).map(|&p| p as usize),
+                    None => (c < block.len()).then_some(c),
+                };
+                let mut c = match jump {
+                    Some(vs) => vs.partition_point(|&p| p < f.pos),
+                    None => f.pos as usize,
+                };
+                let mut pos = block.len();
                 loop {
-                    pos = state.run_kernels(plan, block, pos, runner, fresh);
-                    let Some(&v) = block.get(pos) else { break };
+                    c = match jump {
+                        Some(vs) => state.run_visit(plan, block, vs, c, runner),
+                        None => state.run_kernels(plan, block, c, runner, fresh),
+                    };
+                    let Some(p) = at(c) else { break };
+                    let Some(&v) = block.get(p) else { break };
                     let v = v as usize;
                     if !state.is_done(v) {
                         if plan.is_lazy(v) {
+                            pos = p;
                             break;
                         }
                         if let Err(e) = state.step(plan, v, 0, runner, &mut self.scratch) {
-                            self.stack[top].pos = pos as u32;
+                            self.stack[top].pos = p as u32;
                             return Err(e);
                         }
                     }
-                    pos += 1;
+                    c += 1;
                 }
                 self.stack[top].pos = pos as u32;
                 if pos >= block.len() {

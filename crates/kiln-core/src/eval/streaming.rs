@@ -25,7 +25,7 @@
 use crate::context::{CancelToken, EvalContext};
 use crate::eval::{EvalError, Evaluator, LazyEvaluator, Request};
 use crate::graph::{Graph, NodeId};
-use crate::op::{Op, OpError, PortIndex};
+use crate::op::{Op, OpError};
 use crate::registry::Registry;
 use crate::signal::{SignalCall, SignalProc};
 use crate::validate::{Binding, Diagnostics, resolve};
@@ -194,24 +194,6 @@ impl std::fmt::Debug for StreamingEvaluator {
 
 fn is_signal_op(op: &dyn Op) -> bool {
     op.spec().outputs.iter().any(|o| o.ty == ValueType::Signal)
-}
-
-fn port_name(op: &dyn Op, port: Option<PortIndex>) -> Option<String> {
-    let s = op.spec();
-    port.map(|p| match p {
-        PortIndex::Input(i) => format!(
-            "input `{}`",
-            s.inputs.get(i).map(|x| &*x.name).unwrap_or("?")
-        ),
-        PortIndex::Output(i) => format!(
-            "output `{}`",
-            s.outputs.get(i).map(|x| &*x.name).unwrap_or("?")
-        ),
-        PortIndex::Param(i) => format!(
-            "param `{}`",
-            s.params.get(i).map(|x| &*x.name).unwrap_or("?")
-        ),
-    })
 }
 
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
@@ -438,7 +420,7 @@ impl StreamingEvaluator {
             let built = catch_unwind(AssertUnwindSafe(|| op.signal(&call)))
                 .map_err(|p| node_err(v, None, format!("panicked: {}", panic_message(&*p))))?;
             let mut proc = built.map_err(|e: OpError| {
-                node_err(v, port_name(op.as_ref(), e.port), e.message.clone())
+                node_err(v, e.port.map(|p| op.spec().port_name(p)), e.message.clone())
             })?;
             let latency = proc.latency();
             let has_feedback = spec.inputs.iter().any(|i| i.feedback);
