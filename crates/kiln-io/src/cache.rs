@@ -77,7 +77,6 @@ use kiln_core::key::Key;
 use kiln_core::value::{Heavy, Value};
 use kiln_std::buffers::{AudioBuffer, Mesh};
 use kiln_std::image::Image;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -243,20 +242,7 @@ impl DiskCache {
             .parent()
             .ok_or_else(|| std::io::Error::other("entry path has no folder"))?;
         std::fs::create_dir_all(dir)?;
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".kiln-").suffix(".tmp");
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            // What a plain `File::create` would give (the umask applies), not tempfile's 0600.
-            builder.permissions(std::fs::Permissions::from_mode(0o666));
-        }
-        let mut tmp = builder.tempfile_in(dir)?;
-        tmp.write_all(bytes)?;
-        tmp.flush()?;
-        if self.sync {
-            tmp.as_file().sync_all()?;
-        }
+        let tmp = crate::files::stage(dir, bytes, self.sync)?;
         // On failure the temporary file is removed when the returned handle drops.
         tmp.persist(path).map_err(|e| e.error)?;
         Ok(())

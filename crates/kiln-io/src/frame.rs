@@ -34,8 +34,8 @@
 //! assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
 //! ```
 
+use crate::files::{is_file_name, kiln_temp as builder};
 use std::collections::HashSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use tempfile::TempPath;
 
@@ -88,35 +88,9 @@ pub enum FrameError {
     },
 }
 
-/// Whether `name` is a plain file name (no folders, nothing special).
-fn is_file_name(name: &str) -> bool {
-    !name.is_empty()
-        && name != "."
-        && name != ".."
-        && !name.contains(['/', '\\', '\0', ':'])
-        && !name.chars().any(|c| c.is_control())
-}
-
-fn builder(suffix: &str) -> tempfile::Builder<'static, '_> {
-    let mut b = tempfile::Builder::new();
-    b.prefix(".kiln-").suffix(suffix);
-    b
-}
-
 /// Write `bytes` into a new temporary file in `dir`, flushed to the disk.
 fn stage(dir: &Path, bytes: &[u8]) -> std::io::Result<TempPath> {
-    let mut b = builder(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // What a plain `File::create` would give (the umask applies), not tempfile's 0600.
-        b.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut tmp = b.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.flush()?;
-    tmp.as_file().sync_all()?;
-    Ok(tmp.into_temp_path())
+    crate::files::stage(dir, bytes, true)
 }
 
 /// Keep the file at `target` under a new backup name in `dir`: a hard link if the file

@@ -43,6 +43,7 @@ pub mod bake;
 pub mod cache;
 mod convert;
 pub mod dot;
+mod files;
 pub mod frame;
 pub mod graph_file;
 mod json;

@@ -10,7 +10,6 @@ use crate::json;
 use kiln_core::eval::EvalError;
 use kiln_core::value::{Value, ValueType, parse_hex_color};
 use kiln_std::image::Image;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -87,33 +86,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
         path: path.to_path_buf(),
         source,
     };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".kiln-").suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        // What a plain `File::create` would give (the umask applies), not tempfile's 0600.
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let mut tmp = builder.tempfile_in(dir).map_err(io)?;
-    tmp.write_all(bytes).map_err(io)?;
-    tmp.flush().map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
+    let tmp = crate::files::stage(crate::files::folder_of(path), bytes, true).map_err(io)?;
     // On failure the temporary file is removed when the returned handle drops.
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
-}
-
-fn is_file_name(name: &str) -> bool {
-    !name.is_empty()
-        && name != "."
-        && name != ".."
-        && !name.contains(['/', '\\', '\0', ':'])
-        && !name.chars().any(|c| c.is_control())
 }
 
 /// Encode an image as PNG bytes (8-bit RGBA, channels clamped to 0..=1).
@@ -173,7 +149,7 @@ pub fn encode_output(
     name: &str,
     value: &Value,
 ) -> Result<(PathBuf, Vec<u8>), WriteError> {
-    if !is_file_name(name) {
+    if !crate::files::is_file_name(name) {
         return Err(WriteError::BadName { name: name.into() });
     }
     if let Some(e) = value.as_error() {
@@ -357,6 +333,7 @@ mod tests {
 
     #[test]
     fn file_names() {
+        use crate::files::is_file_name;
         assert!(is_file_name("image"));
         assert!(is_file_name("a-b_c"));
         for bad in ["", ".", "..", "a/b", "a\\b", "a\0", "c:x", "a\nb"] {

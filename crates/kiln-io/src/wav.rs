@@ -359,18 +359,7 @@ pub fn write_wav_mono(
 
 /// A temporary file in `path`'s folder, with the permissions a plain `File::create` gives.
 fn temp_beside(path: &Path) -> Result<(File, TempPath), WavError> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".kiln-").suffix(".tmp");
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o666));
-    }
-    let tmp = builder.tempfile_in(dir).map_err(io_error(path))?;
+    let tmp = crate::files::temp_in(crate::files::folder_of(path)).map_err(io_error(path))?;
     Ok(tmp.into_parts())
 }
 

@@ -1,0 +1,54 @@
+//! The file helpers every writer in this crate shares: temporary files beside their
+//! destination (named `.kiln-*`, with the permissions a plain `File::create` gives), the
+//! folder of a path, and what counts as a plain file name.
+
+use std::io::Write;
+use std::path::Path;
+use tempfile::{Builder, NamedTempFile, TempPath};
+
+/// The folder `path` is in (`.` for a bare name).
+pub(crate) fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// A builder for Kiln's temporary names: `.kiln-<random><suffix>`.
+pub(crate) fn kiln_temp(suffix: &str) -> Builder<'static, '_> {
+    let mut b = Builder::new();
+    b.prefix(".kiln-").suffix(suffix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // What a plain `File::create` would give (the umask applies), not tempfile's 0600.
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    b
+}
+
+/// A new temporary file (`.tmp`) in `dir`.
+pub(crate) fn temp_in(dir: &Path) -> std::io::Result<NamedTempFile> {
+    kiln_temp(".tmp").tempfile_in(dir)
+}
+
+/// Write `bytes` into a new temporary file in `dir`, flushed (and, with `sync`, synced to
+/// the disk). The file is removed when the returned path drops, unless persisted.
+pub(crate) fn stage(dir: &Path, bytes: &[u8], sync: bool) -> std::io::Result<TempPath> {
+    let mut tmp = temp_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.flush()?;
+    if sync {
+        tmp.as_file().sync_all()?;
+    }
+    Ok(tmp.into_temp_path())
+}
+
+/// Whether `name` is a plain file name (no folders, nothing special).
+pub(crate) fn is_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\', '\0', ':'])
+        && !name.chars().any(|c| c.is_control())
+}
