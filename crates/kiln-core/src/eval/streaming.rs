@@ -273,12 +273,28 @@ impl StreamingEvaluator {
                     Some((v, r.ops[v].spec().output_index(port)?))
                 }),
             };
-            let Some((v, _port)) = found else {
+            let Some((mut v, port)) = found else {
                 return Err(StreamError::Output {
                     output: name.into(),
                     reason: "no such node or port (use `node` or `node.port`)".into(),
                 });
             };
+            // A pass-through (a graph output node, say): an ordinary op whose output is typed
+            // signal because its one wired input is. Stream what it passes on.
+            let mut port = port;
+            for _ in 0..n {
+                let through = !sig[v]
+                    && r.out_types[v].get(port) == Some(&ValueType::Signal)
+                    && r.ops[v].spec().outputs.len() == 1;
+                let mut wires = r.bindings[v].iter().filter_map(|b| match *b {
+                    Binding::Wire { node, port } => Some((node as usize, port as usize)),
+                    _ => None,
+                });
+                match (through, wires.next(), wires.next()) {
+                    (true, Some(src), None) => (v, port) = src,
+                    _ => break,
+                }
+            }
             if !sig[v] {
                 let ty = r.out_types[v].first().copied().unwrap_or(ValueType::Any);
                 return Err(StreamError::Output {
