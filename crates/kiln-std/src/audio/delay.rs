@@ -1,7 +1,9 @@
 //! `delay`: a delay line of a whole number of samples, with optional feedback, through which a
 //! graph loop may close.
 
-use super::{SignalOp, finite_param, input, non_negative_param, sample_rate, signal_out};
+use super::{
+    SignalOp, finite_param, float_param, input, non_negative_param, sample_rate, signal_out,
+};
 use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
@@ -180,10 +182,9 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             .feedback(),
         )
         .output(signal_out("the delayed signal"))
-        .param(ParamSpec::new(
+        .param(float_param(
             "time",
-            ValueType::Float,
-            Value::Float(0.1),
+            0.1,
             "delay in seconds (rounded to whole samples; up to 600 s)",
         ))
         .param(ParamSpec::new(
@@ -192,10 +193,9 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             Value::Int(0),
             "delay in samples; when above 0 it overrides `time`",
         ))
-        .param(ParamSpec::new(
+        .param(float_param(
             "feedback",
-            ValueType::Float,
-            Value::Float(0.0),
+            0.0,
             "gain of the line's output fed back into it (|feedback| < 1 decays)",
         )),
         build_delay,
@@ -309,28 +309,19 @@ mod tests {
 
     #[test]
     fn bad_params_are_named() {
-        let err = |s: Setup<'_>| s.try_build().err().expect("refused");
-        let e = err(Setup::new("delay")
-            .live("in", vec![0.0])
-            .param("samples", -3i64));
-        assert_eq!(e.port, Some(PortIndex::Param(1)));
-        let e = err(Setup::new("delay")
-            .live("in", vec![0.0])
-            .param("samples", (MAX_DELAY_SECONDS * SR) as i64 + 1));
-        assert_eq!(e.port, Some(PortIndex::Param(1)));
+        let delay = || Setup::new("delay").live("in", vec![0.0]);
+        delay()
+            .param("samples", -3i64)
+            .refused_at(PortIndex::Param(1));
+        let e = delay()
+            .param("samples", (MAX_DELAY_SECONDS * SR) as i64 + 1)
+            .refused_at(PortIndex::Param(1));
         assert!(e.message.contains("samples"));
-        let e = err(Setup::new("delay")
-            .live("in", vec![0.0])
-            .param("time", 601.0));
-        assert_eq!(e.port, Some(PortIndex::Param(0)));
-        let e = err(Setup::new("delay")
-            .live("in", vec![0.0])
-            .param("time", -0.5));
-        assert_eq!(e.port, Some(PortIndex::Param(0)));
-        let e = err(Setup::new("delay")
-            .live("in", vec![0.0])
-            .param("feedback", f64::INFINITY));
-        assert_eq!(e.port, Some(PortIndex::Param(2)));
+        delay().param("time", 601.0).refused_at(PortIndex::Param(0));
+        delay().param("time", -0.5).refused_at(PortIndex::Param(0));
+        let e = delay()
+            .param("feedback", f64::INFINITY)
+            .refused_at(PortIndex::Param(2));
         assert!(e.message.contains("feedback"));
     }
 }

@@ -1,10 +1,9 @@
 //! `env.adsr`: a linear attack–decay–sustain–release envelope driven by a gate signal.
 
-use super::{SignalOp, input, non_negative_param, sample_rate, signal_in, signal_out};
-use kiln_core::op::{OpError, OpSpec, ParamSpec};
+use super::{SignalOp, float_param, input, non_negative_param, sample_rate, signal_in, signal_out};
+use kiln_core::op::{OpError, OpSpec};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
-use kiln_core::value::{Value, ValueType};
 
 /// The shape of an [`Adsr`] envelope.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -163,9 +162,6 @@ fn build_adsr(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
 
 /// Register `env.adsr`.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let time = |name: &'static str, default: f64, doc: &'static str| {
-        ParamSpec::new(name, ValueType::Float, Value::Float(default), doc)
-    };
     reg.register(SignalOp::new(
         OpSpec::new(
             "env.adsr",
@@ -175,18 +171,18 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         )
         .input(signal_in("gate", 1.0, "on while above 0.5"))
         .output(signal_out("the envelope level, 0 to 1"))
-        .param(time("attack", 0.01, "seconds to rise from 0 to 1"))
-        .param(time(
+        .param(float_param("attack", 0.01, "seconds to rise from 0 to 1"))
+        .param(float_param(
             "decay",
             0.1,
             "seconds to fall from 1 to the sustain level",
         ))
-        .param(time(
+        .param(float_param(
             "sustain",
             0.7,
             "level held while the gate is on (0 to 1)",
         ))
-        .param(time(
+        .param(float_param(
             "release",
             0.2,
             "seconds to fall to 0 once the gate turns off",
@@ -210,22 +206,19 @@ mod tests {
     #[test]
     fn adsr_keeps_the_contract() {
         check_contract(&Setup::new("env.adsr"), 6000);
-        check_contract(
-            &Setup::new("env.adsr")
-                .live("gate", gate(700, 300, 5000))
-                .param("attack", 0.005)
-                .param("decay", 0.01)
-                .param("release", 0.01),
-            5000,
-        );
-        check_contract(
-            &Setup::new("env.adsr")
-                .live("gate", gate(3, 2, 100))
-                .param("attack", 0.0)
-                .param("decay", 0.0)
-                .param("release", 0.0),
-            500,
-        );
+        for (g, [attack, decay, release], n) in [
+            (gate(700, 300, 5000), [0.005, 0.01, 0.01], 5000),
+            (gate(3, 2, 100), [0.0; 3], 500),
+        ] {
+            check_contract(
+                &Setup::new("env.adsr")
+                    .live("gate", g)
+                    .param("attack", attack)
+                    .param("decay", decay)
+                    .param("release", release),
+                n,
+            );
+        }
     }
 
     #[test]
@@ -276,24 +269,12 @@ mod tests {
 
     #[test]
     fn bad_params_are_named() {
-        let e = Setup::new("env.adsr")
-            .param("sustain", 1.5)
-            .try_build()
-            .err()
-            .expect("sustain 1.5 refused");
-        assert_eq!(e.port, Some(PortIndex::Param(2)));
-        let e = Setup::new("env.adsr")
-            .param("attack", -0.1)
-            .try_build()
-            .err()
-            .expect("negative attack refused");
-        assert_eq!(e.port, Some(PortIndex::Param(0)));
+        let adsr = || Setup::new("env.adsr");
+        adsr().param("sustain", 1.5).refused_at(PortIndex::Param(2));
+        let e = adsr().param("attack", -0.1).refused_at(PortIndex::Param(0));
         assert!(e.message.contains("attack"));
-        let e = Setup::new("env.adsr")
+        adsr()
             .param("release", f64::NAN)
-            .try_build()
-            .err()
-            .expect("NaN release refused");
-        assert_eq!(e.port, Some(PortIndex::Param(3)));
+            .refused_at(PortIndex::Param(3));
     }
 }

@@ -1,7 +1,7 @@
 //! Filters: `filter.onepole` (a one-pole low/high-pass) and `filter.biquad` (the RBJ cookbook
 //! biquads in transposed direct form II).
 
-use super::{SignalOp, finite_param, input, sample_rate, signal_out, str_param};
+use super::{SignalOp, finite_param, float_param, input, sample_rate, signal_out, str_param};
 use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
@@ -184,33 +184,37 @@ fn cutoff_param(call: &SignalCall<'_>, i: usize, sr: f64, positive: bool) -> Res
     Ok(c)
 }
 
+/// The `mode` param `i`, read by `parse`, or an error listing the `choices`.
+fn mode_param<M>(
+    call: &SignalCall<'_>,
+    i: usize,
+    choices: &str,
+    parse: impl Fn(&str) -> Option<M>,
+) -> Result<M, OpError> {
+    let mode = str_param(call, i, "mode")?;
+    parse(mode)
+        .ok_or_else(|| OpError::param(i, format!("`mode` must be {choices}, found `{mode}`")))
+}
+
 fn build_onepole(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
     let sr = sample_rate(call)?;
     let cutoff = cutoff_param(call, 0, sr, false)?;
-    let mode = match str_param(call, 1, "mode")? {
-        "lowpass" => OnePoleMode::Lowpass,
-        "highpass" => OnePoleMode::Highpass,
-        other => {
-            return Err(OpError::param(
-                1,
-                format!("`mode` must be `lowpass` or `highpass`, found `{other}`"),
-            ));
-        }
-    };
+    let mode = mode_param(call, 1, "`lowpass` or `highpass`", |m| match m {
+        "lowpass" => Some(OnePoleMode::Lowpass),
+        "highpass" => Some(OnePoleMode::Highpass),
+        _ => None,
+    })?;
     Ok(Box::new(OnePole::new(mode, cutoff, sr)))
 }
 
 fn build_biquad(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
     let sr = sample_rate(call)?;
-    let mode_str = str_param(call, 0, "mode")?;
-    let mode = BiquadMode::parse(mode_str).ok_or_else(|| {
-        OpError::param(
-            0,
-            format!(
-                "`mode` must be `lowpass`, `highpass`, `bandpass` or `notch`, found `{mode_str}`"
-            ),
-        )
-    })?;
+    let mode = mode_param(
+        call,
+        0,
+        "`lowpass`, `highpass`, `bandpass` or `notch`",
+        BiquadMode::parse,
+    )?;
     let cutoff = cutoff_param(call, 1, sr, true)?;
     let q = finite_param(call, 2, "q")?;
     if q <= 0.0 {
@@ -219,64 +223,55 @@ fn build_biquad(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
     Ok(Box::new(Biquad::new(mode, cutoff, q, sr)))
 }
 
+/// A filter's spec: its `in` and `out` ports (the caller adds the params).
+fn filter_spec(id: &'static str, doc: &'static str) -> OpSpec {
+    OpSpec::new(id, doc)
+        .input(InputSpec::required(
+            "in",
+            ValueType::Signal,
+            "the signal to filter",
+        ))
+        .output(signal_out("the filtered signal"))
+}
+
+/// The `mode` param (default `lowpass`), documented by `doc`.
+fn mode_spec(doc: &'static str) -> ParamSpec {
+    ParamSpec::new("mode", ValueType::String, Value::str("lowpass"), doc)
+}
+
 /// Register the filters.
 // The `q` default is the documented 0.7071, not `FRAC_1_SQRT_2`.
 #[allow(clippy::approx_constant)]
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.register(SignalOp::new(
-        OpSpec::new(
+        filter_spec(
             "filter.onepole",
             "A one-pole filter: y += a · (x - y) with a = 1 - exp(-2π · cutoff / sample rate); \
              `highpass` outputs x - y.",
         )
-        .input(InputSpec::required(
-            "in",
-            ValueType::Signal,
-            "the signal to filter",
-        ))
-        .output(signal_out("the filtered signal"))
-        .param(ParamSpec::new(
+        .param(float_param(
             "cutoff",
-            ValueType::Float,
-            Value::Float(1000.0),
+            1000.0,
             "cutoff frequency in Hz (0 to below Nyquist)",
         ))
-        .param(ParamSpec::new(
-            "mode",
-            ValueType::String,
-            Value::str("lowpass"),
-            "`lowpass` or `highpass`",
-        )),
+        .param(mode_spec("`lowpass` or `highpass`")),
         build_onepole,
     ))?;
     reg.register(SignalOp::new(
-        OpSpec::new(
+        filter_spec(
             "filter.biquad",
             "A second-order filter with the RBJ cookbook coefficients, in transposed direct \
              form II.",
         )
-        .input(InputSpec::required(
-            "in",
-            ValueType::Signal,
-            "the signal to filter",
-        ))
-        .output(signal_out("the filtered signal"))
-        .param(ParamSpec::new(
-            "mode",
-            ValueType::String,
-            Value::str("lowpass"),
-            "`lowpass`, `highpass`, `bandpass` or `notch`",
-        ))
-        .param(ParamSpec::new(
+        .param(mode_spec("`lowpass`, `highpass`, `bandpass` or `notch`"))
+        .param(float_param(
             "cutoff",
-            ValueType::Float,
-            Value::Float(1000.0),
+            1000.0,
             "cutoff (or centre) frequency in Hz, above 0 and below Nyquist",
         ))
-        .param(ParamSpec::new(
+        .param(float_param(
             "q",
-            ValueType::Float,
-            Value::Float(0.7071),
+            0.7071,
             "quality factor, above 0 (0.7071: maximally flat)",
         )),
         build_biquad,
@@ -310,6 +305,17 @@ mod tests {
             .collect()
     }
 
+    /// `op` (in its default mode, lowpass) at `cutoff` settles to unit gain at DC.
+    fn assert_passes_dc(op: &str, cutoff: f64) {
+        let s = Setup::new(op).constant("in", 1.0).param("cutoff", cutoff);
+        let out = run(&s, 20_000, 64);
+        assert!(
+            (out[19_999] - 1.0).abs() < 1e-9,
+            "{op} DC gain {}",
+            out[19_999]
+        );
+    }
+
     #[test]
     fn filters_keep_the_contract() {
         let x = noise(3000);
@@ -335,11 +341,7 @@ mod tests {
 
     #[test]
     fn biquad_lowpass_passes_dc_and_cuts_highs() {
-        let s = Setup::new("filter.biquad")
-            .constant("in", 1.0)
-            .param("cutoff", 500.0);
-        let out = run(&s, 20_000, 64);
-        assert!((out[19_999] - 1.0).abs() < 1e-9, "DC gain {}", out[19_999]);
+        assert_passes_dc("filter.biquad", 500.0);
         let s = Setup::new("filter.biquad")
             .live("in", sine(20_000, 12_000.0))
             .param("cutoff", 500.0);
@@ -379,11 +381,7 @@ mod tests {
 
     #[test]
     fn onepole_lowpass_passes_dc_and_cuts_highs() {
-        let s = Setup::new("filter.onepole")
-            .constant("in", 1.0)
-            .param("cutoff", 200.0);
-        let out = run(&s, 20_000, 64);
-        assert!((out[19_999] - 1.0).abs() < 1e-9, "DC gain {}", out[19_999]);
+        assert_passes_dc("filter.onepole", 200.0);
         let x = sine(20_000, 15_000.0);
         let s = Setup::new("filter.onepole")
             .live("in", x.clone())
@@ -415,41 +413,29 @@ mod tests {
 
     #[test]
     fn bad_params_are_named() {
-        let err = |s: Setup<'_>| s.try_build().err().expect("refused");
-        let sig = || vec![0.0];
-        let e = err(Setup::new("filter.onepole")
-            .live("in", sig())
-            .param("cutoff", -1.0));
-        assert_eq!(e.port, Some(PortIndex::Param(0)));
+        let onepole = || Setup::new("filter.onepole").live("in", vec![0.0]);
+        let biquad = || Setup::new("filter.biquad").live("in", vec![0.0]);
+        let e = onepole()
+            .param("cutoff", -1.0)
+            .refused_at(PortIndex::Param(0));
         assert!(e.message.contains("cutoff"));
-        let e = err(Setup::new("filter.onepole")
-            .live("in", sig())
-            .param("cutoff", 24_000.0));
+        let e = onepole().param("cutoff", 24_000.0).refused();
         assert!(e.message.contains("Nyquist"), "{}", e.message);
-        let e = err(Setup::new("filter.onepole")
-            .live("in", sig())
-            .param("mode", "bandpass"));
-        assert_eq!(e.port, Some(PortIndex::Param(1)));
-        let e = err(Setup::new("filter.biquad")
-            .live("in", sig())
-            .param("q", 0.0));
-        assert_eq!(e.port, Some(PortIndex::Param(2)));
+        onepole()
+            .param("mode", "bandpass")
+            .refused_at(PortIndex::Param(1));
+        let e = biquad().param("q", 0.0).refused_at(PortIndex::Param(2));
         assert!(e.message.contains("`q`"));
-        let e = err(Setup::new("filter.biquad")
-            .live("in", sig())
-            .param("mode", "shelf"));
-        assert_eq!(e.port, Some(PortIndex::Param(0)));
-        let e = err(Setup::new("filter.biquad")
-            .live("in", sig())
-            .param("cutoff", 0.0));
-        assert_eq!(e.port, Some(PortIndex::Param(1)));
-        let e = err(Setup::new("filter.biquad")
-            .live("in", sig())
-            .param("cutoff", f64::NAN));
+        biquad()
+            .param("mode", "shelf")
+            .refused_at(PortIndex::Param(0));
+        biquad()
+            .param("cutoff", 0.0)
+            .refused_at(PortIndex::Param(1));
+        let e = biquad().param("cutoff", f64::NAN).refused();
         assert!(e.message.contains("finite"));
-        let e = err(Setup::new("filter.biquad")
-            .live("in", sig())
-            .param("cutoff", 30_000.0));
-        assert_eq!(e.port, Some(PortIndex::Param(1)));
+        biquad()
+            .param("cutoff", 30_000.0)
+            .refused_at(PortIndex::Param(1));
     }
 }

@@ -66,47 +66,32 @@ impl Mix {
     }
 }
 
-/// `out = ((t0 + t1) + t2) + t3` over up to four terms (`init`), or
-/// `out = (((out + t0) + t1) + t2) + t3` (not `init`): one pass for up to four inputs. Every
-/// term is at least as long as `out`.
+/// `out = ((t0 + t1) + t2) + t3` over up to four terms (`INIT`), or
+/// `out = (((out + t0) + t1) + t2) + t3` (not `INIT`): one pass for up to four inputs. Every
+/// term is at least as long as `out`. `INIT` is a const, so no loop branches on it.
 #[inline(always)]
-fn fused(out: &mut [f64], t: &[&[f64]], init: bool) {
-    let n = out.len();
-    match (init, t) {
-        (true, [a]) => out.copy_from_slice(&a[..n]),
-        (true, [a, b]) => {
-            for (o, (&a, &b)) in out.iter_mut().zip(a.iter().zip(*b)) {
-                *o = a + b;
-            }
-        }
-        (true, [a, b, c]) => {
-            for (o, ((&a, &b), &c)) in out.iter_mut().zip(a.iter().zip(*b).zip(*c)) {
-                *o = (a + b) + c;
-            }
-        }
-        (true, [a, b, c, d]) => {
-            for (o, (((&a, &b), &c), &d)) in out.iter_mut().zip(a.iter().zip(*b).zip(*c).zip(*d)) {
-                *o = ((a + b) + c) + d;
-            }
-        }
-        (false, [a]) => {
+fn fused<const INIT: bool>(out: &mut [f64], t: &[&[f64]]) {
+    // The first term, added to what `out` holds unless `INIT`.
+    let first = |o: f64, a: f64| if INIT { a } else { o + a };
+    match t {
+        [a] => {
             for (o, &a) in out.iter_mut().zip(*a) {
-                *o += a;
+                *o = first(*o, a);
             }
         }
-        (false, [a, b]) => {
+        [a, b] => {
             for (o, (&a, &b)) in out.iter_mut().zip(a.iter().zip(*b)) {
-                *o = (*o + a) + b;
+                *o = first(*o, a) + b;
             }
         }
-        (false, [a, b, c]) => {
+        [a, b, c] => {
             for (o, ((&a, &b), &c)) in out.iter_mut().zip(a.iter().zip(*b).zip(*c)) {
-                *o = ((*o + a) + b) + c;
+                *o = (first(*o, a) + b) + c;
             }
         }
-        (false, [a, b, c, d]) => {
+        [a, b, c, d] => {
             for (o, (((&a, &b), &c), &d)) in out.iter_mut().zip(a.iter().zip(*b).zip(*c).zip(*d)) {
-                *o = (((*o + a) + b) + c) + d;
+                *o = ((first(*o, a) + b) + c) + d;
             }
         }
         _ => {}
@@ -138,10 +123,10 @@ impl Mix {
         if k == 0 {
             return false;
         }
-        let mut first = true;
-        for group in terms[..k].chunks(4) {
-            fused(out, group, first);
-            first = false;
+        let (head, rest) = terms[..k].split_at(k.min(4));
+        fused::<true>(out, head);
+        for group in rest.chunks(4) {
+            fused::<false>(out, group);
         }
         if skipped_zero {
             for o in out.iter_mut() {

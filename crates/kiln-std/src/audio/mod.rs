@@ -34,10 +34,13 @@ pub use delay::{DelayLine, MAX_DELAY_SECONDS};
 pub use env::{Adsr, AdsrParams};
 pub use filters::{Biquad, BiquadMode, OnePole, OnePoleMode};
 pub use mix::{Gain, MIX_INPUTS, Mix};
-pub use osc::{Noise, PolyBlepSaw, PolyBlepSquare, SineOsc, phase_increment, phase_start, sine};
+pub use osc::{
+    Noise, PhaseOsc, PolyBlepSaw, PolyBlepSquare, SawWave, SineOsc, SineWave, SquareWave,
+    phase_increment, phase_start, sine,
+};
 pub use sequence::Sequence;
 
-use kiln_core::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec};
+use kiln_core::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, streaming_only};
 use kiln_core::value::{Value, ValueType};
@@ -98,6 +101,11 @@ pub(crate) fn signal_out(doc: &'static str) -> OutputSpec {
 /// An optional signal input with a constant default.
 pub(crate) fn signal_in(name: &'static str, default: f64, doc: &'static str) -> InputSpec {
     InputSpec::optional(name, ValueType::Signal, Value::Float(default), doc)
+}
+
+/// A float param with a default.
+pub(crate) fn float_param(name: &'static str, default: f64, doc: &'static str) -> ParamSpec {
+    ParamSpec::new(name, ValueType::Float, Value::Float(default), doc)
 }
 
 /// The node's sample rate, or an error when it is not a positive finite number.
@@ -205,7 +213,7 @@ pub(crate) fn apply_amp(out: &mut [f64], amp: &[f64], live: bool) {
 pub(crate) mod testkit {
     //! Drive a signal op's processor directly, without the streaming evaluator.
 
-    use kiln_core::op::OpError;
+    use kiln_core::op::{OpError, PortIndex};
     use kiln_core::registry::Registry;
     use kiln_core::signal::{SignalCall, SignalProc};
     use kiln_core::value::{Value, ValueType};
@@ -329,6 +337,24 @@ pub(crate) mod testkit {
                 Ok(p) => p,
                 Err(e) => panic!("building {} failed: {e:?}", self.op),
             }
+        }
+
+        /// The error building the processor must give.
+        pub fn refused(&self) -> OpError {
+            match self.try_build() {
+                Ok(_) => panic!(
+                    "building {} with {:?} was not refused",
+                    self.op, self.params
+                ),
+                Err(e) => e,
+            }
+        }
+
+        /// The error building the processor must give, which must name `port`.
+        pub fn refused_at(&self, port: PortIndex) -> OpError {
+            let e = self.refused();
+            assert_eq!(e.port, Some(port), "{}: {}", self.op, e.message);
+            e
         }
 
         /// The input buffers for samples `start..start + n`.

@@ -6,13 +6,12 @@
 //! before that sample's increment. The output is `amp · wave`.
 
 use super::{
-    SignalOp, apply_amp, check_constant, constant, finite_param, input, sample_rate, signal_in,
-    signal_out,
+    SignalOp, apply_amp, check_constant, constant, finite_param, float_param, input, sample_rate,
+    signal_in, signal_out,
 };
-use kiln_core::op::{OpError, OpSpec, ParamSpec, Reads};
+use kiln_core::op::{OpError, OpSpec, Reads};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
-use kiln_core::value::{Value, ValueType};
 
 /// 2^32: one cycle of the phase accumulator.
 const TWO32: f64 = 4_294_967_296.0;
@@ -143,25 +142,75 @@ impl Phase {
     }
 }
 
-/// The `osc.sine` processor: `amp · sin(2π · phase)`.
+/// A periodic oscillator: the phase state shared by `osc.sine`, `osc.saw` and `osc.square`,
+/// and its waveform `W` ([`SineWave`], [`SawWave`] or [`SquareWave`]). The processor is
+/// monomorphised per waveform, so its loops carry no dispatch.
 #[derive(Clone, Debug)]
-pub struct SineOsc {
+pub struct PhaseOsc<W> {
     state: Phase,
+    wave: W,
+}
+
+/// The `osc.sine` processor: `amp · sin(2π · phase)`.
+pub type SineOsc = PhaseOsc<SineWave>;
+
+/// The `osc.saw` processor: a rising sawtooth from -1 to 1, band-limited by PolyBLEP.
+pub type PolyBlepSaw = PhaseOsc<SawWave>;
+
+/// The `osc.square` processor: 1 for the first `duty` of each cycle, then -1, band-limited
+/// by PolyBLEP at both edges.
+pub type PolyBlepSquare = PhaseOsc<SquareWave>;
+
+/// The waveform of [`SineOsc`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SineWave;
+
+/// The waveform of [`PolyBlepSaw`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SawWave;
+
+/// The waveform of [`PolyBlepSquare`].
+#[derive(Clone, Copy, Debug)]
+pub struct SquareWave {
+    /// The falling edge in accumulator units, in [0, 2^32].
+    duty: u64,
+}
+
+/// How a waveform fills a block: from the phase `s.phase`, which it advances, amplitude
+/// included.
+trait Waveform: Send {
+    fn render(&self, s: &mut Phase, inputs: &[&[f64]], out: &mut [f64]);
+}
+
+impl<W: Waveform> SignalProc for PhaseOsc<W> {
+    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
+        self.wave.render(&mut self.state, inputs, out);
+    }
+    fn reset(&mut self) {
+        self.state.phase = self.state.start;
+    }
+    fn save(&self, words: &mut Vec<u64>) {
+        self.state.save(words)
+    }
+    fn load(&mut self, words: &[u64]) -> Result<(), String> {
+        self.state.load(words)
+    }
 }
 
 impl SineOsc {
     /// A sine starting at `phase` cycles; `freq_live` / `amp_live`: whether those inputs are
     /// wired signals (else constants, read once per block).
     pub fn new(sample_rate: f64, phase: f64, freq_live: bool, amp_live: bool) -> Self {
-        SineOsc {
+        PhaseOsc {
             state: Phase::new(sample_rate, phase_start(phase), freq_live, amp_live, 440.0),
+            wave: SineWave,
         }
     }
 }
 
-impl SignalProc for SineOsc {
-    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
-        let s = &mut self.state;
+impl Waveform for SineWave {
+    #[inline]
+    fn render(&self, s: &mut Phase, inputs: &[&[f64]], out: &mut [f64]) {
         let mut p = s.phase;
         if s.freq_live {
             // Phases first (a sequential sum), then the polynomial over the block.
@@ -193,15 +242,6 @@ impl SignalProc for SineOsc {
         }
         s.phase = p;
     }
-    fn reset(&mut self) {
-        self.state.phase = self.state.start;
-    }
-    fn save(&self, words: &mut Vec<u64>) {
-        self.state.save(words)
-    }
-    fn load(&mut self, words: &[u64]) -> Result<(), String> {
-        self.state.load(words)
-    }
 }
 
 /// The PolyBLEP residual of a unit step at phase 0 (two-sample polynomial), for phase `t` in
@@ -225,101 +265,49 @@ fn step_of(inc: u32) -> f64 {
     inc.min(inc.wrapping_neg()) as f64 * INV_TWO32
 }
 
-/// The `osc.saw` processor: a rising sawtooth from -1 to 1, band-limited by PolyBLEP.
-#[derive(Clone, Debug)]
-pub struct PolyBlepSaw {
-    state: Phase,
-}
-
-impl PolyBlepSaw {
-    #[inline(always)]
-    fn wave(p: u32, dt: f64) -> f64 {
-        let t = p as f64 * INV_TWO32;
-        (t + t - 1.0) - poly_blep(t, dt)
-    }
-}
-
-impl SignalProc for PolyBlepSaw {
-    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
-        let s = &mut self.state;
-        let mut p = s.phase;
-        if s.freq_live {
-            for (o, &f) in out.iter_mut().zip(input(inputs, 0)) {
-                let inc = phase_increment(f, s.sample_rate);
-                *o = Self::wave(p, step_of(inc));
-                p = p.wrapping_add(inc);
-            }
-        } else {
-            let inc = s.constant_inc(constant(inputs, 0, 440.0));
-            let dt = step_of(inc);
-            for o in out.iter_mut() {
-                *o = Self::wave(p, dt);
-                p = p.wrapping_add(inc);
-            }
+/// The PolyBLEP oscillator's block: `wave(phase, step)` per sample (`step` from
+/// [`step_of`]), then the amplitude. `wave` is inlined into each loop.
+#[inline(always)]
+fn render_blep(s: &mut Phase, inputs: &[&[f64]], out: &mut [f64], wave: impl Fn(u32, f64) -> f64) {
+    let mut p = s.phase;
+    if s.freq_live {
+        for (o, &f) in out.iter_mut().zip(input(inputs, 0)) {
+            let inc = phase_increment(f, s.sample_rate);
+            *o = wave(p, step_of(inc));
+            p = p.wrapping_add(inc);
         }
-        s.phase = p;
-        apply_amp(out, input(inputs, 1), s.amp_live);
+    } else {
+        let inc = s.constant_inc(constant(inputs, 0, 440.0));
+        let dt = step_of(inc);
+        for o in out.iter_mut() {
+            *o = wave(p, dt);
+            p = p.wrapping_add(inc);
+        }
     }
-    fn reset(&mut self) {
-        self.state.phase = self.state.start;
-    }
-    fn save(&self, words: &mut Vec<u64>) {
-        self.state.save(words)
-    }
-    fn load(&mut self, words: &[u64]) -> Result<(), String> {
-        self.state.load(words)
+    s.phase = p;
+    apply_amp(out, input(inputs, 1), s.amp_live);
+}
+
+impl Waveform for SawWave {
+    #[inline]
+    fn render(&self, s: &mut Phase, inputs: &[&[f64]], out: &mut [f64]) {
+        render_blep(s, inputs, out, |p, dt| {
+            let t = p as f64 * INV_TWO32;
+            (t + t - 1.0) - poly_blep(t, dt)
+        });
     }
 }
 
-/// The `osc.square` processor: 1 for the first `duty` of each cycle, then -1, band-limited
-/// by PolyBLEP at both edges.
-#[derive(Clone, Debug)]
-pub struct PolyBlepSquare {
-    state: Phase,
-    /// The falling edge in accumulator units, in [0, 2^32].
-    duty: u64,
-}
-
-impl PolyBlepSquare {
-    #[inline(always)]
-    fn wave(p: u32, duty: u64, dt: f64) -> f64 {
-        let naive = if (p as u64) < duty { 1.0 } else { -1.0 };
-        let t = p as f64 * INV_TWO32;
-        let t2 = p.wrapping_sub(duty as u32) as f64 * INV_TWO32;
-        naive + poly_blep(t, dt) - poly_blep(t2, dt)
-    }
-}
-
-impl SignalProc for PolyBlepSquare {
-    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]) {
-        let s = &mut self.state;
-        let mut p = s.phase;
+impl Waveform for SquareWave {
+    #[inline]
+    fn render(&self, s: &mut Phase, inputs: &[&[f64]], out: &mut [f64]) {
         let duty = self.duty;
-        if s.freq_live {
-            for (o, &f) in out.iter_mut().zip(input(inputs, 0)) {
-                let inc = phase_increment(f, s.sample_rate);
-                *o = Self::wave(p, duty, step_of(inc));
-                p = p.wrapping_add(inc);
-            }
-        } else {
-            let inc = s.constant_inc(constant(inputs, 0, 440.0));
-            let dt = step_of(inc);
-            for o in out.iter_mut() {
-                *o = Self::wave(p, duty, dt);
-                p = p.wrapping_add(inc);
-            }
-        }
-        s.phase = p;
-        apply_amp(out, input(inputs, 1), s.amp_live);
-    }
-    fn reset(&mut self) {
-        self.state.phase = self.state.start;
-    }
-    fn save(&self, words: &mut Vec<u64>) {
-        self.state.save(words)
-    }
-    fn load(&mut self, words: &[u64]) -> Result<(), String> {
-        self.state.load(words)
+        render_blep(s, inputs, out, |p, dt| {
+            let naive = if (p as u64) < duty { 1.0 } else { -1.0 };
+            let t = p as f64 * INV_TWO32;
+            let t2 = p.wrapping_sub(duty as u32) as f64 * INV_TWO32;
+            naive + poly_blep(t, dt) - poly_blep(t2, dt)
+        });
     }
 }
 
@@ -389,23 +377,16 @@ fn periodic_spec(id: &'static str, doc: &'static str) -> OpSpec {
             "amplitude: the wave is multiplied by it",
         ))
         .output(signal_out("the oscillator's signal"))
-        .param(ParamSpec::new(
-            "phase",
-            ValueType::Float,
-            Value::Float(0.0),
-            "start phase in cycles (0 to 1)",
-        ))
+        .param(float_param("phase", 0.0, "start phase in cycles (0 to 1)"))
 }
 
-fn build_sine(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-    Ok(Box::new(SineOsc {
+/// The processor of a periodic oscillator whose waveform takes no params.
+fn build_periodic<W: Waveform + Default + 'static>(
+    call: &SignalCall<'_>,
+) -> Result<Box<dyn SignalProc>, OpError> {
+    Ok(Box::new(PhaseOsc {
         state: Phase::from_call(call)?,
-    }))
-}
-
-fn build_saw(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-    Ok(Box::new(PolyBlepSaw {
-        state: Phase::from_call(call)?,
+        wave: W::default(),
     }))
 }
 
@@ -418,9 +399,11 @@ fn build_square(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
             format!("`duty` must be from 0 to 1, found {duty}"),
         ));
     }
-    Ok(Box::new(PolyBlepSquare {
+    Ok(Box::new(PhaseOsc {
         state,
-        duty: round_non_negative(duty * TWO32),
+        wave: SquareWave {
+            duty: round_non_negative(duty * TWO32),
+        },
     }))
 }
 
@@ -437,14 +420,14 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             "A sine oscillator: amp · sin(2π · phase), the phase advancing by freq / sample \
              rate per sample in exact 32-bit fixed point.",
         ),
-        build_sine,
+        build_periodic::<SineWave>,
     ))?;
     reg.register(SignalOp::new(
         periodic_spec(
             "osc.saw",
             "A sawtooth oscillator rising from -1 to 1 each cycle, band-limited with PolyBLEP.",
         ),
-        build_saw,
+        build_periodic::<SawWave>,
     ))?;
     reg.register(SignalOp::new(
         periodic_spec(
@@ -452,10 +435,9 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             "A square oscillator: 1 for the first `duty` of each cycle, then -1, band-limited \
              with PolyBLEP.",
         )
-        .param(ParamSpec::new(
+        .param(float_param(
             "duty",
-            ValueType::Float,
-            Value::Float(0.5),
+            0.5,
             "fraction of each cycle spent high (0 to 1)",
         )),
         build_square,
@@ -482,6 +464,7 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
 mod tests {
     use super::*;
     use crate::audio::testkit::{SR, Setup, bits, check_contract, run};
+    use kiln_core::op::PortIndex;
 
     fn tone(n: usize) -> Vec<f64> {
         // A slowly swept frequency, some negative, to exercise the live-freq path.
@@ -703,24 +686,15 @@ mod tests {
     fn bad_params_are_named() {
         let e = Setup::new("osc.sine")
             .param("phase", f64::NAN)
-            .try_build()
-            .err()
-            .expect("NaN phase refused");
-        assert_eq!(e.port, Some(kiln_core::op::PortIndex::Param(0)));
+            .refused_at(PortIndex::Param(0));
         assert!(e.message.contains("phase"), "{}", e.message);
         let e = Setup::new("osc.square")
             .param("duty", 1.5)
-            .try_build()
-            .err()
-            .expect("duty 1.5 refused");
-        assert_eq!(e.port, Some(kiln_core::op::PortIndex::Param(1)));
+            .refused_at(PortIndex::Param(1));
         assert!(e.message.contains("duty"), "{}", e.message);
-        let e = Setup::new("osc.saw")
+        Setup::new("osc.saw")
             .constant("freq", f64::INFINITY)
-            .try_build()
-            .err()
-            .expect("infinite freq refused");
-        assert_eq!(e.port, Some(kiln_core::op::PortIndex::Input(0)));
-        assert!(Setup::new("osc.sine").sr(0.0).try_build().is_err());
+            .refused_at(PortIndex::Input(0));
+        Setup::new("osc.sine").sr(0.0).refused();
     }
 }

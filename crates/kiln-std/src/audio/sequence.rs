@@ -178,24 +178,11 @@ mod tests {
 
     #[test]
     fn bad_values_are_named() {
-        let e = Setup::new("signal.sequence")
-            .param("values", list(&[1.0, f64::NAN]))
-            .try_build()
-            .err()
-            .expect("NaN refused");
-        assert_eq!(e.port, Some(PortIndex::Param(0)));
+        let values = |v: Value| Setup::new("signal.sequence").param("values", v);
+        let e = values(list(&[1.0, f64::NAN])).refused_at(PortIndex::Param(0));
         assert!(e.message.contains("index 1"), "{}", e.message);
-        let e = Setup::new("signal.sequence")
-            .param("values", Value::List(vec![Value::str("x")].into()))
-            .try_build()
-            .err()
-            .expect("string refused");
-        assert_eq!(e.port, Some(PortIndex::Param(0)));
-        let e = Setup::new("signal.sequence")
-            .param("values", 3.0)
-            .try_build()
-            .err()
-            .expect("a float is not a list");
-        assert_eq!(e.port, Some(PortIndex::Param(0)));
+        // A string in the list; a float, not a list.
+        values(Value::List(vec![Value::str("x")].into())).refused_at(PortIndex::Param(0));
+        values(Value::Float(3.0)).refused_at(PortIndex::Param(0));
     }
 }
