@@ -14,9 +14,9 @@
 //!
 //! Run: `cargo bench -p kiln-bench --bench audio`. Criterion groups (`audio_block64`,
 //! `audio_block1`) come first, then a summary measured in the same process: for each variant
-//! the median of [`REPS`] repetitions, every variant visited once per repetition
-//! (interleaved), each repetition one untimed run and then enough timed runs to fill about
-//! [`REP_TARGET`].
+//! the median of 15 repetitions ([`PLAN`], [`kiln_bench::summary`]), every variant visited
+//! once per repetition (interleaved), each repetition one untimed run and then enough timed
+//! runs to fill about 20 ms.
 //!
 //! Checks, before timing, after the criterion groups and after the summary: each variant is
 //! reset and renders one second from the start, compared with the limit's first second. Kiln
@@ -28,16 +28,18 @@ use fundsp::prelude64::{AudioNode, U0, U1};
 use kiln_bench::audio::{
     BLOCKS, FundspPeer, Limit, SECOND, fundsp_peer, kiln_render, kiln_stream, rms,
 };
+use kiln_bench::summary::{Plan, bench_mode, loadavg, time_runs};
 use kiln_core::eval::StreamingEvaluator;
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Repetitions per variant in the summary.
-const REPS: usize = 15;
-/// Target time of one summary repetition (several runs when one run is shorter).
-const REP_TARGET: Duration = Duration::from_millis(20);
-/// Most runs in one summary repetition.
-const MAX_RUNS: u64 = 1_000;
+/// How the summary measures: 15 repetitions of about 20 ms (a run takes milliseconds, so
+/// two single runs estimate its time).
+const PLAN: Plan = Plan {
+    reps: 15,
+    target: Duration::from_millis(20),
+    max_runs: 1_000,
+    probes: 2,
+};
 
 /// The limit's first second: what every check compares with.
 struct Reference {
@@ -160,12 +162,10 @@ struct Variant {
 
 impl Variant {
     fn time(&mut self, n: u64) -> Duration {
-        let t = Instant::now();
-        for _ in 0..n {
+        time_runs(n, || {
             self.r.second();
-            black_box(self.r.out().last());
-        }
-        t.elapsed()
+            self.r.out().last().copied()
+        })
     }
 
     /// Reset, render the first second, compare with the reference; returns (max |diff|,
@@ -244,61 +244,15 @@ fn criterion_groups(c: &mut Criterion, vs: &mut [Variant]) {
     }
 }
 
-/// Nanoseconds per run of one repetition: one untimed run, then `runs` timed ones.
-fn rep(runs: u64, v: &mut Variant) -> f64 {
-    v.time(1);
-    v.time(runs).as_nanos() as f64 / runs as f64
-}
-
-fn runs_for(v: &mut Variant) -> u64 {
-    let one = (0..2)
-        .map(|_| v.time(1))
-        .min()
-        .unwrap_or_default()
-        .max(Duration::from_nanos(1));
-    (REP_TARGET.as_nanos() / one.as_nanos()).clamp(1, MAX_RUNS as u128) as u64
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// The median ns per run of every variant, interleaved repetition by repetition.
-fn measure_all(vs: &mut [Variant]) -> Vec<f64> {
-    let runs: Vec<u64> = vs.iter_mut().map(runs_for).collect();
-    let mut samples = vec![Vec::with_capacity(REPS); vs.len()];
-    for _ in 0..REPS {
-        for (i, v) in vs.iter_mut().enumerate() {
-            samples[i].push(rep(runs[i], v));
-        }
-    }
-    samples.into_iter().map(median).collect()
-}
-
-/// `/proc/loadavg`'s first three fields ("?" where it cannot be read).
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
-}
-
 fn summary(vs: &mut [Variant], reference: &Reference, checks: &[(f64, usize)]) {
     let load_start = loadavg();
-    let m = measure_all(vs);
+    // The median ns per run of every variant, interleaved repetition by repetition.
+    let m = PLAN.medians(vs.len(), |i, n| vs[i].time(n));
     let after = check_all(vs, reference, "after summary");
-    println!();
-    println!(
-        "Summary: median of {REPS} interleaved repetitions per variant (each: 1 untimed run, \
-         then runs filling ~{} ms); one run renders 1 s = {SECOND} samples at 48 kHz.",
-        REP_TARGET.as_millis()
+    PLAN.print_opening(
+        &load_start,
+        &format!("; one run renders 1 s = {SECOND} samples at 48 kHz"),
     );
-    println!(
-        "Cores: {}. Load average (1, 5, 15 min) at the start: {load_start}, at the end: {}.",
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
-        loadavg()
-    );
-    println!();
     println!(
         "| block | Kiln ms | fundsp ms | limit ms | Kiln / fundsp | Kiln / limit | \
          Kiln × real time | fundsp × real time | limit × real time |"
@@ -340,12 +294,6 @@ fn summary(vs: &mut [Variant], reference: &Reference, checks: &[(f64, usize)]) {
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; `cargo test --benches` does not (criterion then runs
-    // each benchmark once as a smoke test, and the summary is skipped). Under criterion's
-    // `--profile-time` only the selected benchmark runs, no summary.
-    let args: Vec<String> = std::env::args().collect();
-    let bench_mode =
-        args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--profile-time");
     let reference = Reference::new();
     let mut vs = variants();
     let setup = check_all(&mut vs, &reference, "setup");
@@ -357,7 +305,8 @@ fn main() {
     criterion_groups(&mut c, &mut vs);
     c.final_summary();
     check_all(&mut vs, &reference, "after criterion");
-    if bench_mode {
+    // Only under `cargo bench` (see `bench_mode`): not as a smoke test, nor when profiling.
+    if bench_mode() {
         summary(&mut vs, &reference, &setup);
     }
 }

@@ -26,6 +26,7 @@
 //! interpreter's bit for bit; the summary re-checks after every repetition.
 
 use criterion::{Criterion, Throughput};
+use kiln_bench::summary::{Plan, bench_mode};
 use kiln_bench::{HEAD_VALUE, Head, INPUT_NAME, Workload, depth, standard_chain, standard_dag};
 use kiln_core::context::EvalContext;
 use kiln_core::eval::{Evaluator, LazyEvaluator, Request};
@@ -35,10 +36,16 @@ use std::time::{Duration, Instant};
 
 /// The input-changed variant clears the memo (untimed) once it holds this many results.
 const MEMO_LIMIT: usize = 100_000;
-/// Repetitions per variant in the summary table.
-const REPS: usize = 31;
-/// Target time of one summary repetition (several runs when one run is shorter).
-const REP_TARGET: Duration = Duration::from_millis(4);
+/// How the summary table measures: 31 repetitions per variant, each one untimed run that
+/// brings the variant's data back into the caches (the variants are interleaved, and each
+/// evicts the others' memo, plan and slots), then enough runs to fill about 4 ms (at most
+/// 10,000).
+const PLAN: Plan = Plan {
+    reps: 31,
+    target: Duration::from_millis(4),
+    max_runs: 10_000,
+    probes: 3,
+};
 
 /// A Kiln evaluator on one workload, its plan built once and reused.
 struct Kiln {
@@ -123,14 +130,20 @@ impl Kiln {
         );
     }
 
-    /// One cold evaluation: memo cleared first, untimed.
-    fn timed_cold(&mut self) -> Duration {
-        self.eval.clear_cache();
+    /// One evaluation, timed (its result passed through `black_box` after the timing).
+    #[inline(always)]
+    fn timed_run(&mut self) -> Duration {
         let t = Instant::now();
         let v = self.run();
         let d = t.elapsed();
         black_box(v);
         d
+    }
+
+    /// One cold evaluation: memo cleared first, untimed.
+    fn timed_cold(&mut self) -> Duration {
+        self.eval.clear_cache();
+        self.timed_run()
     }
 
     /// One evaluation after the input changed; memo cleared (untimed) when it is large.
@@ -139,11 +152,7 @@ impl Kiln {
         if self.eval.cache_len() >= MEMO_LIMIT {
             self.eval.clear_cache();
         }
-        let t = Instant::now();
-        let v = self.run();
-        let d = t.elapsed();
-        black_box(v);
-        d
+        self.timed_run()
     }
 
     /// One evaluation after the input changed, on an empty memo (cleared untimed): the same
@@ -151,11 +160,7 @@ impl Kiln {
     fn timed_input_changed_empty_memo(&mut self) -> Duration {
         self.next_x();
         self.eval.clear_cache();
-        let t = Instant::now();
-        let v = self.run();
-        let d = t.elapsed();
-        black_box(v);
-        d
+        self.timed_run()
     }
 
     /// One evaluation with nothing changed: context keys recomputed, memo hit at the root.
@@ -252,33 +257,11 @@ fn criterion_groups(c: &mut Criterion, cases: &mut [Case]) {
     }
 }
 
-/// Nanoseconds per run of one repetition: enough runs to fill about [`REP_TARGET`], after
-/// one untimed run that brings this variant's data back into the caches (the variants are
-/// interleaved, and each evicts the others' memo, plan and slots).
-fn rep(runs: usize, f: &mut dyn FnMut() -> Duration) -> f64 {
-    f();
-    let total: Duration = (0..runs).map(|_| f()).sum();
-    total.as_nanos() as f64 / runs as f64
-}
-
-fn runs_for(f: &mut dyn FnMut() -> Duration) -> usize {
-    let one = (0..3)
-        .map(|_| f())
-        .min()
-        .unwrap_or_default()
-        .max(Duration::from_nanos(1));
-    (REP_TARGET.as_nanos() / one.as_nanos()).clamp(1, 10_000) as usize
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 fn summary(cases: &mut [Case]) {
     println!();
     println!(
-        "Summary: median of {REPS} interleaved repetitions per variant (ns per node = ns per run / nodes)."
+        "Summary: median of {} interleaved repetitions per variant (ns per node = ns per run / nodes).",
+        PLAN.reps
     );
     println!(
         "kiln_cold: memo cleared before each run, untimed. kiln_input_changed: new input value each run, \
@@ -306,20 +289,21 @@ fn summary(cases: &mut [Case]) {
                 _ => case.cold.timed_clear(),
             }
         };
+        let mut time = |i: usize, n: u64| sum(n, || one(i));
         // One clear per repetition: each needs an untimed cold evaluation to refill the memo.
-        let runs: Vec<usize> = (0..names.len())
-            .map(|i| if i == 5 { 1 } else { runs_for(&mut || one(i)) })
+        let runs: Vec<u64> = (0..names.len())
+            .map(|i| {
+                if i == 5 {
+                    1
+                } else {
+                    PLAN.runs_for(|n| time(i, n))
+                }
+            })
             .collect();
-        let mut samples = vec![Vec::with_capacity(REPS); names.len()];
-        for _ in 0..REPS {
-            for (i, s) in samples.iter_mut().enumerate() {
-                s.push(rep(runs[i], &mut || one(i)));
-            }
-        }
+        let medians = PLAN.medians_with_runs(&runs, time);
         case.cold.check("after summary");
         case.input.check("after summary");
         case.probe.check("after summary");
-        let medians: Vec<f64> = samples.into_iter().map(median).collect();
         let limit = medians[0];
         for (i, m) in medians.iter().enumerate() {
             let ratio = if i == 0 || i == 1 || i == 2 {
@@ -347,12 +331,6 @@ fn summary(cases: &mut [Case]) {
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; `cargo test --benches` does not (criterion then runs
-    // each benchmark once as a smoke test, and the summary is skipped). Under criterion's
-    // `--profile-time` (for a profiler) only the selected benchmark runs, no summary.
-    let args: Vec<String> = std::env::args().collect();
-    let bench_mode =
-        args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--profile-time");
     let mut cases = vec![case("chain", standard_chain), case("dag", standard_dag)];
     let mut c = Criterion::default()
         .sample_size(10)
@@ -361,7 +339,8 @@ fn main() {
         .configure_from_args();
     criterion_groups(&mut c, &mut cases);
     c.final_summary();
-    if bench_mode {
+    // Only under `cargo bench` (see `bench_mode`): not as a smoke test, nor when profiling.
+    if bench_mode() {
         summary(&mut cases);
     }
 }

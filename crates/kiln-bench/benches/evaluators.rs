@@ -2,12 +2,12 @@
 //! beside the flat interpreter), incremental updates (beside `salsa`) and parallel runs.
 //!
 //! Run: `cargo bench -p kiln-bench --bench evaluators`. Criterion groups come first, then a
-//! summary measured in the same process: for each variant the median of [`REPS`]
-//! repetitions. One repetition visits every variant of every section in turn (about
+//! summary measured in the same process ([`kiln_bench::summary`], with [`Plan::STANDARD`]):
+//! for each variant the median of 21 repetitions. One repetition visits every variant of every section in turn (about
 //! 0.4 s), so drift and bursts of other work on a shared machine spoil a few repetitions of
 //! each variant instead of all repetitions of a few. A variant's repetition is one untimed
 //! run (to bring its data back into the caches) and then enough timed runs to fill about
-//! [`REP_TARGET`]. The load average is printed beside the results.
+//! 4 ms. The load average is printed beside the results.
 //!
 //! 1. **Full evaluation** of the standard 10,000-node chain and DAG (`Head::Const`), per
 //!    node: `flat` (the hand-written interpreter, the limit); `CompiledEvaluator` in its
@@ -40,6 +40,7 @@
 
 use criterion::{Criterion, SamplingMode, Throughput};
 use kiln_bench::salsa_peer::SalsaChain;
+use kiln_bench::summary::{Entry, Group, Plan, Variant, bench_mode, loadavg, time_runs, verdict};
 use kiln_bench::{
     FlatOp, FlatProgram, HEAD_VALUE, HEAVY_SIZE, Head, ImageWorkload, NODES, Workload, node_id,
     standard_chain, standard_dag, standard_heavy_branches,
@@ -54,22 +55,14 @@ use kiln_core::value::Value;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-/// Repetitions per variant in the summary.
-const REPS: usize = 21;
-/// Target time of one summary repetition (several runs when one run is shorter).
-const REP_TARGET: Duration = Duration::from_millis(4);
-/// Most runs in one summary repetition.
-const MAX_RUNS: u64 = 200_000;
+/// How the summary measures: 21 repetitions of about 4 ms.
+const PLAN: Plan = Plan::STANDARD;
 /// Untimed runs of a parallel evaluator before anything is timed (the executor measures
 /// level costs on its first three runs).
 const PAR_WARMUP: usize = 6;
 
-/// One measured variant.
-trait Timed {
-    /// Do `n` runs and return the time of their timed part.
-    fn time(&mut self, n: u64) -> Duration;
-    /// Check the variant's result (panics on a mismatch).
-    fn check(&mut self, when: &str);
+/// One measured variant: its runs and check ([`Variant`]), and its counters.
+trait Timed: Variant {
     /// Counters of the last checked evaluation, when the variant is a Kiln evaluator.
     fn stats(&self) -> Option<Stats> {
         None
@@ -95,16 +88,14 @@ struct Flat {
     slots: Vec<f64>,
 }
 
-impl Timed for Flat {
+impl Variant for Flat {
     fn time(&mut self, n: u64) -> Duration {
-        let t = Instant::now();
-        for _ in 0..n {
-            black_box(self.flat.run(black_box(HEAD_VALUE), &mut self.slots));
-        }
-        t.elapsed()
+        time_runs(n, || self.flat.run(black_box(HEAD_VALUE), &mut self.slots))
     }
     fn check(&mut self, _when: &str) {}
 }
+
+impl Timed for Flat {}
 
 /// An evaluator run again and again on an unchanged graph: its steady state.
 struct Steady<E: Evaluator> {
@@ -147,13 +138,11 @@ impl<E: Evaluator> Steady<E> {
     }
 }
 
-impl<E: Evaluator> Timed for Steady<E> {
+impl<E: Evaluator> Variant for Steady<E> {
     fn time(&mut self, n: u64) -> Duration {
-        let t = Instant::now();
-        for _ in 0..n {
-            black_box(self.ev.evaluate(&self.graph, &self.req, &self.ctx).ok());
-        }
-        t.elapsed()
+        time_runs(n, || {
+            self.ev.evaluate(&self.graph, &self.req, &self.ctx).ok()
+        })
     }
     fn check(&mut self, when: &str) {
         let out = self
@@ -174,6 +163,9 @@ impl<E: Evaluator> Timed for Steady<E> {
         );
         self.last = out.stats;
     }
+}
+
+impl<E: Evaluator> Timed for Steady<E> {
     fn stats(&self) -> Option<Stats> {
         Some(self.last)
     }
@@ -184,7 +176,7 @@ struct LazyCold {
     inner: Steady<LazyEvaluator>,
 }
 
-impl Timed for LazyCold {
+impl Variant for LazyCold {
     fn time(&mut self, n: u64) -> Duration {
         let s = &mut self.inner;
         let mut total = Duration::ZERO;
@@ -202,6 +194,8 @@ impl Timed for LazyCold {
         self.inner.check(when);
     }
 }
+
+impl Timed for LazyCold {}
 
 /// The control of the heavy workload: its two branches (`a_clamp`, `b_clamp`, without the
 /// final `mix`) evaluated by two sequential compiled evaluators, one after the other or at
@@ -257,13 +251,9 @@ impl Branches {
     }
 }
 
-impl Timed for Branches {
+impl Variant for Branches {
     fn time(&mut self, n: u64) -> Duration {
-        let t = Instant::now();
-        for _ in 0..n {
-            black_box(self.both());
-        }
-        t.elapsed()
+        time_runs(n, || self.both())
     }
     fn check(&mut self, when: &str) {
         let got = self.both();
@@ -276,6 +266,8 @@ impl Timed for Branches {
         }
     }
 }
+
+impl Timed for Branches {}
 
 /// What an incremental variant changes before each request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -367,14 +359,12 @@ impl KilnInc {
     }
 }
 
-impl Timed for KilnInc {
+impl Variant for KilnInc {
     fn time(&mut self, n: u64) -> Duration {
-        let t = Instant::now();
-        for _ in 0..n {
+        time_runs(n, || {
             self.edit();
-            black_box(self.ev.evaluate(&self.graph, &self.req, &self.ctx).ok());
-        }
-        t.elapsed()
+            self.ev.evaluate(&self.graph, &self.req, &self.ctx).ok()
+        })
     }
     /// One untimed step, its result compared with the flat program under the same edits and
     /// the nodes it executed with what the change must execute.
@@ -408,6 +398,9 @@ impl Timed for KilnInc {
         );
         self.last = out.stats;
     }
+}
+
+impl Timed for KilnInc {
     fn stats(&self) -> Option<Stats> {
         Some(self.last)
     }
@@ -454,14 +447,12 @@ impl Salsa {
     }
 }
 
-impl Timed for Salsa {
+impl Variant for Salsa {
     fn time(&mut self, n: u64) -> Duration {
-        let t = Instant::now();
-        for _ in 0..n {
+        time_runs(n, || {
             self.edit();
-            black_box(self.chain.output());
-        }
-        t.elapsed()
+            self.chain.output()
+        })
     }
     fn check(&mut self, when: &str) {
         let before = self.chain.executions();
@@ -484,42 +475,29 @@ impl Timed for Salsa {
     }
 }
 
-/// A named variant.
-struct Entry {
-    name: &'static str,
-    t: Box<dyn Timed>,
-}
+impl Timed for Salsa {}
 
-fn entry(name: &'static str, t: impl Timed + 'static) -> Entry {
-    Entry {
-        name,
-        t: Box::new(t),
-    }
+/// A named variant.
+fn entry(name: &'static str, t: impl Timed + 'static) -> Entry<dyn Timed> {
+    Entry::new(name, Box::new(t))
 }
 
 /// A group of variants measured together (criterion group, interleaved summary).
 struct Section {
     name: &'static str,
-    entries: Vec<Entry>,
+    /// The variants, and the summary's median ns per run of each (set by the summary).
+    group: Group<dyn Timed>,
     /// Elements per run for criterion's throughput (nodes), if meaningful.
     nodes: Option<usize>,
     /// Whether one run is long (tens of ms): criterion then samples flat.
     long: bool,
-    /// The summary's median ns per run of each entry (filled by [`measure_all`]).
-    medians: Vec<f64>,
 }
 
 impl Section {
     fn get(&self, name: &str) -> usize {
-        self.entries
-            .iter()
-            .position(|e| e.name == name)
+        self.group
+            .position(name)
             .unwrap_or_else(|| panic!("no variant {name}"))
-    }
-    fn check(&mut self, when: &str) {
-        for e in &mut self.entries {
-            e.t.check(when);
-        }
     }
 }
 
@@ -561,7 +539,7 @@ fn full_section(name: &'static str, w: fn(Head) -> Workload) -> Section {
     lazy.check("setup");
     Section {
         name,
-        entries: vec![
+        group: Group::new(vec![
             entry(
                 "flat",
                 Flat {
@@ -572,10 +550,9 @@ fn full_section(name: &'static str, w: fn(Head) -> Workload) -> Section {
             entry("compiled", compiled),
             entry("eager", eager),
             entry("lazy_cold", lazy),
-        ],
+        ]),
         nodes: Some(n as usize),
         long: false,
-        medians: vec![],
     }
 }
 
@@ -593,7 +570,7 @@ fn incremental_section() -> Section {
     );
     Section {
         name: "incremental_chain",
-        entries: vec![
+        group: Group::new(vec![
             entry("kiln_root_change", KilnInc::new(Change::Root)),
             entry("salsa_root_change", Salsa::new(Change::Root)),
             entry("kiln_leaf_change", KilnInc::new(Change::Leaf)),
@@ -601,10 +578,9 @@ fn incremental_section() -> Section {
             entry("kiln_no_change", KilnInc::new(Change::Nothing)),
             entry("salsa_no_change", Salsa::new(Change::Nothing)),
             entry("compiled_full_run", compiled),
-        ],
+        ]),
         nodes: None,
         long: false,
-        medians: vec![],
     }
 }
 
@@ -649,15 +625,14 @@ fn heavy_section() -> Section {
     );
     Section {
         name: "parallel_heavy",
-        entries: vec![
+        group: Group::new(vec![
             entry("sequential", seq),
             entry("rayon2_learned", par),
             entry("control_branches_one_thread", Branches::new(&w, false)),
             entry("control_branches_two_threads", Branches::new(&w, true)),
-        ],
+        ]),
         nodes: None,
         long: true,
-        medians: vec![],
     }
 }
 
@@ -685,10 +660,9 @@ fn tiny_section() -> Section {
     );
     Section {
         name: "parallel_tiny_dag",
-        entries: vec![entry("sequential", seq), entry("rayon2_learned", par)],
+        group: Group::new(vec![entry("sequential", seq), entry("rayon2_learned", par)]),
         nodes: Some(n as usize),
         long: false,
-        medians: vec![],
     }
 }
 
@@ -701,82 +675,22 @@ fn criterion_groups(c: &mut Criterion, sections: &mut [Section]) {
         if s.long {
             g.sampling_mode(SamplingMode::Flat);
         }
-        for e in &mut s.entries {
+        for e in &mut s.group.entries {
             g.bench_function(e.name, |b| b.iter_custom(|n| e.t.time(n)));
         }
         g.finish();
-        s.check("after criterion");
+        s.group.check("after criterion");
     }
-}
-
-/// Nanoseconds per run of one repetition: one untimed run, then `runs` timed ones.
-fn rep(runs: u64, t: &mut dyn Timed) -> f64 {
-    t.time(1);
-    t.time(runs).as_nanos() as f64 / runs as f64
-}
-
-fn runs_for(t: &mut dyn Timed) -> u64 {
-    let one = (0..3)
-        .map(|_| t.time(1))
-        .min()
-        .unwrap_or_default()
-        .max(Duration::from_nanos(1));
-    (REP_TARGET.as_nanos() / one.as_nanos()).clamp(1, MAX_RUNS as u128) as u64
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// The median ns per run of every variant of every section, into `Section::medians`.
-///
-/// Every variant of every section is interleaved repetition by repetition: one repetition
-/// visits them all (about 0.4 s), so a burst of other work on this shared machine spoils a
-/// few repetitions of each variant rather than every repetition of a few variants, and the
-/// median leaves it out. Checks every variant afterwards.
-fn measure_all(sections: &mut [Section]) {
-    let runs: Vec<Vec<u64>> = sections
-        .iter_mut()
-        .map(|s| s.entries.iter_mut().map(|e| runs_for(&mut *e.t)).collect())
-        .collect();
-    let mut samples: Vec<Vec<Vec<f64>>> = sections
-        .iter()
-        .map(|s| vec![Vec::with_capacity(REPS); s.entries.len()])
-        .collect();
-    for _ in 0..REPS {
-        for (si, s) in sections.iter_mut().enumerate() {
-            for (i, e) in s.entries.iter_mut().enumerate() {
-                samples[si][i].push(rep(runs[si][i], &mut *e.t));
-            }
-        }
-    }
-    for (s, samples) in sections.iter_mut().zip(samples) {
-        s.check("after summary");
-        s.medians = samples.into_iter().map(median).collect();
-    }
-}
-
-fn verdict(ok: bool) -> &'static str {
-    if ok { "met" } else { "**missed**" }
 }
 
 fn summary(sections: &mut [Section]) {
     let load_start = loadavg();
-    measure_all(sections);
-    println!();
-    println!(
-        "Summary: median of {REPS} interleaved repetitions per variant (each: 1 untimed run, \
-         then runs filling ~{} ms).",
-        REP_TARGET.as_millis()
-    );
-
-    println!(
-        "Cores: {}. Load average (1, 5, 15 min) at the start: {load_start}, at the end: {}.",
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
-        loadavg()
-    );
-    println!();
+    // Every variant of every section is interleaved repetition by repetition: one repetition
+    // visits them all (about 0.4 s), so a burst of other work on this shared machine spoils a
+    // few repetitions of each variant rather than every repetition of a few variants, and the
+    // median leaves it out. Every variant is checked afterwards.
+    PLAN.measure_groups(sections.iter_mut().map(|s| &mut s.group));
+    PLAN.print_opening(&load_start, "");
     println!(
         "1. Full evaluation, {NODES} nodes, Head::Const (compiled/eager: plan and schedule reused; \
          lazy: memo cleared before each run, untimed)"
@@ -785,7 +699,7 @@ fn summary(sections: &mut [Section]) {
     println!("| graph | variant | µs/run | ns/node | × flat | target |");
     println!("|---|---|---:|---:|---:|---|");
     for s in sections.iter().filter(|s| s.name.starts_with("full_")) {
-        let m = &s.medians;
+        let m = &s.group.medians;
         let nodes = s.nodes.unwrap_or(1) as f64;
         let flat = m[s.get("flat")];
         let graph = s.name.trim_start_matches("full_");
@@ -815,7 +729,7 @@ fn summary(sections: &mut [Section]) {
         .iter()
         .find(|s| s.name == "incremental_chain")
         .expect("incremental section");
-    let m = &s.medians;
+    let m = &s.group.medians;
     let us = |name: &str| m[s.get(name)] / 1e3;
     let full = us("compiled_full_run");
     println!();
@@ -862,9 +776,9 @@ fn summary(sections: &mut [Section]) {
     );
     println!("|---|---:|---:|---:|---:|---|");
     for s in sections.iter().filter(|s| s.name.starts_with("parallel_")) {
-        let m = &s.medians;
+        let m = &s.group.medians;
         let (seq, par) = (m[s.get("sequential")], m[s.get("rayon2_learned")]);
-        let on_workers = s.entries[s.get("rayon2_learned")]
+        let on_workers = s.group.entries[s.get("rayon2_learned")]
             .t
             .stats()
             .map_or(0, |st| st.parallel);
@@ -901,21 +815,7 @@ fn summary(sections: &mut [Section]) {
     println!();
 }
 
-/// `/proc/loadavg`'s first three fields ("?" where it cannot be read): other work on this
-/// shared machine shows up in parallel speedups first.
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
-}
-
 fn main() {
-    // `cargo bench` passes `--bench`; `cargo test --benches` does not (criterion then runs
-    // each benchmark once as a smoke test, and the summary is skipped). Under criterion's
-    // `--profile-time` only the selected benchmark runs, no summary.
-    let args: Vec<String> = std::env::args().collect();
-    let bench_mode =
-        args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--profile-time");
     let mut sections = vec![
         full_section("full_chain", standard_chain),
         full_section("full_dag", standard_dag),
@@ -930,7 +830,8 @@ fn main() {
         .configure_from_args();
     criterion_groups(&mut c, &mut sections);
     c.final_summary();
-    if bench_mode {
+    // Only under `cargo bench` (see `bench_mode`): not as a smoke test, nor when profiling.
+    if bench_mode() {
         summary(&mut sections);
     }
 }

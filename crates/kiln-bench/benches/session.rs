@@ -1,11 +1,11 @@
 //! Sessions and the persistent cache (issue 5), on a graph of about 5,000 nodes.
 //!
 //! Run: `cargo bench -p kiln-bench --bench session`. Criterion groups come first, then a
-//! summary measured in the same process: for each variant the median of [`REPS`]
-//! repetitions, every variant visited in turn in each repetition (so drift and bursts of
+//! summary measured in the same process ([`kiln_bench::summary`], with [`Plan::STANDARD`]):
+//! for each variant the median of 21 repetitions, every variant visited in turn in each repetition (so drift and bursts of
 //! other work on a shared machine spoil a few repetitions of each variant instead of all
 //! repetitions of a few). A repetition is one untimed run, then enough timed runs to fill
-//! about [`REP_TARGET`]. The persistent-cache runs come last.
+//! about 4 ms. The persistent-cache runs come last.
 //!
 //! The graph is [`kiln_bench::session::standard_chains`]: 50 chains of 100 nodes joined by a
 //! 49-node reduction tree (5,049 nodes), each chain starting at a param-bearing head, in two
@@ -38,6 +38,9 @@
 
 use criterion::Criterion;
 use kiln_bench::session::{ChainsWorkload, ConeGraph, Nodes, cone_only, standard_chains};
+use kiln_bench::summary::{
+    Entry, Group, Plan, Variant, bench_mode, loadavg, median, time_runs, verdict,
+};
 use kiln_core::cache::{KeepAll, Store};
 use kiln_core::context::EvalContext;
 use kiln_core::eval::{
@@ -47,27 +50,18 @@ use kiln_core::graph::Graph;
 use kiln_core::session::{Clock, PresentReport, Session};
 use kiln_core::value::Value;
 use kiln_io::cache::DiskCache;
-use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Repetitions per variant in the summary.
-const REPS: usize = 21;
-/// Target time of one summary repetition (several runs when one run is shorter).
-const REP_TARGET: Duration = Duration::from_millis(4);
-/// Most runs in one summary repetition.
-const MAX_RUNS: u64 = 200_000;
+/// How the summary measures: 21 repetitions of about 4 ms.
+const PLAN: Plan = Plan::STANDARD;
 /// Runs of the second, cache-reading evaluation (each with a fresh evaluator and store).
 const WARM_RUNS: usize = 11;
 /// The issue's target: re-present under this many times the cone's own cook time.
 const TARGET: f64 = 2.0;
 
-/// One measured variant.
-trait Timed {
-    /// Do `n` runs and return their time.
-    fn time(&mut self, n: u64) -> Duration;
-    /// Do one untimed run and check its result (panics on a mismatch).
-    fn check(&mut self, when: &str);
+/// One measured variant: its runs and check ([`Variant`]), and its last report.
+trait Timed: Variant {
     /// The report of the last checked present, when the variant is a session.
     fn report(&self) -> Option<&PresentReport> {
         None
@@ -177,13 +171,9 @@ impl RePresent {
     }
 }
 
-impl Timed for RePresent {
+impl Variant for RePresent {
     fn time(&mut self, n: u64) -> Duration {
-        let t = Instant::now();
-        for _ in 0..n {
-            black_box(self.step());
-        }
-        t.elapsed()
+        time_runs(n, || self.step())
     }
     fn check(&mut self, when: &str) {
         let r = self.step();
@@ -205,6 +195,9 @@ impl Timed for RePresent {
         );
         self.last = Some(r);
     }
+}
+
+impl Timed for RePresent {
     fn report(&self) -> Option<&PresentReport> {
         self.last.as_ref()
     }
@@ -215,28 +208,21 @@ struct Unchanged {
     label: String,
     session: Session,
     want: Value,
-    last: Option<PresentReport>,
 }
 
-impl Timed for Unchanged {
+impl Variant for Unchanged {
     fn time(&mut self, n: u64) -> Duration {
-        let t = Instant::now();
-        for _ in 0..n {
-            black_box(self.session.present(Clock::default()).ok());
-        }
-        t.elapsed()
+        time_runs(n, || self.session.present(Clock::default()).ok())
     }
     fn check(&mut self, when: &str) {
         let r = self.session.present(Clock::default()).expect("present");
         assert_eq!(r.cooked, 0, "{} ({when}): {r}", self.label);
         let frame = self.session.frame().expect("a frame");
         assert!(frame.values[0].1.same_bits(&self.want), "{}", self.label);
-        self.last = Some(r);
-    }
-    fn report(&self) -> Option<&PresentReport> {
-        self.last.as_ref()
     }
 }
+
+impl Timed for Unchanged {}
 
 /// The same edit and request on a bare incremental evaluator (no session around it).
 struct BareIncremental {
@@ -277,13 +263,9 @@ impl BareIncremental {
     }
 }
 
-impl Timed for BareIncremental {
+impl Variant for BareIncremental {
     fn time(&mut self, n: u64) -> Duration {
-        let t = Instant::now();
-        for _ in 0..n {
-            black_box(self.step().ok());
-        }
-        t.elapsed()
+        time_runs(n, || self.step().ok())
     }
     fn check(&mut self, when: &str) {
         let out = self.step().expect("evaluates");
@@ -301,6 +283,8 @@ impl Timed for BareIncremental {
         );
     }
 }
+
+impl Timed for BareIncremental {}
 
 /// The cone alone, evaluated in full by a warm compiled evaluator.
 struct Cone {
@@ -328,14 +312,10 @@ impl Cone {
     }
 }
 
-impl Timed for Cone {
+impl Variant for Cone {
     fn time(&mut self, n: u64) -> Duration {
         let g = &self.edit.cone.graph;
-        let t = Instant::now();
-        for _ in 0..n {
-            black_box(self.ev.evaluate(g, &self.req, &self.ctx).ok());
-        }
-        t.elapsed()
+        time_runs(n, || self.ev.evaluate(g, &self.req, &self.ctx).ok())
     }
     fn check(&mut self, when: &str) {
         let out = self
@@ -358,17 +338,11 @@ impl Timed for Cone {
     }
 }
 
-/// A named variant.
-struct Entry {
-    name: &'static str,
-    t: Box<dyn Timed>,
-}
+impl Timed for Cone {}
 
-fn entry(name: &'static str, t: impl Timed + 'static) -> Entry {
-    Entry {
-        name,
-        t: Box::new(t),
-    }
+/// A named variant.
+fn entry(name: &'static str, t: impl Timed + 'static) -> Entry<dyn Timed> {
+    Entry::new(name, Box::new(t))
 }
 
 /// The variants of one workload and edited chain.
@@ -379,23 +353,8 @@ struct Section {
     chain: usize,
     nodes: usize,
     edit: Arc<Edit>,
-    entries: Vec<Entry>,
-    /// The summary's median ns per run of each entry (filled by [`measure_all`]).
-    medians: Vec<f64>,
-}
-
-impl Section {
-    fn get(&self, name: &str) -> Option<usize> {
-        self.entries.iter().position(|e| e.name == name)
-    }
-    fn median(&self, name: &str) -> Option<f64> {
-        self.get(name).map(|i| self.medians[i])
-    }
-    fn check(&mut self, when: &str) {
-        for e in &mut self.entries {
-            e.t.check(when);
-        }
-    }
+    /// The variants, and the summary's median ns per run of each (set by the summary).
+    group: Group<dyn Timed>,
 }
 
 fn section(w: &ChainsWorkload, chain: usize) -> Section {
@@ -431,7 +390,6 @@ fn section(w: &ChainsWorkload, chain: usize) -> Section {
             label: format!("{name} unchanged"),
             session,
             want: edit.wants[0].clone(),
-            last: None,
         };
         u.check("setup");
         entries.push(entry("present_unchanged", u));
@@ -442,68 +400,19 @@ fn section(w: &ChainsWorkload, chain: usize) -> Section {
         chain,
         nodes: w.nodes(),
         edit,
-        entries,
-        medians: vec![],
+        group: Group::new(entries),
     }
 }
 
 fn criterion_groups(c: &mut Criterion, sections: &mut [Section]) {
     for s in sections.iter_mut() {
         let mut g = c.benchmark_group(s.name.as_str());
-        for e in &mut s.entries {
+        for e in &mut s.group.entries {
             g.bench_function(e.name, |b| b.iter_custom(|n| e.t.time(n)));
         }
         g.finish();
-        s.check("after criterion");
+        s.group.check("after criterion");
     }
-}
-
-/// Nanoseconds per run of one repetition: one untimed run, then `runs` timed ones.
-fn rep(runs: u64, t: &mut dyn Timed) -> f64 {
-    t.time(1);
-    t.time(runs).as_nanos() as f64 / runs as f64
-}
-
-fn runs_for(t: &mut dyn Timed) -> u64 {
-    let one = (0..3)
-        .map(|_| t.time(1))
-        .min()
-        .unwrap_or_default()
-        .max(Duration::from_nanos(1));
-    (REP_TARGET.as_nanos() / one.as_nanos()).clamp(1, MAX_RUNS as u128) as u64
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// The median ns per run of every variant of every section, interleaved repetition by
-/// repetition; checks every variant afterwards.
-fn measure_all(sections: &mut [Section]) {
-    let runs: Vec<Vec<u64>> = sections
-        .iter_mut()
-        .map(|s| s.entries.iter_mut().map(|e| runs_for(&mut *e.t)).collect())
-        .collect();
-    let mut samples: Vec<Vec<Vec<f64>>> = sections
-        .iter()
-        .map(|s| vec![Vec::with_capacity(REPS); s.entries.len()])
-        .collect();
-    for _ in 0..REPS {
-        for (si, s) in sections.iter_mut().enumerate() {
-            for (i, e) in s.entries.iter_mut().enumerate() {
-                samples[si][i].push(rep(runs[si][i], &mut *e.t));
-            }
-        }
-    }
-    for (s, samples) in sections.iter_mut().zip(samples) {
-        s.check("after summary");
-        s.medians = samples.into_iter().map(median).collect();
-    }
-}
-
-fn verdict(ok: bool) -> &'static str {
-    if ok { "met" } else { "**missed**" }
 }
 
 /// What the persistent-cache runs of one workload found.
@@ -551,7 +460,7 @@ fn persistent(w: &ChainsWorkload, want: &Value) -> Persisted {
     let (mut ev, disk) = cached_evaluator(dir.path());
     let (second, s2) = timed(&mut ev);
     let d2 = disk.stats();
-    let mut warm: Vec<f64> = (0..WARM_RUNS)
+    let warm: Vec<f64> = (0..WARM_RUNS)
         .map(|_| {
             let (mut ev, _) = cached_evaluator(dir.path());
             let (t, s) = timed(&mut ev);
@@ -559,7 +468,6 @@ fn persistent(w: &ChainsWorkload, want: &Value) -> Persisted {
             t.as_secs_f64()
         })
         .collect();
-    warm.sort_by(f64::total_cmp);
     let no_store = (0..3)
         .map(|_| timed(&mut LazyEvaluator::new(kiln_std::registry())).0)
         .min()
@@ -577,7 +485,7 @@ fn persistent(w: &ChainsWorkload, want: &Value) -> Persisted {
         second_executed: s2.executed,
         second_loads: d2.loads,
         second_hits: d2.hits,
-        warm_median: Duration::from_secs_f64(warm[warm.len() / 2]),
+        warm_median: Duration::from_secs_f64(median(warm)),
         no_store,
     }
 }
@@ -588,19 +496,9 @@ fn ms(d: Duration) -> f64 {
 
 fn summary(sections: &mut [Section], workloads: &[ChainsWorkload]) {
     let load_start = loadavg();
-    measure_all(sections);
-    println!();
-    println!(
-        "Summary: median of {REPS} interleaved repetitions per variant (each: 1 untimed run, \
-         then runs filling ~{} ms).",
-        REP_TARGET.as_millis()
-    );
-    println!(
-        "Cores: {}. Load average (1, 5, 15 min) at the start: {load_start}, at the end: {}.",
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
-        loadavg()
-    );
-    println!();
+    // Interleaved repetition by repetition; every variant is checked afterwards.
+    PLAN.measure_groups(sections.iter_mut().map(|s| &mut s.group));
+    PLAN.print_opening(&load_start, "");
     println!(
         "1–2. Re-present after one head-param edit (Session: set_param + present) vs the cone \
          alone (a warm CompiledEvaluator's full evaluation; and a Session over the cone alone \
@@ -612,17 +510,19 @@ fn summary(sections: &mut [Section], workloads: &[ChainsWorkload]) {
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|");
     for s in sections.iter() {
-        let r = s.entries[s.get("re_present").expect("re_present")]
-            .t
+        let r = s
+            .group
+            .variant("re_present")
+            .expect("re_present")
             .report()
             .cloned()
             .unwrap_or_default();
         let (rp, cone) = (
-            s.median("re_present").unwrap_or(f64::NAN),
-            s.median("cone_compiled").unwrap_or(f64::NAN),
+            s.group.median("re_present").unwrap_or(f64::NAN),
+            s.group.median("cone_compiled").unwrap_or(f64::NAN),
         );
         let ratio = rp / cone;
-        let cs = s.median("cone_session").unwrap_or(f64::NAN);
+        let cs = s.group.median("cone_session").unwrap_or(f64::NAN);
         println!(
             "| {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {} | {:.2} | {:.2} | {} |",
             s.kind.name(),
@@ -653,9 +553,9 @@ fn summary(sections: &mut [Section], workloads: &[ChainsWorkload]) {
     );
     println!("|---:|---:|---:|---:|---:|");
     for s in sections.iter().filter(|s| s.kind == Nodes::Scalar) {
-        let cone = s.median("cone_compiled").unwrap_or(f64::NAN);
+        let cone = s.group.median("cone_compiled").unwrap_or(f64::NAN);
         let cell = |name: &str| {
-            s.median(name).map_or("—".to_string(), |v| {
+            s.group.median(name).map_or("—".to_string(), |v| {
                 format!("{:.2} ({:.1}×)", v / 1e3, v / cone)
             })
         };
@@ -669,7 +569,7 @@ fn summary(sections: &mut [Section], workloads: &[ChainsWorkload]) {
         );
     }
     for s in sections.iter() {
-        if let Some(r) = s.entries[0].t.report() {
+        if let Some(r) = s.group.entries[0].t.report() {
             println!("{} last checked present: {r}", s.name);
         }
     }
@@ -716,20 +616,7 @@ fn summary(sections: &mut [Section], workloads: &[ChainsWorkload]) {
     println!();
 }
 
-/// `/proc/loadavg`'s first three fields ("?" where it cannot be read).
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into())
-}
-
 fn main() {
-    // `cargo bench` passes `--bench`; `cargo test --benches` does not (criterion then runs
-    // each benchmark once as a smoke test, and the summary is skipped). Under criterion's
-    // `--profile-time` only the selected benchmark runs, no summary.
-    let args: Vec<String> = std::env::args().collect();
-    let bench_mode =
-        args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--profile-time");
     let workloads = [
         standard_chains(Nodes::Scalar),
         standard_chains(Nodes::Image),
@@ -746,7 +633,8 @@ fn main() {
         .configure_from_args();
     criterion_groups(&mut c, &mut sections);
     c.final_summary();
-    if bench_mode {
+    // Only under `cargo bench` (see `bench_mode`): not as a smoke test, nor when profiling.
+    if bench_mode() {
         summary(&mut sections, &workloads);
     }
 }

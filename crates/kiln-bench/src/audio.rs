@@ -4,8 +4,10 @@
 //! [`AMP`], start phase 0) summed, then an RBJ biquad lowpass ([`CUTOFF`] Hz, Q [`Q`]), then a
 //! feedback comb `y[n] = x[n] + 0.6·y[n − 600]` (12.5 ms at 48 kHz), at [`SAMPLE_RATE`].
 //!
-//! * [`Limit`]: the hand-written block loop: plain arrays, 16 `u32` phase accumulators, the
-//!   same polynomial sine, biquad and comb arithmetic as Kiln's nodes, in the same operand
+//! * [`Limit`]: the hand-written block loop: plain arrays, 16 `u32` phase accumulators
+//!   started and advanced by Kiln's own rule (`kiln_std::audio::phase_start`,
+//!   `phase_increment`), Kiln's own polynomial sine (`kiln_std::audio::sine`, inlined into the
+//!   loop), and the same biquad and comb arithmetic as Kiln's nodes, in the same operand
 //!   order, so its samples equal Kiln's bit for bit. (Kiln's biquad and delay also flush
 //!   subnormal state to zero on every sample; the limit does not: no subnormal arises in this
 //!   workload, so the samples are the same, and the limit stays the fastest plain loop.)
@@ -23,6 +25,7 @@ use fundsp::prelude64::{
 use kiln_core::eval::{StreamConfig, StreamError, StreamingEvaluator};
 use kiln_core::graph::Graph;
 use kiln_core::value::Value;
+use kiln_std::audio::{phase_increment, phase_start, sine};
 
 /// Samples per second.
 pub const SAMPLE_RATE: u32 = 48_000;
@@ -52,35 +55,6 @@ pub const KILN_OUTPUT: &str = "comb";
 /// Frequency of voice `k`, Hz: `110·(k+1)·1.01` (111.1 Hz to 1777.6 Hz, all below the cutoff).
 pub fn voice_freq(k: usize) -> f64 {
     110.0 * (k + 1) as f64 * 1.01
-}
-
-/// The `u32` phase increment of a `freq` Hz oscillator at `sr`: `round(freq/sr · 2³²)`,
-/// wrapping (Kiln's `osc.*` rule).
-pub fn phase_inc(freq: f64, sr: f64) -> u32 {
-    ((freq / sr).rem_euclid(1.0) * 4294967296.0).round() as u64 as u32
-}
-
-/// Odd polynomial coefficients: `sin(2π r) ≈ r · P(r²)` for `r` in [-1/4, 1/4] — the same
-/// constants as `osc.sine`'s (a degree-11 Chebyshev fit, absolute error below 3e-11).
-const SIN_C: [f64; 6] = [
-    6.283_185_307_072_264,
-    -41.341_702_116_744,
-    81.605_226_174_029_67,
-    -76.704_279_876_042_62,
-    42.009_779_303_153_906,
-    -14.393_966_295_455_941,
-];
-
-/// `sin(2π · phase / 2³²)`, with `osc.sine`'s arithmetic: the phase as a signed fraction of
-/// a cycle in [-1/2, 1/2), folded onto [-1/4, 1/4] (`sin(π − x) = sin x`, every step exact),
-/// then the odd polynomial. Plain arithmetic only, so a loop over it vectorises.
-#[inline(always)]
-pub fn fast_sin(phase: u32) -> f64 {
-    let x = (phase as i32) as f64 * (1.0 / 4_294_967_296.0);
-    let r = (0.25 - (x.abs() - 0.25).abs()).copysign(x);
-    let u = r * r;
-    r * (SIN_C[0]
-        + u * (SIN_C[1] + u * (SIN_C[2] + u * (SIN_C[3] + u * (SIN_C[4] + u * SIN_C[5])))))
 }
 
 /// Normalised biquad coefficients (`a0` = 1).
@@ -144,8 +118,9 @@ impl Limit {
     pub fn new() -> Self {
         let sr = SAMPLE_RATE as f64;
         Limit {
-            phase: [0; VOICES],
-            inc: std::array::from_fn(|k| phase_inc(voice_freq(k), sr)),
+            // Start phase 0 (`osc.sine`'s default), increments by `osc.sine`'s rule.
+            phase: [phase_start(0.0); VOICES],
+            inc: std::array::from_fn(|k| phase_increment(voice_freq(k), sr)),
             c: Coefs::lowpass(sr, CUTOFF, Q),
             z1: 0.0,
             z2: 0.0,
@@ -179,11 +154,11 @@ impl Limit {
                 self.phase[k] = p;
                 if j == 0 {
                     for (s, &p) in sum[..n].iter_mut().zip(&ph[..n]) {
-                        *s = AMP * fast_sin(p);
+                        *s = AMP * sine(p);
                     }
                 } else {
                     for (s, &p) in sum[..n].iter_mut().zip(&ph[..n]) {
-                        *s += AMP * fast_sin(p);
+                        *s += AMP * sine(p);
                     }
                 }
             }
@@ -374,21 +349,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fast_sin_is_accurate() {
-        let mut worst = 0.0f64;
-        for i in 0..1_000_003u64 {
-            let p = (i.wrapping_mul(0x9e37_79b9) as u32).wrapping_add(i as u32);
-            let want = (p as f64 / 4294967296.0 * std::f64::consts::TAU).sin();
-            worst = worst.max((fast_sin(p) - want).abs());
-        }
-        for p in [0u32, 1 << 30, 1 << 31, 3 << 30, u32::MAX] {
-            let want = (p as f64 / 4294967296.0 * std::f64::consts::TAU).sin();
-            worst = worst.max((fast_sin(p) - want).abs());
-        }
-        assert!(worst < 1e-9, "worst error {worst}");
-    }
-
-    #[test]
     fn limit_is_the_same_for_every_block_size() {
         let mut whole = vec![0.0; 4_800];
         Limit::new().process(&mut whole);
@@ -479,6 +439,13 @@ mod tests {
                 .map(|(x, y)| (x - y).abs())
                 .fold(0.0, f64::max);
             assert!(err <= 1e-9, "block {block}: max |kiln − limit| = {err}");
+            // The same sine, phases, biquad and comb arithmetic: the same bits.
+            let same = got
+                .iter()
+                .zip(&want)
+                .filter(|(x, y)| x.to_bits() == y.to_bits())
+                .count();
+            assert_eq!(same, n, "block {block}: samples bit-identical to the limit");
         }
         // The fundsp output: finite, and of the same RMS within 10%.
         let mut f = vec![0.0; n];

@@ -12,14 +12,17 @@
 //!
 //! [`heavy_branches`] builds the image graph of the `evaluators` benchmark's parallel
 //! section: a few heavy nodes in two independent branches, with no flat program.
+//!
+//! [`summary`] is the machinery of the summary every benchmark prints after its criterion
+//! groups: medians of interleaved repetitions, the load average and the verdicts.
 #![deny(missing_docs)]
 
-/// The audio workload: a hand-written limit, the `fundsp` peer and the Kiln graph.
 pub mod audio;
-/// The `salsa` peer of the chain workload: the same chain as salsa inputs and tracked functions.
 pub mod salsa_peer;
-/// The `session` benchmark's workloads: chains joined by a reduction tree, and cone graphs.
 pub mod session;
+// Documented by its inner docs only: outer docs here would make rustdoc resolve the inner
+// docs' links from this scope.
+pub mod summary;
 
 use kiln_core::graph::Graph;
 use kiln_core::value::Value;

@@ -1,7 +1,7 @@
 //! Audio-rate signals: what a signal op gives the streaming evaluator.
 //!
 //! A *signal op* is an op with a [`ValueType::Signal`] output. Besides its ordinary
-//! declaration it implements [`Op::signal`](crate::op::Op::signal), which builds a
+//! declaration it implements [`Op::signal`], which builds a
 //! [`SignalProc`]: a per-sample processor whose state (oscillator phase, filter memory, delay
 //! line) belongs to the [`StreamingEvaluator`](crate::eval::StreamingEvaluator) that built it,
 //! so it can be reset and saved without touching the graph. Signal ops do not run in the tick
