@@ -44,6 +44,8 @@ use kiln_core::session::{Clock, Frame, PresentReport, Session};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 /// The options of `kiln watch`.
@@ -208,6 +210,18 @@ pub(super) fn watch(
             .join(" and "),
         args.out.display()
     );
+    // Ctrl-C asks the loop to stop between presents, so a frame being committed lands whole;
+    // a second Ctrl-C exits at once.
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // Without a handler (another one is installed) Ctrl-C ends the process as usual.
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    }
     let mut session: Option<Session> = None;
     let mut presents = 0u64;
     let mut trigger: Vec<String> = vec![];
@@ -239,13 +253,27 @@ pub(super) fn watch(
                 ExitCode::from(1)
             });
         }
-        trigger = wait_for_change(&mut files, poll);
+        match wait_for_change(&mut files, poll, &stop) {
+            Some(changed) => trigger = changed,
+            None => {
+                eprintln!("stopped after {presents} presents");
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
     }
 }
 
-/// Poll until a file changes and the files then hold still; the names of those changed.
-fn wait_for_change(files: &mut [Watched], poll: Duration) -> Vec<String> {
+/// Poll until a file changes and the files then hold still; the names of those changed, or
+/// `None` once `stop` is set.
+fn wait_for_change(
+    files: &mut [Watched],
+    poll: Duration,
+    stop: &AtomicBool,
+) -> Option<Vec<String>> {
     loop {
+        if stop.load(Ordering::SeqCst) {
+            return None;
+        }
         std::thread::sleep(poll);
         let changed: Vec<String> = files
             .iter_mut()
@@ -264,7 +292,7 @@ fn wait_for_change(files: &mut [Watched], poll: Duration) -> Vec<String> {
                 break;
             }
         }
-        return changed;
+        return Some(changed);
     }
 }
 

@@ -288,3 +288,23 @@ fn watch_options_are_checked() {
     let o = kiln(&["watch", "g.json"], dir.path());
     assert_eq!(o.status.code(), Some(2), "--out is required");
 }
+
+/// Ctrl-C (SIGINT) stops the loop between presents: exit 0, the last frame's files whole and
+/// no temporary file left.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_between_presents_and_leaves_the_frame_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(examples().join("marble.json"), d.join("graph.json")).unwrap();
+    let w = Watch::start(&["graph.json", "--out", "out", "--poll-ms", "20"], d);
+    let first = w.line();
+    assert!(first.starts_with("frame 0:"), "{first}");
+    let frame0 = std::fs::read(d.join("out/marble.png")).unwrap();
+    let pid = w.child.id().to_string();
+    let sent = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert!(sent.success());
+    assert_eq!(w.exit_code(), Some(0));
+    assert_eq!(std::fs::read(d.join("out/marble.png")).unwrap(), frame0);
+    assert_eq!(names(&d.join("out")), vec!["marble.png".to_string()]);
+}
