@@ -802,6 +802,14 @@ fn run(
     }
     if args.stats {
         print_stats(args.evaluator, &parallel, &out.stats, elapsed, None);
+        let mut memory = eval.memory_report();
+        if let Some(c) = &cache {
+            memory.extend(c.store.memory_report());
+        }
+        eprintln!("memory:");
+        for line in memory.to_string().lines() {
+            eprintln!("  {line}");
+        }
     }
     if args.timings {
         print_timings(&out);

@@ -144,6 +144,20 @@ fn run_sets_inputs_and_clock() {
     assert!(o.status.success(), "{err}");
     assert!(err.contains("stats: lazy evaluator"), "{err}");
     assert!(err.contains("executed"), "{err}");
+    // The memory report: the memo and the plan, with a total that adds them up.
+    let bytes = |part: &str| -> u64 {
+        let line = err
+            .lines()
+            .find(|l| l.trim_start().starts_with(part))
+            .unwrap_or_else(|| panic!("no `{part}` line in {err}"));
+        line.split_whitespace()
+            .rev()
+            .nth(1)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no byte count in `{line}`"))
+    };
+    assert!(bytes("lazy memo") > 0, "{err}");
+    assert_eq!(bytes("total"), bytes("lazy memo") + bytes("plan"), "{err}");
     let read = |n: &str| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join(n)).unwrap()).unwrap()
     };

@@ -489,3 +489,50 @@ fn the_memory_report_lists_parts_with_totals() {
     assert_eq!(store_bytes, store.bytes());
     assert!(r.to_string().contains("total"));
 }
+
+#[test]
+fn every_evaluator_reports_its_memory_by_part() {
+    let e = env();
+    let g = chain_graph("mem", 1.0, 10);
+    let evs: Vec<(&str, Box<dyn Evaluator>)> = vec![
+        ("lazy memo", Box::new(LazyEvaluator::new(e.reg.clone()))),
+        ("eager slots", Box::new(EagerEvaluator::new(e.reg.clone()))),
+        (
+            "compiled slots",
+            Box::new(CompiledEvaluator::new(e.reg.clone()).with_background(false)),
+        ),
+        (
+            "incremental values",
+            Box::new(IncrementalEvaluator::new(e.reg.clone())),
+        ),
+    ];
+    for (part, mut ev) in evs {
+        assert_eq!(
+            ev.memory_report().total_bytes(),
+            0,
+            "{part}: nothing held yet"
+        );
+        ev.evaluate(&g, &Request::new(["a9"]), &EvalContext::new())
+            .unwrap();
+        let r = ev.memory_report();
+        let held = r
+            .parts
+            .iter()
+            .find(|p| p.part == part)
+            .unwrap_or_else(|| panic!("{part}: {r}"));
+        assert!(
+            held.entries >= 1 && held.bytes >= Value::Float(0.0).byte_size(),
+            "{r}"
+        );
+        let plan = r
+            .parts
+            .iter()
+            .find(|p| p.part == "plan")
+            .unwrap_or_else(|| panic!("{r}"));
+        assert_eq!(plan.entries, 11, "{r}");
+        assert_eq!(
+            r.total_bytes(),
+            r.parts.iter().map(|p| p.bytes).sum::<usize>()
+        );
+    }
+}

@@ -186,6 +186,17 @@ impl CompiledEvaluator {
 }
 
 impl Evaluator for CompiledEvaluator {
+    /// Its value slots, its plan and its lazy fallback's memo.
+    fn memory_report(&self) -> crate::cache::MemoryReport {
+        let mut r = super::slots_report(
+            "compiled slots",
+            &self.engine.slots.vals,
+            self.plan.as_deref(),
+        );
+        r.extend(self.fallback.memory_report());
+        r
+    }
+
     fn evaluate(
         &mut self,
         graph: &Graph,

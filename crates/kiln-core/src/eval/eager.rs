@@ -68,6 +68,11 @@ impl EagerEvaluator {
 }
 
 impl Evaluator for EagerEvaluator {
+    /// Its value slots (the last request's values) and its plan.
+    fn memory_report(&self) -> crate::cache::MemoryReport {
+        super::slots_report("eager slots", &self.engine.slots.vals, self.plan.as_deref())
+    }
+
     fn evaluate(
         &mut self,
         graph: &Graph,

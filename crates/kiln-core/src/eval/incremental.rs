@@ -766,6 +766,17 @@ impl IncrementalEvaluator {
 }
 
 impl Evaluator for IncrementalEvaluator {
+    /// Its value slots and its plan.
+    fn memory_report(&self) -> crate::cache::MemoryReport {
+        let mut r = crate::cache::MemoryReport::default();
+        let (nodes, bytes) = self.held();
+        r.add("incremental values", nodes, bytes);
+        if let Some(p) = &self.plan {
+            r.add("plan", p.len(), p.approx_bytes());
+        }
+        r
+    }
+
     fn evaluate(
         &mut self,
         graph: &Graph,
@@ -923,16 +934,5 @@ impl IncrementalEvaluator {
         let (n, p) = plan.resolve_output(name, graph)?;
         let k = *self.state.keys.get(n)?;
         (k != Key::default() && self.state.info[n].has_value).then(|| k.port(p))
-    }
-
-    /// Memory held by this evaluator, by part: value slots and plan.
-    pub fn memory_report(&self) -> crate::cache::MemoryReport {
-        let mut r = crate::cache::MemoryReport::default();
-        let (nodes, bytes) = self.held();
-        r.add("incremental values", nodes, bytes);
-        if let Some(p) = &self.plan {
-            r.add("plan", p.len(), p.approx_bytes());
-        }
-        r
     }
 }

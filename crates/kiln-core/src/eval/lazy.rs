@@ -139,16 +139,6 @@ impl LazyEvaluator {
         self.plan = Some(plan);
     }
 
-    /// Memory held by this evaluator, by part: its own memo and its plan (a shared store
-    /// reports itself: [`Store::memory_report`]).
-    pub fn memory_report(&self) -> crate::cache::MemoryReport {
-        let mut r = crate::cache::MemoryReport::default();
-        r.add("lazy memo", self.memo.len(), self.cache_bytes());
-        if let Some(p) = &self.plan {
-            r.add("plan", p.len(), p.approx_bytes());
-        }
-        r
-    }
     /// Number of memoized results.
     pub fn cache_len(&self) -> usize {
         self.memo.len()
@@ -558,6 +548,16 @@ impl LazyEvaluator {
 }
 
 impl Evaluator for LazyEvaluator {
+    /// Its own memo and its plan (a shared store reports itself: [`Store::memory_report`]).
+    fn memory_report(&self) -> crate::cache::MemoryReport {
+        let mut r = crate::cache::MemoryReport::default();
+        r.add("lazy memo", self.memo.len(), self.cache_bytes());
+        if let Some(p) = &self.plan {
+            r.add("plan", p.len(), p.approx_bytes());
+        }
+        r
+    }
+
     fn evaluate(
         &mut self,
         graph: &Graph,

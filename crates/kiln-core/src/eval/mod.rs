@@ -319,6 +319,12 @@ pub trait Evaluator {
         request: &Request,
         ctx: &EvalContext,
     ) -> Result<Outputs, EvalError>;
+
+    /// Memory the evaluator holds, by part: its own values or memo, and its plan. A shared
+    /// [`Store`](crate::cache::Store) reports itself.
+    fn memory_report(&self) -> crate::cache::MemoryReport {
+        crate::cache::MemoryReport::default()
+    }
 }
 
 impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
@@ -330,6 +336,24 @@ impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
     ) -> Result<Outputs, EvalError> {
         (**self).evaluate(graph, request, ctx)
     }
+    fn memory_report(&self) -> crate::cache::MemoryReport {
+        (**self).memory_report()
+    }
+}
+
+/// The report of an evaluator holding `slots` for `plan` (eager and compiled).
+pub(crate) fn slots_report(
+    name: &str,
+    slots: &[Value],
+    plan: Option<&Plan>,
+) -> crate::cache::MemoryReport {
+    let mut r = crate::cache::MemoryReport::default();
+    let held = slots.iter().filter(|v| !matches!(v, Value::Empty)).count();
+    r.add(name, held, slots.iter().map(Value::byte_size).sum());
+    if let Some(p) = plan {
+        r.add("plan", p.len(), p.approx_bytes());
+    }
+    r
 }
 
 /// Execute node `n` of `plan` on gathered inputs, writing into `out` (one slot per output).
