@@ -12,6 +12,8 @@
 //!
 //! With a budget, the bytes held never exceed it: an insert evicts what the policy offers
 //! (never a pinned entry) until the new entry fits, and a value that cannot fit is not kept.
+//! Lowering the budget shrinks the store at once; only entries pinned at that moment can hold
+//! it above the new budget, until they are unpinned.
 
 use crate::key::{Key, KeyMap};
 use crate::value::Value;
@@ -304,6 +306,8 @@ impl std::fmt::Display for MemoryReport {
 struct Entry {
     value: Value,
     info: EntryInfo,
+    /// Insertion order, for shrinking under a policy that evicts nothing itself.
+    seq: u64,
 }
 
 struct Inner {
@@ -313,6 +317,7 @@ struct Inner {
     bytes: usize,
     pins: HashMap<Key, u32>,
     generation: u64,
+    seq: u64,
     stats: StoreStats,
     backing: Option<Arc<dyn Backing>>,
 }
@@ -326,6 +331,28 @@ impl Inner {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Bring the bytes held within the budget after it was lowered or a pin released: the
+    /// policy's victims first, then (for a policy that offers none) the oldest unpinned
+    /// entries. Only pinned entries can keep it above.
+    fn shrink(&mut self) {
+        let Some(budget) = self.budget else { return };
+        if self.make_room(0) {
+            return;
+        }
+        while self.bytes > budget {
+            let pins = &self.pins;
+            let oldest = self
+                .map
+                .iter()
+                .filter(|(k, _)| !pins.contains_key(*k))
+                .min_by_key(|(_, e)| e.seq)
+                .map(|(k, _)| *k);
+            let Some(k) = oldest else { break };
+            self.remove(k);
+            self.stats.evictions += 1;
         }
     }
 
@@ -370,7 +397,9 @@ impl Inner {
             generation: self.generation,
         };
         self.policy.inserted(key, &info);
-        self.map.insert(key, Entry { value, info });
+        self.seq += 1;
+        let seq = self.seq;
+        self.map.insert(key, Entry { value, info, seq });
         self.bytes += bytes;
         self.stats.inserts += 1;
         Put::Added
@@ -415,6 +444,7 @@ impl Store {
                 bytes: 0,
                 pins: HashMap::new(),
                 generation: 0,
+                seq: 0,
                 stats: StoreStats::default(),
                 backing: None,
             }),
@@ -444,10 +474,14 @@ impl Store {
     }
 
     /// Change the budget; entries are evicted (unpinned ones, by the policy) to fit it.
+    ///
+    /// Lowering the budget is an explicit request to shrink: what the policy does not offer
+    /// to evict (keep-all and manual offer nothing) goes oldest first. Pinned entries stay,
+    /// so only they can hold the store above the new budget.
     pub fn set_budget(&self, bytes: Option<usize>) {
         let mut g = self.lock();
         g.budget = bytes;
-        let _ = g.make_room(0);
+        g.shrink();
     }
 
     /// The budget, if any.
@@ -543,13 +577,16 @@ impl Store {
         true
     }
 
-    /// Undo one [`pin`](Self::pin).
+    /// Undo one [`pin`](Self::pin); once the last pin goes, the entry may be evicted (at
+    /// once, if the store is over its budget).
     pub fn unpin(&self, key: Key) {
         let mut g = self.lock();
         if let Some(c) = g.pins.get_mut(&key) {
             *c -= 1;
             if *c == 0 {
                 g.pins.remove(&key);
+                // What the pin held above a lowered budget may go now.
+                g.shrink();
             }
         }
     }
