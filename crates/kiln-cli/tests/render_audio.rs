@@ -443,3 +443,17 @@ fn ticks_and_seconds_are_one_or_the_other() {
     assert!(err.contains("less than one sample"), "{err}");
     assert!(!dir.path().join("bad").exists());
 }
+
+/// `kiln info` on an audio graph with a feedback loop: valid, typed, and says how it runs.
+#[test]
+fn info_describes_an_audio_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = kiln(
+        &["info", example("pluck.json").to_str().unwrap()],
+        dir.path(),
+    );
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(out.contains("pluck: signal"), "{out}");
+    assert!(out.contains("it streams"), "{out}");
+}

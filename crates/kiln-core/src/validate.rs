@@ -161,6 +161,16 @@ pub(crate) struct Resolved {
     pub order: Vec<u32>,
 }
 
+/// The inferred type of every node's outputs (by node index, then port), or every
+/// diagnostic. Unlike a [`Plan`](crate::plan::Plan), this accepts audio loops (they are
+/// valid graphs; only the tick evaluators refuse them).
+pub fn output_types(
+    graph: &Graph,
+    registry: &Registry,
+) -> Result<Vec<Vec<ValueType>>, Diagnostics> {
+    resolve(graph, registry).map(|r| r.out_types)
+}
+
 /// Validate a graph against a registry, returning every diagnostic (empty when valid).
 pub fn validate(graph: &Graph, registry: &Registry) -> Vec<Diagnostic> {
     match resolve(graph, registry) {
