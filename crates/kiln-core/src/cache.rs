@@ -40,14 +40,16 @@ pub struct EntryInfo {
 pub trait CachePolicy: Send {
     /// The policy's name, for reports.
     fn name(&self) -> &'static str;
-    /// An entry was added.
-    fn inserted(&mut self, key: Key, info: &EntryInfo);
-    /// An entry was read.
-    fn touched(&mut self, key: Key, info: &EntryInfo);
-    /// An entry left (evicted, or removed by the caller).
-    fn removed(&mut self, key: Key);
-    /// The next entry to evict to make room, skipping pinned ones.
-    fn victim(&mut self, pinned: &dyn Fn(Key) -> bool) -> Option<Key>;
+    /// An entry was added. The default ignores it.
+    fn inserted(&mut self, _key: Key, _info: &EntryInfo) {}
+    /// An entry was read. The default ignores it.
+    fn touched(&mut self, _key: Key, _info: &EntryInfo) {}
+    /// An entry left (evicted, or removed by the caller). The default ignores it.
+    fn removed(&mut self, _key: Key) {}
+    /// The next entry to evict to make room, skipping pinned ones. The default offers none.
+    fn victim(&mut self, _pinned: &dyn Fn(Key) -> bool) -> Option<Key> {
+        None
+    }
     /// A new generation began ([`Store::next_generation`]): the entries to drop now.
     fn expired(&mut self, _generation: u64) -> Vec<Key> {
         vec![]
@@ -63,12 +65,6 @@ impl CachePolicy for KeepAll {
     fn name(&self) -> &'static str {
         "keep-all"
     }
-    fn inserted(&mut self, _key: Key, _info: &EntryInfo) {}
-    fn touched(&mut self, _key: Key, _info: &EntryInfo) {}
-    fn removed(&mut self, _key: Key) {}
-    fn victim(&mut self, _pinned: &dyn Fn(Key) -> bool) -> Option<Key> {
-        None
-    }
 }
 
 /// Evicts only on the caller's explicit [`Store::evict`] or [`Store::clear`]; with a budget,
@@ -79,12 +75,6 @@ pub struct Manual;
 impl CachePolicy for Manual {
     fn name(&self) -> &'static str {
         "manual"
-    }
-    fn inserted(&mut self, _key: Key, _info: &EntryInfo) {}
-    fn touched(&mut self, _key: Key, _info: &EntryInfo) {}
-    fn removed(&mut self, _key: Key) {}
-    fn victim(&mut self, _pinned: &dyn Fn(Key) -> bool) -> Option<Key> {
-        None
     }
 }
 
