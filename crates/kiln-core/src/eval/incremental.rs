@@ -836,15 +836,16 @@ impl Evaluator for IncrementalEvaluator {
         if use_visit {
             self.pos_bits.0.clear();
             self.pos_bits.0.resize(main_len.div_ceil(64), 0);
-            for n in self.state.stale.iter_ones() {
+            let pos_bits = &mut self.pos_bits;
+            self.state.stale.for_each_one(|n| {
                 let p = sched.main_pos[n];
                 if p != NONE && p as usize >= start {
-                    self.pos_bits.set(p as usize);
+                    pos_bits.set(p as usize);
                 }
-            }
+            });
             self.visit.clear();
-            self.visit
-                .extend(self.pos_bits.iter_ones().map(|p| p as u32));
+            let visit = &mut self.visit;
+            self.pos_bits.for_each_one(|p| visit.push(p as u32));
         }
         let r = self.exec.run(
             &plan,
@@ -897,19 +898,16 @@ impl Bits {
         }
         b
     }
-    /// The indices of the set bits, ascending.
-    fn iter_ones(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &word)| {
+    /// Call `f` with the index of each set bit, ascending.
+    #[inline]
+    fn for_each_one(&self, mut f: impl FnMut(usize)) {
+        for (w, &word) in self.0.iter().enumerate() {
             let mut bits = word;
-            std::iter::from_fn(move || {
-                if bits == 0 {
-                    return None;
-                }
-                let b = bits.trailing_zeros() as usize;
+            while bits != 0 {
+                f(w * 64 + bits.trailing_zeros() as usize);
                 bits &= bits - 1;
-                Some(w * 64 + b)
-            })
-        })
+            }
+        }
     }
     #[inline(always)]
     fn get(&self, i: usize) -> bool {
