@@ -78,6 +78,42 @@ impl CachePolicy for Manual {
     }
 }
 
+/// Keys ordered by a rank, ties broken by the order they were placed in: the index behind
+/// the LRU and generational policies.
+#[derive(Debug, Default)]
+struct Ranked {
+    tick: u64,
+    order: BTreeMap<(u64, u64), Key>,
+    at: HashMap<Key, (u64, u64)>,
+}
+
+impl Ranked {
+    /// (Re)place `key` at `rank`, after every key already at that rank.
+    fn place(&mut self, key: Key, rank: u64) {
+        self.remove(key);
+        self.tick += 1;
+        let slot = (rank, self.tick);
+        self.order.insert(slot, key);
+        self.at.insert(key, slot);
+    }
+    fn remove(&mut self, key: Key) {
+        if let Some(old) = self.at.remove(&key) {
+            self.order.remove(&old);
+        }
+    }
+    /// The lowest-ranked key that is not pinned, with its rank.
+    fn first(&self, pinned: &dyn Fn(Key) -> bool) -> Option<(u64, Key)> {
+        self.order
+            .iter()
+            .find(|(_, k)| !pinned(**k))
+            .map(|(&(rank, _), &k)| (rank, k))
+    }
+    /// The keys ranked below `rank`.
+    fn below(&self, rank: u64) -> Vec<Key> {
+        self.order.range(..(rank, 0)).map(|(_, &k)| k).collect()
+    }
+}
+
 /// Least recently used first. Weighted by cost, it is GreedyDual-Size: an entry's priority
 /// is the running floor plus its recompute cost per byte, so cheap-to-recompute, large
 /// entries go first and expensive small ones stay; every eviction raises the floor to the
@@ -85,11 +121,10 @@ impl CachePolicy for Manual {
 #[derive(Debug, Default)]
 pub struct Lru {
     weighted: bool,
-    tick: u64,
     floor: f64,
-    /// `(priority bits, tick)` → key; priorities are non-negative, so their bits order them.
-    order: BTreeMap<(u64, u64), Key>,
-    at: HashMap<Key, (u64, u64)>,
+    /// By priority (its bits: priorities are non-negative, so the bits order them), then
+    /// recency; unweighted, every priority is 0 and recency alone orders.
+    ranked: Ranked,
 }
 
 impl Lru {
@@ -105,18 +140,12 @@ impl Lru {
         }
     }
     fn place(&mut self, key: Key, info: &EntryInfo) {
-        if let Some(old) = self.at.remove(&key) {
-            self.order.remove(&old);
-        }
-        self.tick += 1;
         let prio = if self.weighted {
             self.floor + info.cost.as_nanos() as f64 / info.bytes.max(1) as f64
         } else {
             0.0
         };
-        let slot = (prio.max(0.0).to_bits(), self.tick);
-        self.order.insert(slot, key);
-        self.at.insert(key, slot);
+        self.ranked.place(key, prio.max(0.0).to_bits());
     }
 }
 
@@ -131,14 +160,12 @@ impl CachePolicy for Lru {
         self.place(key, info);
     }
     fn removed(&mut self, key: Key) {
-        if let Some(old) = self.at.remove(&key) {
-            self.order.remove(&old);
-        }
+        self.ranked.remove(key);
     }
     fn victim(&mut self, pinned: &dyn Fn(Key) -> bool) -> Option<Key> {
-        let (&slot, &key) = self.order.iter().find(|(_, k)| !pinned(**k))?;
+        let (prio, key) = self.ranked.first(pinned)?;
         if self.weighted {
-            self.floor = self.floor.max(f64::from_bits(slot.0));
+            self.floor = self.floor.max(f64::from_bits(prio));
         }
         Some(key)
     }
@@ -150,9 +177,8 @@ impl CachePolicy for Lru {
 #[derive(Debug)]
 pub struct Generational {
     keep: u64,
-    tick: u64,
-    order: BTreeMap<(u64, u64), Key>,
-    at: HashMap<Key, (u64, u64)>,
+    /// By the generation of last use, then recency.
+    ranked: Ranked,
 }
 
 impl Generational {
@@ -160,19 +186,8 @@ impl Generational {
     pub fn new(keep: u64) -> Self {
         Generational {
             keep: keep.max(1),
-            tick: 0,
-            order: BTreeMap::new(),
-            at: HashMap::new(),
+            ranked: Ranked::default(),
         }
-    }
-    fn place(&mut self, key: Key, info: &EntryInfo) {
-        if let Some(old) = self.at.remove(&key) {
-            self.order.remove(&old);
-        }
-        self.tick += 1;
-        let slot = (info.generation, self.tick);
-        self.order.insert(slot, key);
-        self.at.insert(key, slot);
     }
 }
 
@@ -181,26 +196,21 @@ impl CachePolicy for Generational {
         "generational"
     }
     fn inserted(&mut self, key: Key, info: &EntryInfo) {
-        self.place(key, info);
+        self.ranked.place(key, info.generation);
     }
     fn touched(&mut self, key: Key, info: &EntryInfo) {
-        self.place(key, info);
+        self.ranked.place(key, info.generation);
     }
     fn removed(&mut self, key: Key) {
-        if let Some(old) = self.at.remove(&key) {
-            self.order.remove(&old);
-        }
+        self.ranked.remove(key);
     }
     fn victim(&mut self, pinned: &dyn Fn(Key) -> bool) -> Option<Key> {
-        self.order
-            .iter()
-            .find(|(_, k)| !pinned(**k))
-            .map(|(_, &k)| k)
+        self.ranked.first(pinned).map(|(_, k)| k)
     }
     fn expired(&mut self, generation: u64) -> Vec<Key> {
         // Used within the last `keep` generations: this one and the `keep - 1` before it.
-        let cut = (generation + 1).saturating_sub(self.keep);
-        self.order.range(..(cut, 0)).map(|(_, &k)| k).collect()
+        self.ranked
+            .below((generation + 1).saturating_sub(self.keep))
     }
 }
 
@@ -508,14 +518,18 @@ impl Store {
         }
     }
 
-    /// The values of all of `keys`, or `None` unless every one is held (a multi-output
-    /// node's ports).
-    pub fn get_all(&self, keys: &[Key]) -> Option<Vec<Value>> {
-        let mut out = Vec::with_capacity(keys.len());
-        for &k in keys {
-            out.push(self.get(k)?);
+    /// The values of a node's `ports` outputs (under `key.port(p)`, see [`Key::port`]) into
+    /// `out`, replacing what it held; `false` (and `out` unspecified) unless every one is
+    /// held. Allocates nothing when `out` has room.
+    pub fn get_ports(&self, key: Key, ports: usize, out: &mut Vec<Value>) -> bool {
+        out.clear();
+        for p in 0..ports {
+            match self.get(key.port(p)) {
+                Some(v) => out.push(v),
+                None => return false,
+            }
         }
-        Some(out)
+        true
     }
 
     /// Whether `key` is held in memory (the backing is not asked).

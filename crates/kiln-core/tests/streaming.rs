@@ -25,40 +25,15 @@ impl Op for SigOp {
     }
 }
 
-/// `n · step` at sample n.
-struct Ramp {
+/// Sample n is `at(n)`: a stateless function of the sample count, whose state is the count.
+struct Counted {
     n: u64,
-    step: f64,
+    at: Box<dyn Fn(u64) -> f64 + Send>,
 }
-impl SignalProc for Ramp {
+impl SignalProc for Counted {
     fn process(&mut self, _inputs: &[&[f64]], out: &mut [f64]) {
         for o in out {
-            *o = self.n as f64 * self.step;
-            self.n += 1;
-        }
-    }
-    fn reset(&mut self) {
-        self.n = 0;
-    }
-    fn save(&self, w: &mut Vec<u64>) {
-        w.push(self.n);
-    }
-    fn load(&mut self, w: &[u64]) -> Result<(), String> {
-        self.n = Words::exact(w, 1)?.u64();
-        Ok(())
-    }
-}
-
-/// `sin(2π f n / rate)`, with `f` a control input.
-struct Sine {
-    n: u64,
-    f: f64,
-    rate: f64,
-}
-impl SignalProc for Sine {
-    fn process(&mut self, _inputs: &[&[f64]], out: &mut [f64]) {
-        for o in out {
-            *o = (std::f64::consts::TAU * self.f * self.n as f64 / self.rate).sin();
+            *o = (self.at)(self.n);
             self.n += 1;
         }
     }
@@ -172,10 +147,12 @@ fn registry() -> Registry {
             spec: OpSpec::new("s.ramp", "n * step")
                 .param(ParamSpec::new("step", f, Value::Float(1.0), "step"))
                 .output(OutputSpec::new("out", s, "ramp")),
+            // `n · step` at sample n.
             make: |c| {
-                Ok(Box::new(Ramp {
+                let step = c.param_float(0)?;
+                Ok(Box::new(Counted {
                     n: 0,
-                    step: c.param_float(0)?,
+                    at: Box::new(move |n| n as f64 * step),
                 }))
             },
         },
@@ -183,11 +160,12 @@ fn registry() -> Registry {
             spec: OpSpec::new("s.sine", "sine of a control frequency")
                 .input(InputSpec::optional("freq", f, Value::Float(440.0), "Hz"))
                 .output(OutputSpec::new("out", s, "sine")),
+            // `sin(2π f n / rate)`, with `f` a control input.
             make: |c| {
-                Ok(Box::new(Sine {
+                let (f, rate) = (c.control_float(0).unwrap_or(0.0), c.sample_rate);
+                Ok(Box::new(Counted {
                     n: 0,
-                    f: c.control_float(0).unwrap_or(0.0),
-                    rate: c.sample_rate,
+                    at: Box::new(move |n| (std::f64::consts::TAU * f * n as f64 / rate).sin()),
                 }))
             },
         },

@@ -20,25 +20,16 @@ use std::time::Duration;
 // Helpers
 // ---------------------------------------------------------------------------------------
 
-/// Bit-for-bit equality of plain values (floats by their bits, NaN payloads included).
+/// Bit-for-bit equality of values: floats by their bits (NaN payloads included), heavy
+/// values field by field, lists item by item.
 fn bits_eq(a: &Value, b: &Value) -> bool {
-    let f64s = |x: &[f64], y: &[f64]| x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits());
     match (a, b) {
-        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
-        (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Vec2(x), Value::Vec2(y)) => f64s(x, y),
-        (Value::Vec3(x), Value::Vec3(y)) => f64s(x, y),
-        (Value::Vec4(x), Value::Vec4(y)) => f64s(x, y),
-        (Value::Color(x), Value::Color(y)) => {
-            x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
-        }
-        (Value::Str(x), Value::Str(y)) => x == y,
         (Value::List(x), Value::List(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| bits_eq(p, q))
         }
         (Value::Heavy(x), Value::Heavy(y)) => heavy_bits_eq(x, y),
-        _ => false,
+        (Value::Error(_), _) | (_, Value::Error(_)) => false,
+        _ => a.same_bits(b),
     }
 }
 

@@ -12,26 +12,9 @@ use proptest::test_runner::Config;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Bit-for-bit equality of values (floats by their bits, NaN included).
+/// Bit-for-bit equality of plain values (floats by their bits, NaN included).
 fn bits_eq(a: &Value, b: &Value) -> bool {
-    let f64s = |x: &[f64], y: &[f64]| x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits());
-    match (a, b) {
-        (Value::Empty, Value::Empty) => true,
-        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
-        (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::Vec2(x), Value::Vec2(y)) => f64s(x, y),
-        (Value::Vec3(x), Value::Vec3(y)) => f64s(x, y),
-        (Value::Vec4(x), Value::Vec4(y)) => f64s(x, y),
-        (Value::Color(x), Value::Color(y)) => {
-            x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
-        }
-        (Value::Str(x), Value::Str(y)) => x == y,
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| bits_eq(p, q))
-        }
-        _ => false,
-    }
+    a.same_bits(b)
 }
 
 fn list(items: Vec<Value>) -> Value {

@@ -184,16 +184,13 @@ impl State {
             return Ok(());
         }
         let cacheable = plan.class(v) != Class::Volatile;
-        if let (Some(store), Some(key), true) = (&self.store, key, cacheable) {
-            let n = plan.n_outputs(v);
-            let keys: Vec<Key> = (0..n).map(|p| key.port(p)).collect();
-            if let Some(found) = store.get_all(&keys) {
-                // Computed before, by this or another evaluator: take it as if it ran.
-                runner.stats.cache_hits += 1;
-                self.scratch_out = found;
-                self.settle(plan, v, None, pulled, runner);
-                return Ok(());
-            }
+        if let (Some(store), Some(key), true) = (&self.store, key, cacheable)
+            && store.get_ports(key, plan.n_outputs(v), &mut self.scratch_out)
+        {
+            // Computed before, by this or another evaluator: take it as if it ran.
+            runner.stats.cache_hits += 1;
+            self.settle(plan, v, None, pulled, runner);
+            return Ok(());
         }
         if let Some(k) = self.kernels.get(v)
             && self.store.is_none()

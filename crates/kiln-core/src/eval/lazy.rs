@@ -367,13 +367,14 @@ impl LazyEvaluator {
             return true;
         }
         if let Some(store) = self.store.as_ref().or(self.read_store.as_ref()) {
-            let keys: Vec<Key> = (0..n_out).map(|p| key.port(p)).collect();
-            if let Some(vals) = store.get_all(&keys) {
-                for (p, val) in vals.into_iter().enumerate() {
+            let found = store.get_ports(key, n_out, &mut self.scratch_out);
+            // Taken, or cleared so no stale value reaches a run's output slots.
+            for (p, val) in self.scratch_out.drain(..).enumerate() {
+                if found {
                     self.vals[off + p] = val;
                 }
-                return true;
             }
+            return found;
         }
         false
     }

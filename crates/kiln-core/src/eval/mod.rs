@@ -443,7 +443,8 @@ fn op_error(plan: &Plan, n: usize, e: OpError) -> EvalError {
     }
 }
 
-fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+/// The text of a caught panic's payload.
+pub(crate) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
         s.to_string()
     } else if let Some(s) = p.downcast_ref::<String>() {

@@ -23,7 +23,7 @@
 //!   then stopped until [`StreamingEvaluator::reset`].
 
 use crate::context::{CancelToken, EvalContext};
-use crate::eval::{EvalError, Evaluator, LazyEvaluator, Request};
+use crate::eval::{EvalError, Evaluator, LazyEvaluator, Request, panic_message};
 use crate::graph::{Graph, NodeId};
 use crate::op::{Op, OpError};
 use crate::registry::Registry;
@@ -194,16 +194,6 @@ impl std::fmt::Debug for StreamingEvaluator {
 
 fn is_signal_op(op: &dyn Op) -> bool {
     op.spec().outputs.iter().any(|o| o.ty == ValueType::Signal)
-}
-
-fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panic".into()
-    }
 }
 
 impl StreamingEvaluator {
