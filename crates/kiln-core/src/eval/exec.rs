@@ -2,6 +2,7 @@
 //! running one node under the request's error policy and cancellation mode, taint tracking
 //! (what depends on a failure), statistics, timings, progress and the failure report.
 
+use super::pull::is_pulled;
 use super::{
     CancelMode, ErrorPolicy, EvalError, Failure, NodeTiming, ProgressTracker, Request, Stats,
     execute_node, panic_message,
@@ -37,21 +38,21 @@ fn taint_with(a: &Taint, n: u32) -> Taint {
 
 /// Fill `scratch` with node `v`'s inputs read from `vals` (one slot per output, laid out by
 /// [`Plan::output_offset`]), returning the union of the sources' taints. A lazy input whose
-/// bit is not set in `pulled` reads as [`Value::Empty`]; `pulled = u64::MAX` reads them all.
+/// bit is not set in `pulled` (see [`super::pull::PullSets`]) reads as [`Value::Empty`].
 #[inline]
 pub(crate) fn gather(
     plan: &Plan,
     v: usize,
     vals: &[Value],
     taints: &[Taint],
-    pulled: u64,
+    pulled: &[u64],
     scratch: &mut Vec<Value>,
 ) -> Taint {
     scratch.clear();
     let mut taint: Taint = None;
     let lazy_ports = plan.is_lazy(v).then(|| &plan.op(v).spec().inputs);
     for (i, s) in plan.inputs(v).iter().enumerate() {
-        if lazy_ports.is_some_and(|p| p[i].lazy) && (i >= 64 || pulled & (1 << i) == 0) {
+        if lazy_ports.is_some_and(|p| p[i].lazy) && !is_pulled(pulled, i) {
             scratch.push(Value::Empty);
             continue;
         }

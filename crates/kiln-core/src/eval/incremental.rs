@@ -12,6 +12,7 @@ use super::eager::detached;
 use super::exec::{Runner, Taint, gather};
 use super::kernel::{Kernels, set_float};
 use super::lazy::resolve_roots;
+use super::pull::{digest, is_pulled};
 use super::schedule::{Edges, Executor, NONE, ScheduleCache, Strategy};
 use super::{CancelMode, EvalError, Evaluator, Outputs, Request, Stats};
 use crate::cache::Store;
@@ -82,7 +83,7 @@ struct NodeInfo {
     changed_at: u64,
     /// The request at which the node was last brought up to date.
     verified_at: u64,
-    /// The lazy inputs the node pulled when it last ran.
+    /// The lazy inputs the node pulled when it last ran (see [`digest`]).
     pulled: u64,
     /// Must run: its own params, context or volatility changed, or it never ran.
     dirty: bool,
@@ -147,7 +148,7 @@ impl State {
         &mut self,
         plan: &Plan,
         v: usize,
-        pulled: u64,
+        pulled: &[u64],
         runner: &mut Runner,
         scratch: &mut Vec<Value>,
     ) -> Result<(), EvalError> {
@@ -158,11 +159,11 @@ impl State {
         let must = me.dirty
             || !me.has_value
             || self.taints[v].is_some()
-            || (lazy.is_some() && me.pulled != pulled)
+            || (lazy.is_some() && me.pulled != digest(pulled))
             || plan.inputs(v).iter().enumerate().any(|(i, s)| match s {
                 Source::Wire { node, .. } => {
                     let used =
-                        lazy.is_none_or(|p| !p[i].lazy || (i < 64 && pulled & (1 << i) != 0));
+                        lazy.is_none_or(|p| !p[i].lazy || is_pulled(pulled, i));
                     used && self.info[*node as usize].changed_at > me.verified_at
                 }
                 _ => false,
@@ -227,7 +228,14 @@ impl State {
 
 impl State {
     /// Take `scratch_out` as node `v`'s new result: unchanged bits are an early cutoff.
-    fn settle(&mut self, plan: &Plan, v: usize, taint: Taint, pulled: u64, runner: &mut Runner) {
+    fn settle(
+        &mut self,
+        plan: &Plan,
+        v: usize,
+        taint: Taint,
+        pulled: &[u64],
+        runner: &mut Runner,
+    ) {
         let me = self.info[v];
         let n = plan.n_outputs(v);
         let off = plan.output_offset(v);
@@ -256,7 +264,7 @@ impl State {
             _ => {}
         }
         self.taints[v] = taint;
-        self.info[v].pulled = pulled;
+        self.info[v].pulled = digest(pulled);
         self.verified(v);
     }
 }
@@ -276,7 +284,7 @@ impl Strategy for State {
         &mut self,
         plan: &Plan,
         v: usize,
-        pulled: u64,
+        pulled: &[u64],
         runner: &mut Runner,
         scratch: &mut Vec<Value>,
     ) -> Result<(), EvalError> {

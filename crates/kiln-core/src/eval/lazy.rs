@@ -9,9 +9,10 @@
 //! Because keys are known before values, a memo hit on a node means nothing beneath it is
 //! visited. A failed or cancelled node's result is never stored.
 
-use super::exec::{Runner, Taint, gather, uncaught_error};
+use super::exec::{Runner, Taint, gather};
 use super::kernel::{Kernels, set_float};
-use super::{CancelMode, EvalError, Evaluator, Outputs, Request, Stats, next_lazy, run_detached};
+use super::pull::{LazyScratch, LazyStep, PullSets, lazy_step};
+use super::{CancelMode, EvalError, Evaluator, Outputs, Request, Stats, run_detached};
 use crate::cache::Store;
 use crate::context::EvalContext;
 use crate::graph::Graph;
@@ -26,7 +27,6 @@ use std::time::{Duration, Instant};
 struct Frame {
     node: u32,
     state: u8,
-    pulled: u64,
 }
 
 const FRESH: u8 = 0;
@@ -59,7 +59,9 @@ pub struct LazyEvaluator {
     key_stack: Vec<(u32, bool)>,
     scratch_in: Vec<Value>,
     scratch_out: Vec<Value>,
-    pulled: Vec<bool>,
+    /// What each lazy node pulled so far in this request.
+    pulls: PullSets,
+    lazy_scratch: LazyScratch,
     nonce: u64,
     total: Stats,
 }
@@ -86,7 +88,8 @@ impl LazyEvaluator {
             key_stack: vec![],
             scratch_in: vec![],
             scratch_out: vec![],
-            pulled: vec![],
+            pulls: PullSets::default(),
+            lazy_scratch: LazyScratch::default(),
             nonce: 0,
             total: Stats::default(),
         }
@@ -135,6 +138,7 @@ impl LazyEvaluator {
         self.vals = vec![Value::Empty; plan.total_outputs() + self.kernels.extra()];
         self.kernels.lower_all(&plan, &mut self.vals);
         self.taints = vec![None; n];
+        self.pulls = PullSets::new(&plan);
         self.generation = 0;
         self.plan = Some(plan);
     }
@@ -227,7 +231,6 @@ impl LazyEvaluator {
         self.stack.push(Frame {
             node: root as u32,
             state: FRESH,
-            pulled: 0,
         });
         while let Some(top) = self.stack.last().copied() {
             let v = top.node as usize;
@@ -258,79 +261,48 @@ impl LazyEvaluator {
                             self.stack.push(Frame {
                                 node: *node,
                                 state: FRESH,
-                                pulled: 0,
                             });
                         }
                     }
                 }
                 EAGER_READY => {
                     if plan.is_lazy(v) {
+                        self.pulls.clear(v);
                         if let Some(f) = self.stack.last_mut() {
                             f.state = PULLING;
                         }
                     } else {
-                        self.execute(plan, v, 0, sk, runner)?;
+                        self.execute(plan, v, sk, runner)?;
                         self.stack.pop();
                     }
                 }
                 _ => {
-                    gather(
+                    let step = lazy_step(
                         plan,
                         v,
                         &self.vals,
                         &self.taints,
-                        top.pulled,
-                        &mut self.scratch_in,
+                        &mut self.pulls,
+                        &mut self.lazy_scratch,
+                        runner,
                     );
-                    let n_in = plan.inputs(v).len();
-                    self.pulled.clear();
-                    self.pulled
-                        .extend((0..n_in).map(|i| top.pulled & (1 << i) != 0));
-                    let next = if uncaught_error(plan, v, &self.scratch_in) {
-                        Ok(None)
-                    } else {
-                        next_lazy(plan, v, &self.scratch_in, &self.pulled, runner.op_ctx())
-                    };
-                    let next = match next {
-                        Ok(n) => n,
-                        Err(EvalError::Cancelled) => {
-                            self.stack.clear();
-                            return Err(EvalError::Cancelled);
-                        }
+                    match step {
                         Err(e) => {
-                            runner.inject(e);
-                            None
+                            self.stack.clear();
+                            return Err(e);
                         }
-                    };
-                    match next {
-                        Some(i) => {
-                            if i >= 64
-                                || top.pulled & (1 << i) != 0
-                                || !plan.op(v).spec().inputs[i].lazy
-                            {
-                                self.stack.clear();
-                                return Err(EvalError::Node {
-                                    node: plan.id(v).clone(),
-                                    op: plan.op(v).spec().id.to_string(),
-                                    port: Some(format!("input #{i}")),
-                                    message: "the op asked to pull an input that is not an unpulled lazy input".into(),
-                                });
-                            }
-                            if let Some(f) = self.stack.last_mut() {
-                                f.pulled |= 1 << i;
-                            }
+                        Ok(LazyStep::Pull(i)) => {
                             if let Source::Wire { node, .. } = plan.inputs(v)[i]
                                 && self.val_gen[node as usize] != g
                             {
                                 self.stack.push(Frame {
                                     node,
                                     state: FRESH,
-                                    pulled: 0,
                                 });
                             }
                         }
-                        None => {
-                            self.execute(plan, v, top.pulled, sk, runner)?;
+                        Ok(LazyStep::Run) => {
+                            self.execute(plan, v, sk, runner)?;
                             self.stack.pop();
                         }
                     }
@@ -383,7 +355,6 @@ impl LazyEvaluator {
         &mut self,
         plan: &Plan,
         v: usize,
-        pulled: u64,
         sk: &[Key],
         runner: &mut Runner,
     ) -> Result<(), EvalError> {
@@ -419,7 +390,7 @@ impl LazyEvaluator {
             v,
             &self.vals,
             &self.taints,
-            pulled,
+            self.pulls.get(v),
             &mut self.scratch_in,
         );
         let n_out = plan.n_outputs(v);

@@ -7,6 +7,7 @@ mod exec;
 mod incremental;
 mod kernel;
 mod lazy;
+mod pull;
 mod schedule;
 mod streaming;
 

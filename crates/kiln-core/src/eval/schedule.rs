@@ -14,9 +14,10 @@
 //! a generation stamp and a plain execution for the compiled and eager evaluators, a stale
 //! bit and a cutoff check for the incremental one.
 
-use super::exec::{Runner, Taint, gather, uncaught_error};
+use super::exec::{Runner, Taint, gather};
 use super::kernel::{Kernels, set_float};
-use super::{EvalError, ParallelPolicy, execute_node, next_lazy};
+use super::pull::{LazyScratch, LazyStep, PullSets, lazy_step};
+use super::{EvalError, ParallelPolicy, execute_node};
 use crate::plan::{Plan, Source};
 use crate::value::{Value, ValueType};
 use std::time::{Duration, Instant};
@@ -67,6 +68,8 @@ pub(crate) struct Schedule {
     /// No lazy blocks, and every successor of a main-block node is in the main block: the
     /// downstream cone of any of its nodes lies after it in the main block.
     pub(crate) self_contained: bool,
+    /// What each lazy node pulled in the current run.
+    pub(crate) pulls: PullSets,
 }
 
 /// Nodes of the cone of `starts` (through `edges`), in topological order: an iterative
@@ -206,6 +209,7 @@ impl Schedule {
             });
         let simple = blocks.len() == 1 && blocks[0].iter().all(|&v| !plan.is_lazy(v as usize));
         Schedule {
+            pulls: PullSets::new(plan),
             simple,
             self_contained,
             roots: roots.to_vec(),
@@ -295,7 +299,7 @@ pub(crate) trait Strategy {
         &mut self,
         plan: &Plan,
         v: usize,
-        pulled: u64,
+        pulled: &[u64],
         runner: &mut Runner,
         scratch: &mut Vec<Value>,
     ) -> Result<(), EvalError>;
@@ -336,7 +340,8 @@ pub(crate) trait Strategy {
 struct Frame {
     block: u32,
     pos: u32,
-    pulled: u64,
+    /// The node at `pos` is in the middle of its lazy-input protocol.
+    pulling: bool,
 }
 
 /// Reusable buffers of the executor.
@@ -344,7 +349,7 @@ struct Frame {
 pub(crate) struct Executor {
     stack: Vec<Frame>,
     scratch: Vec<Value>,
-    pulled: Vec<bool>,
+    lazy: LazyScratch,
 }
 
 /// A parallel policy resolved for one run: its pool and its cost threshold.
@@ -378,7 +383,7 @@ impl Executor {
         self.stack.push(Frame {
             block: 0,
             pos: start as u32,
-            pulled: 0,
+            pulling: false,
         });
         let r = self.drive(plan, sched, state, runner, par, measure, visit);
         if r.is_err() {
@@ -413,7 +418,7 @@ impl Executor {
                 self.stack.pop();
                 continue;
             }
-            let main = f.block == 0 && f.pulled == 0;
+            let main = f.block == 0 && !f.pulling;
             if let Some(par) = par
                 && main
                 && measure
@@ -462,7 +467,7 @@ impl Executor {
                 // Lazy nodes of the level (left undone) run below.
             }
             let block = &sched.blocks[f.block as usize];
-            if f.pulled == 0 {
+            if !f.pulling {
                 // The straight-line part: run non-lazy nodes until a lazy one or the end — of
                 // the level while measuring, or up to the next parallel level.
                 let end = match (par.is_some() && f.block == 0, measure, last_level) {
@@ -500,7 +505,7 @@ impl Executor {
                             pos = p;
                             break;
                         }
-                        if let Err(e) = state.step(plan, v, 0, runner, &mut self.scratch) {
+                        if let Err(e) = state.step(plan, v, &[], runner, &mut self.scratch) {
                             self.stack[top].pos = p as u32;
                             return Err(e);
                         }
@@ -519,49 +524,26 @@ impl Executor {
                 continue;
             }
             if !plan.is_lazy(v) {
-                state.step(plan, v, 0, runner, &mut self.scratch)?;
+                state.step(plan, v, &[], runner, &mut self.scratch)?;
                 self.stack[top].pos += 1;
                 continue;
             }
             // The lazy protocol: ask which input to pull next, bring it up to date, repeat.
-            gather(
+            if !f.pulling {
+                sched.pulls.clear(v);
+                self.stack[top].pulling = true;
+            }
+            let step = lazy_step(
                 plan,
                 v,
                 state.vals(),
                 state.taints(),
-                f.pulled,
-                &mut self.scratch,
-            );
-            let n_in = plan.inputs(v).len();
-            self.pulled.clear();
-            self.pulled
-                .extend((0..n_in).map(|i| i < 64 && f.pulled & (1 << i) != 0));
-            let next = if uncaught_error(plan, v, &self.scratch) {
-                Ok(None)
-            } else {
-                next_lazy(plan, v, &self.scratch, &self.pulled, runner.op_ctx())
-            };
-            let next = match next {
-                Ok(n) => n,
-                Err(EvalError::Cancelled) => return Err(EvalError::Cancelled),
-                Err(e) => {
-                    runner.inject(e);
-                    None
-                }
-            };
-            match next {
-                Some(i) => {
-                    if i >= 64 || f.pulled & (1 << i) != 0 || !plan.op(v).spec().inputs[i].lazy {
-                        return Err(EvalError::Node {
-                            node: plan.id(v).clone(),
-                            op: plan.op(v).spec().id.to_string(),
-                            port: Some(format!("input #{i}")),
-                            message:
-                                "the op asked to pull an input that is not an unpulled lazy input"
-                                    .into(),
-                        });
-                    }
-                    self.stack[top].pulled |= 1 << i;
+                &mut sched.pulls,
+                &mut self.lazy,
+                runner,
+            )?;
+            match step {
+                LazyStep::Pull(i) => {
                     if let Source::Wire { node, .. } = plan.inputs(v)[i]
                         && !state.is_done(node as usize)
                     {
@@ -570,15 +552,15 @@ impl Executor {
                             self.stack.push(Frame {
                                 block: b,
                                 pos: 0,
-                                pulled: 0,
+                                pulling: false,
                             });
                         }
                     }
                 }
-                None => {
-                    state.step(plan, v, f.pulled, runner, &mut self.scratch)?;
+                LazyStep::Run => {
+                    state.step(plan, v, sched.pulls.get(v), runner, &mut self.scratch)?;
                     self.stack[top].pos += 1;
-                    self.stack[top].pulled = 0;
+                    self.stack[top].pulling = false;
                 }
             }
         }
@@ -679,7 +661,7 @@ impl Slots {
                 continue;
             }
             let mut inputs = vec![];
-            let taint = gather(plan, v, &self.vals, &self.taints, 0, &mut inputs);
+            let taint = gather(plan, v, &self.vals, &self.taints, &[], &mut inputs);
             let mut out = vec![Value::Empty; plan.n_outputs(v)];
             match runner.prepare(v, &inputs, &taint, &mut out)? {
                 super::exec::Prepared::Propagated(t) => {
@@ -787,13 +769,13 @@ impl Strategy for Slots {
         &mut self,
         plan: &Plan,
         v: usize,
-        pulled: u64,
+        pulled: &[u64],
         runner: &mut Runner,
         scratch: &mut Vec<Value>,
     ) -> Result<(), EvalError> {
         let off = plan.output_offset(v);
         let n = plan.n_outputs(v);
-        if self.untainted && pulled == 0 && runner.plain() {
+        if self.untainted && !plan.is_lazy(v) && runner.plain() {
             if let Some(k) = self.kernels.get(v)
                 && let Some(r) = k.eval(&self.vals)
             {
