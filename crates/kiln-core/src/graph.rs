@@ -52,6 +52,9 @@ pub struct PortRef {
     pub port: String,
 }
 
+/// The port a reference without one names: the default output of a node.
+pub const DEFAULT_PORT: &str = "out";
+
 impl PortRef {
     /// `node.port`.
     pub fn new(node: impl Into<NodeId>, port: &str) -> Self {
@@ -60,11 +63,12 @@ impl PortRef {
             port: port.to_string(),
         }
     }
-    /// Parse `"node.port"` (the last dot splits); a bare `"node"` means port `out`.
+    /// Parse `"node.port"` (the last dot splits); a bare `"node"` means port `out`, the
+    /// node's default output (see [`crate::op::OpSpec::output_index`]).
     pub fn parse(s: &str) -> PortRef {
         match s.rsplit_once('.') {
             Some((n, p)) if !n.is_empty() && !p.is_empty() => PortRef::new(n, p),
-            _ => PortRef::new(s, "out"),
+            _ => PortRef::new(s, DEFAULT_PORT),
         }
     }
 }
@@ -218,6 +222,20 @@ impl Graph {
         v.sort_unstable();
         v.dedup();
         Some(v)
+    }
+
+    /// Read an output reference the one way Kiln reads them: a node's whole id (a node id may
+    /// contain dots) means its default port, else `node.port` splits at the last dot (see
+    /// [`PortRef::parse`]). Returns the node's index and the port name; the op resolves the
+    /// name ([`crate::op::OpSpec::output_index`]).
+    pub fn output_ref<'a>(&self, name: &'a str) -> Option<(usize, &'a str)> {
+        if let Some(i) = self.index_of(name) {
+            return Some((i, DEFAULT_PORT));
+        }
+        match name.rsplit_once('.') {
+            Some((n, p)) if !n.is_empty() && !p.is_empty() => Some((self.index_of(n)?, p)),
+            _ => None,
+        }
     }
 
     /// Nodes in insertion order.

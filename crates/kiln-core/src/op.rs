@@ -293,9 +293,15 @@ impl OpSpec {
     pub fn input_index(&self, name: &str) -> Option<usize> {
         self.inputs.iter().position(|p| p.name == name)
     }
-    /// Index of an output by name.
+    /// Index of an output by name. `out` is also the name of the default output: the port
+    /// called `out`, or the first output when none is. A reference without a port
+    /// (`node`, see [`crate::graph::PortRef::parse`]) means `node.out`, so a wire, a request
+    /// and a graph output all read a bare node name the same way.
     pub fn output_index(&self, name: &str) -> Option<usize> {
-        self.outputs.iter().position(|p| p.name == name)
+        match self.outputs.iter().position(|p| p.name == name) {
+            None if name == crate::graph::DEFAULT_PORT && !self.outputs.is_empty() => Some(0),
+            found => found,
+        }
     }
     /// Index of a param by name.
     pub fn param_index(&self, name: &str) -> Option<usize> {

@@ -410,15 +410,12 @@ impl Plan {
         }
     }
 
-    /// Resolve an output name: `node` (its first output) or `node.port`.
+    /// Resolve an output reference: `node.port`, or `node` meaning its default output (see
+    /// [`crate::op::OpSpec::output_index`]). A node whose id contains a dot is found by its
+    /// whole id first.
     pub fn resolve_output(&self, name: &str, graph: &Graph) -> Option<(usize, usize)> {
-        if let Some(i) = graph.index_of(name) {
-            return (self.n_outputs(i) > 0).then_some((i, 0));
-        }
-        let (node, port) = name.rsplit_once('.')?;
-        let i = graph.index_of(node)?;
-        let p = self.ops[i].spec().output_index(port)?;
-        Some((i, p))
+        let (i, port) = graph.output_ref(name)?;
+        Some((i, self.ops[i].spec().output_index(port)?))
     }
 }
 

@@ -162,8 +162,7 @@ impl State {
             || (lazy.is_some() && me.pulled != digest(pulled))
             || plan.inputs(v).iter().enumerate().any(|(i, s)| match s {
                 Source::Wire { node, .. } => {
-                    let used =
-                        lazy.is_none_or(|p| !p[i].lazy || is_pulled(pulled, i));
+                    let used = lazy.is_none_or(|p| !p[i].lazy || is_pulled(pulled, i));
                     used && self.info[*node as usize].changed_at > me.verified_at
                 }
                 _ => false,
@@ -228,14 +227,7 @@ impl State {
 
 impl State {
     /// Take `scratch_out` as node `v`'s new result: unchanged bits are an early cutoff.
-    fn settle(
-        &mut self,
-        plan: &Plan,
-        v: usize,
-        taint: Taint,
-        pulled: &[u64],
-        runner: &mut Runner,
-    ) {
+    fn settle(&mut self, plan: &Plan, v: usize, taint: Taint, pulled: &[u64], runner: &mut Runner) {
         let me = self.info[v];
         let n = plan.n_outputs(v);
         let off = plan.output_offset(v);

@@ -295,10 +295,7 @@ impl LazyEvaluator {
                             if let Source::Wire { node, .. } = plan.inputs(v)[i]
                                 && self.val_gen[node as usize] != g
                             {
-                                self.stack.push(Frame {
-                                    node,
-                                    state: FRESH,
-                                });
+                                self.stack.push(Frame { node, state: FRESH });
                             }
                         }
                         Ok(LazyStep::Run) => {

@@ -256,13 +256,9 @@ impl StreamingEvaluator {
         // The requested outputs.
         let mut out_nodes = Vec::with_capacity(outputs.len());
         for &name in outputs {
-            let found = match graph.index_of(name) {
-                Some(v) => Some((v, 0)),
-                None => name.rsplit_once('.').and_then(|(node, port)| {
-                    let v = graph.index_of(node)?;
-                    Some((v, r.ops[v].spec().output_index(port)?))
-                }),
-            };
+            let found = graph
+                .output_ref(name)
+                .and_then(|(v, port)| Some((v, r.ops[v].spec().output_index(port)?)));
             let Some((mut v, port)) = found else {
                 return Err(StreamError::Output {
                     output: name.into(),
