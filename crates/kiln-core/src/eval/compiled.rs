@@ -1,20 +1,23 @@
 //! The compiled evaluator: the requested cone flattened once into a [`Schedule`] of node
 //! indices with pre-sized value slots, then run straight through on every request — no keys,
-//! no hashing and no maps while it runs.
+//! no hashing and no maps while it runs (unless a store is set: then the keyed schedule walk
+//! looks results up by key).
 //!
 //! The schedule is rebuilt only when the graph's structure changes. A value edit (a param or
 //! an inline constant) updates the plan in place through [`Plan::update_data`], and graph
 //! inputs arrive through the context, so neither recompiles anything. With background
 //! compilation on (the default), a structural edit starts the new plan and schedule on a
-//! worker thread and requests are served by a [`LazyEvaluator`] until it is ready: no request
-//! waits for a rebuild.
+//! worker thread and requests are served by the pull walk ([`PullEngine`]) on a plan of
+//! their own until it is ready: no request waits for a rebuild.
 
-use super::eager::{SlotEngine, SlotRun, detached};
-use super::lazy::resolve_roots;
+use super::host::{Host, PlanChange, resolve_roots};
+use super::keyed::KeyedEngine;
+use super::memo::Memo;
+use super::pull_walk::PullEngine;
 use super::schedule::{Edges, Schedule};
-use super::{
-    CancelMode, EvalError, Evaluator, LazyEvaluator, Outputs, ParallelPolicy, Request, Stats,
-};
+use super::slot_walk::{SlotEngine, SlotRun, run_preemptive};
+use super::{CancelMode, EvalError, Evaluator, Outputs, ParallelPolicy, Request, Stats};
+use crate::cache::Store;
 use crate::context::EvalContext;
 use crate::graph::{Graph, Revision};
 use crate::plan::Plan;
@@ -24,6 +27,7 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 
 type Built = Result<(Plan, Schedule), EvalError>;
 
+/// A background compilation.
 struct Pending {
     uid: u64,
     structure: u64,
@@ -35,34 +39,37 @@ struct Pending {
 pub enum Served {
     /// The compiled schedule.
     Compiled,
-    /// The lazy evaluator, while the schedule was being built in the background.
+    /// The pull walk, while the schedule was being built in the background.
     Lazy,
 }
 
 /// Runs a compiled flat schedule of the requested cone (see the module docs).
 pub struct CompiledEvaluator {
-    registry: Registry,
+    host: Host,
     background: bool,
-    plan: Option<Arc<Plan>>,
     engine: SlotEngine,
+    keyed: KeyedEngine,
+    memo: Memo,
     pending: Option<Pending>,
-    fallback: LazyEvaluator,
+    /// Serves requests while a schedule compiles, on a plan of its own.
+    fallback: PullEngine,
+    fallback_plan: Option<Arc<Plan>>,
     served: Served,
-    total: Stats,
 }
 
 impl CompiledEvaluator {
     /// A compiled evaluator over the ops of `registry`, compiling in the background.
     pub fn new(registry: Registry) -> Self {
         CompiledEvaluator {
-            fallback: LazyEvaluator::new(registry.clone()),
-            registry,
+            host: Host::new(registry),
             background: true,
-            plan: None,
             engine: SlotEngine::default(),
+            keyed: KeyedEngine::default(),
+            memo: Memo::default(),
             pending: None,
+            fallback: PullEngine::default(),
+            fallback_plan: None,
             served: Served::Compiled,
-            total: Stats::default(),
         }
     }
     /// Compile on a background thread (`true`, the default; requests are served lazily
@@ -73,12 +80,20 @@ impl CompiledEvaluator {
     }
     /// Set the parallel policy.
     pub fn with_parallel(mut self, policy: ParallelPolicy) -> Self {
-        self.engine.parallel = policy;
+        self.host.parallel = policy;
+        self
+    }
+    /// Look results up in `store` by key before running a node, and keep what runs there
+    /// (the schedule walk then computes keys, which a plain compiled run never does).
+    pub fn with_store(mut self, store: Arc<Store>) -> Self {
+        self.host.store = Some(store.clone());
+        self.memo.store = Some(store.clone());
+        self.fallback.memo.store = Some(store);
         self
     }
     /// Counters summed over every request so far.
     pub fn total_stats(&self) -> Stats {
-        self.total
+        self.host.total
     }
     /// Which strategy served the last request.
     pub fn last_served(&self) -> Served {
@@ -100,11 +115,13 @@ impl CompiledEvaluator {
 
     fn install(&mut self, plan: Plan, sched: Schedule) {
         self.engine.reset(&plan);
+        self.keyed.adopt(&plan);
         self.engine.schedules.insert(sched);
-        self.plan = Some(Arc::new(plan));
+        self.host.install(Arc::new(plan));
+        self.fallback_plan = None;
     }
 
-    /// Bring the plan up to `graph`: `Ok(true)` when a compiled plan is ready for it.
+    /// Bring the compiled plan up to date; `false` while a background build is pending.
     fn sync(&mut self, graph: &Graph, roots_of: &Request) -> Result<bool, EvalError> {
         let rev = graph.revision();
         // Pick up a finished background build.
@@ -126,31 +143,31 @@ impl CompiledEvaluator {
                 }
             }
         }
-        if let Some(plan) = &mut self.plan {
-            let pr = plan.revision();
-            if pr == rev {
-                return Ok(true);
+        let same_structure = self.host.plan().is_some_and(|p| {
+            let pr = p.revision();
+            pr.uid == rev.uid && pr.structure == rev.structure
+        });
+        if same_structure || !self.background {
+            let (plan, change) = self.host.sync(graph)?;
+            match change {
+                PlanChange::Same => {}
+                PlanChange::Data(edits) => {
+                    self.engine.slots.relower(&plan, &edits);
+                    self.keyed.relower(&plan, &edits);
+                }
+                PlanChange::Rebuilt => {
+                    let roots = resolve_roots(&plan, graph, roots_of)?;
+                    self.engine.reset(&plan);
+                    self.keyed.adopt(&plan);
+                    self.engine
+                        .schedules
+                        .insert(Schedule::build(&plan, &roots, Edges::Eager));
+                }
             }
-            if pr.uid == rev.uid
-                && pr.structure == rev.structure
-                && let Some(edits) = graph.data_edits_since(pr.data)
-                && let Some(p) = Arc::get_mut(plan)
-                && p.update_data(graph, &edits)
-            {
-                self.engine.slots.relower(p, &edits);
-                return Ok(true);
-            }
+            return Ok(true);
         }
-        // A rebuild is needed.
-        if self.background {
-            self.start_background(graph, rev, roots_of)?;
-            return Ok(false);
-        }
-        let plan = Plan::build(graph, &self.registry).map_err(EvalError::Invalid)?;
-        let roots = resolve_roots(&plan, graph, roots_of)?;
-        let sched = Schedule::build(&plan, &roots, Edges::Eager);
-        self.install(plan, sched);
-        Ok(true)
+        self.start_background(graph, rev, roots_of)?;
+        Ok(false)
     }
 
     fn start_background(
@@ -161,7 +178,7 @@ impl CompiledEvaluator {
     ) -> Result<(), EvalError> {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let copy = graph.clone();
-        let registry = self.registry.clone();
+        let registry = self.host.registry.clone();
         let request = request.clone();
         std::thread::Builder::new()
             .name("kiln-compile".into())
@@ -183,17 +200,42 @@ impl CompiledEvaluator {
         });
         Ok(())
     }
+
+    /// Serve a request with the pull walk while the schedule compiles.
+    fn serve_fallback(
+        &mut self,
+        graph: &Graph,
+        request: &Request,
+        ctx: &EvalContext,
+    ) -> Result<Outputs, EvalError> {
+        self.served = Served::Lazy;
+        let plan = match &self.fallback_plan {
+            Some(p) if p.revision() == graph.revision() => p.clone(),
+            _ => {
+                let p = Arc::new(self.host.build(graph)?);
+                self.fallback.adopt(&p);
+                self.fallback_plan = Some(p.clone());
+                p
+            }
+        };
+        let roots = resolve_roots(&plan, graph, request)?;
+        let names = &request.outputs;
+        let total = &mut self.host.total;
+        self.fallback
+            .run_roots(&plan, &roots, names, request, ctx, true, total)
+    }
 }
 
 impl Evaluator for CompiledEvaluator {
-    /// Its value slots, its plan and its lazy fallback's memo.
+    /// Its value slots, its plan, and the fallback's memo.
     fn memory_report(&self) -> crate::cache::MemoryReport {
-        let mut r = super::slots_report(
-            "compiled slots",
-            &self.engine.slots.vals,
-            self.plan.as_deref(),
+        let plan = self.host.plan().map(|p| &**p);
+        let mut r = super::slots_report("compiled slots", &self.engine.slots.vals, plan);
+        r.add(
+            "lazy memo",
+            self.fallback.memo.own.len(),
+            self.fallback.memo.own_bytes(),
         );
-        r.extend(self.fallback.memory_report());
         r
     }
 
@@ -203,25 +245,34 @@ impl Evaluator for CompiledEvaluator {
         request: &Request,
         ctx: &EvalContext,
     ) -> Result<Outputs, EvalError> {
-        let had = self.plan.as_ref().map(|p| p.revision());
+        let had = self.host.plan().map(|p| p.revision());
         if !self.sync(graph, request)? {
-            self.served = Served::Lazy;
-            let mut out = self.fallback.evaluate(graph, request, ctx)?;
-            out.stats.planned = true;
-            self.total.accumulate(&out.stats);
-            return Ok(out);
+            return self.serve_fallback(graph, request, ctx);
         }
         self.served = Served::Compiled;
-        let Some(plan) = self.plan.clone() else {
+        let Some(plan) = self.host.plan().cloned() else {
             return Err(EvalError::Worker("no compiled plan".into()));
         };
         let planned = had.is_none_or(|r| r.structure != plan.revision().structure);
         let roots = resolve_roots(&plan, graph, request)?;
-        if ctx.is_cancelled() {
-            return Err(EvalError::Cancelled);
-        }
+        super::host::check_start(ctx)?;
         if request.cancel == CancelMode::Preemptive {
-            return detached(&self.registry, plan, roots, request, ctx, planned);
+            let (h, c) = (&mut self.host, roots.clone());
+            return run_preemptive(
+                h,
+                plan,
+                c,
+                roots,
+                Edges::Eager,
+                request,
+                ctx,
+                planned,
+                false,
+            );
+        }
+        if self.host.store.is_some() {
+            let (h, m) = (&mut self.host, &mut self.memo);
+            return self.keyed.run(h, m, &plan, &roots, request, ctx, planned);
         }
         let run = SlotRun {
             plan: &plan,
@@ -231,6 +282,8 @@ impl Evaluator for CompiledEvaluator {
             planned,
             defer: false,
         };
-        self.engine.run(&run, request, ctx, &mut self.total)
+        let par = self.host.pools.resolve(&self.host.parallel)?;
+        self.engine
+            .run(&run, request, ctx, par.as_ref(), &mut self.host.total)
     }
 }

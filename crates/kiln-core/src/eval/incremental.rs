@@ -8,13 +8,14 @@
 //! before leaves its dependents clean (early cutoff). A request with nothing stale touches only
 //! the outputs it asks for.
 
-use super::eager::detached;
-use super::exec::{Runner, Taint, gather};
+use super::exec::{Prepared, Runner, Taint, gather};
+use super::executor::{Executor, Strategy};
+use super::host::{Host, resolve_roots};
 use super::kernel::{Kernels, set_float};
-use super::lazy::resolve_roots;
 use super::pull::{digest, is_pulled};
-use super::schedule::{Edges, Executor, NONE, ScheduleCache, Strategy};
-use super::{CancelMode, EvalError, Evaluator, Outputs, Request, Stats};
+use super::schedule::{Edges, NONE, ScheduleCache};
+use super::slot_walk::run_preemptive;
+use super::{CancelMode, EvalError, Evaluator, Outputs, ParallelPolicy, Request, Stats};
 use crate::cache::Store;
 use crate::context::EvalContext;
 use crate::graph::Graph;
@@ -25,7 +26,7 @@ use crate::registry::Registry;
 use crate::value::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The context fields that can change a node's result, compared between requests.
 #[derive(Clone, PartialEq)]
@@ -144,14 +145,10 @@ impl State {
     fn is_done_impl(&self, v: usize) -> bool {
         !self.fused && !self.stale.get(v)
     }
-    fn step_impl(
-        &mut self,
-        plan: &Plan,
-        v: usize,
-        pulled: &[u64],
-        runner: &mut Runner,
-        scratch: &mut Vec<Value>,
-    ) -> Result<(), EvalError> {
+    /// The look at stale node `v` before it may run: cleared when none of the inputs it uses
+    /// changed since it was verified, taken from the store when its key is there. Returns
+    /// whether it must run.
+    fn must_run(&mut self, plan: &Plan, v: usize, pulled: &[u64], runner: &mut Runner) -> bool {
         // A lazy node's inputs that matter are the ones it pulled (now brought up to date);
         // pulling a different set than last time is itself a change.
         let lazy = plan.is_lazy(v).then(|| &plan.op(v).spec().inputs);
@@ -181,15 +178,28 @@ impl State {
             self.unstale(v);
             self.info[v].verified_at = now;
             runner.stats.cache_hits += 1;
-            return Ok(());
+            return false;
         }
-        let cacheable = plan.class(v) != Class::Volatile;
-        if let (Some(store), Some(key), true) = (&self.store, key, cacheable)
+        if let (Some(store), Some(key), true) = (&self.store, key, plan.class(v) != Class::Volatile)
             && store.get_ports(key, plan.n_outputs(v), &mut self.scratch_out)
         {
             // Computed before, by this or another evaluator: take it as if it ran.
             runner.stats.cache_hits += 1;
             self.settle(plan, v, None, pulled, runner);
+            return false;
+        }
+        true
+    }
+
+    fn step_impl(
+        &mut self,
+        plan: &Plan,
+        v: usize,
+        pulled: &[u64],
+        runner: &mut Runner,
+        scratch: &mut Vec<Value>,
+    ) -> Result<(), EvalError> {
+        if !self.must_run(plan, v, pulled, runner) {
             return Ok(());
         }
         if let Some(k) = self.kernels.get(v)
@@ -212,16 +222,29 @@ impl State {
         self.scratch_out.resize(n, Value::Empty);
         let started = self.store.as_ref().map(|_| Instant::now());
         let taint = runner.run(v, scratch, taint, &mut self.scratch_out)?;
-        if let (Some(store), Some(key), Some(t0), true, None) =
-            (&self.store, key, started, cacheable, &taint)
-        {
-            let cost = t0.elapsed();
+        let cost = started.map_or(Duration::ZERO, |t0| t0.elapsed());
+        self.accept(plan, v, taint, pulled, cost, runner);
+        Ok(())
+    }
+
+    /// Take `scratch_out`, just computed for `v` in `cost`: into the store when it depends
+    /// on no failure, then into the slots.
+    fn accept(
+        &mut self,
+        plan: &Plan,
+        v: usize,
+        taint: Taint,
+        pulled: &[u64],
+        cost: Duration,
+        runner: &mut Runner,
+    ) {
+        if let (Some(store), true, None) = (&self.store, plan.class(v) != Class::Volatile, &taint) {
+            let key = self.keys[v];
             for (p, val) in self.scratch_out.iter().enumerate() {
                 store.insert(key.port(p), val.clone(), cost);
             }
         }
         self.settle(plan, v, taint, pulled, runner);
-        Ok(())
     }
 }
 
@@ -281,6 +304,38 @@ impl Strategy for State {
         scratch: &mut Vec<Value>,
     ) -> Result<(), EvalError> {
         self.step_impl(plan, v, pulled, runner, scratch)
+    }
+    fn par_begin(
+        &mut self,
+        plan: &Plan,
+        v: usize,
+        runner: &mut Runner,
+    ) -> Result<Option<(Vec<Value>, Taint)>, EvalError> {
+        if !self.must_run(plan, v, &[], runner) {
+            return Ok(None);
+        }
+        let mut inputs = vec![];
+        let taint = gather(plan, v, &self.vals, &self.taints, &[], &mut inputs);
+        self.scratch_out.clear();
+        self.scratch_out.resize(plan.n_outputs(v), Value::Empty);
+        match runner.prepare(v, &inputs, &taint, &mut self.scratch_out)? {
+            Prepared::Propagated(t) => {
+                self.settle(plan, v, t, &[], runner);
+                Ok(None)
+            }
+            Prepared::Run => Ok(Some((inputs, taint))),
+        }
+    }
+    fn par_finish(
+        &mut self,
+        plan: &Plan,
+        v: usize,
+        out: Vec<Value>,
+        taint: Taint,
+        runner: &mut Runner,
+    ) {
+        self.scratch_out = out;
+        self.accept(plan, v, taint, &[], Duration::ZERO, runner);
     }
 
     /// The straight-line loop over the visit list: stale scalar-kernel nodes run on raw
@@ -398,8 +453,7 @@ impl State {
 /// Keeps values between requests and recomputes only what an edit or a context change can
 /// have affected (see the module docs).
 pub struct IncrementalEvaluator {
-    registry: Registry,
-    plan: Option<Arc<Plan>>,
+    host: Host,
     state: State,
     /// Nodes whose ops read the context, and the hash of what each read last time.
     readers: Vec<u32>,
@@ -417,15 +471,13 @@ pub struct IncrementalEvaluator {
     /// Scratch for a request's visit list: stale positions of the main block, and the list.
     pos_bits: Bits,
     visit: Vec<u32>,
-    total: Stats,
 }
 
 impl IncrementalEvaluator {
     /// An incremental evaluator over the ops of `registry`.
     pub fn new(registry: Registry) -> Self {
         IncrementalEvaluator {
-            registry,
-            plan: None,
+            host: Host::new(registry),
             state: State::default(),
             readers: vec![],
             reader_hash: vec![],
@@ -438,16 +490,15 @@ impl IncrementalEvaluator {
             pending_roots: vec![],
             pos_bits: Bits::default(),
             visit: vec![],
-            total: Stats::default(),
         }
     }
     /// The registry this evaluator resolves ops in.
     pub fn registry(&self) -> &Registry {
-        &self.registry
+        &self.host.registry
     }
     /// Counters summed over every request so far.
     pub fn total_stats(&self) -> Stats {
-        self.total
+        self.host.total
     }
     /// Number of nodes known to wait to be brought up to date, plus the number of deferred
     /// invalidations (each stands for its downstream cone).
@@ -459,7 +510,15 @@ impl IncrementalEvaluator {
     /// run first looks for its content key there, and what runs is put there. The scalar
     /// fast paths are off, since every node's key is kept up to date.
     pub fn with_store(mut self, store: Arc<Store>) -> Self {
+        self.host.store = Some(store.clone());
         self.state.store = Some(store);
+        self
+    }
+
+    /// Run independent stale nodes at once under `policy` (levels of the schedule, as the
+    /// eager and compiled evaluators do). Same bits, same cutoffs as sequential.
+    pub fn with_parallel(mut self, policy: ParallelPolicy) -> Self {
+        self.host.parallel = policy;
         self
     }
 
@@ -477,7 +536,7 @@ impl IncrementalEvaluator {
 
     /// The current plan, if one was built.
     pub fn plan(&self) -> Option<&Arc<Plan>> {
-        self.plan.as_ref()
+        self.host.plan()
     }
 
     /// Build the plan of `graph` after a structural edit. Values survive where they still
@@ -486,16 +545,16 @@ impl IncrementalEvaluator {
     /// its old value only to compare with (an early cutoff when it computes the same bits).
     /// So only the changed nodes and what their new values reach are recomputed.
     fn rebuild(&mut self, graph: &Graph) -> Result<Arc<Plan>, EvalError> {
-        let plan = Arc::new(Plan::build(graph, &self.registry).map_err(EvalError::Invalid)?);
+        let plan = Arc::new(self.host.build(graph)?);
         let n = plan.len();
         // Deferred invalidations become stale marks first, so "not stale" below means "up to
         // date" for every old node.
-        if let Some(old) = self.plan.clone()
+        if let Some(old) = self.host.plan().cloned()
             && !self.pending.is_empty()
         {
             self.flush(&old);
         }
-        let old_plan = self.plan.take();
+        let old_plan = self.host.plan_mut().take();
         let old_state = std::mem::take(&mut self.state);
         let st = &mut self.state;
         st.store = old_state.store.clone();
@@ -600,7 +659,7 @@ impl IncrementalEvaluator {
         }
         self.schedules.clear();
         self.pending.clear();
-        self.plan = Some(plan.clone());
+        self.host.install(plan.clone());
         Ok(plan)
     }
 
@@ -717,7 +776,7 @@ impl IncrementalEvaluator {
     fn sync(&mut self, graph: &Graph, ctx: &EvalContext) -> Result<(Arc<Plan>, bool), EvalError> {
         let rev = graph.revision();
         let mut planned = false;
-        let plan = match &mut self.plan {
+        let plan = match self.host.plan_mut() {
             Some(p) if p.revision() == rev => p.clone(),
             Some(p) if p.revision().uid == rev.uid && p.revision().structure == rev.structure => {
                 let edits = graph.data_edits_since(p.revision().data);
@@ -768,7 +827,7 @@ impl Evaluator for IncrementalEvaluator {
         let mut r = crate::cache::MemoryReport::default();
         let (nodes, bytes) = self.held();
         r.add("incremental values", nodes, bytes);
-        if let Some(p) = &self.plan {
+        if let Some(p) = self.host.plan() {
             r.add("plan", p.len(), p.approx_bytes());
         }
         r
@@ -786,7 +845,18 @@ impl Evaluator for IncrementalEvaluator {
             return Err(EvalError::Cancelled);
         }
         if request.cancel == CancelMode::Preemptive {
-            return detached(&self.registry, plan, roots, request, ctx, planned);
+            let (h, c) = (&mut self.host, roots.clone());
+            return run_preemptive(
+                h,
+                plan,
+                c,
+                roots,
+                Edges::Eager,
+                request,
+                ctx,
+                planned,
+                false,
+            );
         }
         let fused = !self.pending.is_empty() && self.pending_roots == roots;
         if !self.pending.is_empty() && !fused {
@@ -844,13 +914,14 @@ impl Evaluator for IncrementalEvaluator {
             let visit = &mut self.visit;
             self.pos_bits.for_each_one(|p| visit.push(p as u32));
         }
+        let par = self.host.pools.resolve(&self.host.parallel)?;
         let r = self.exec.run(
             &plan,
             sched,
             start,
             &mut self.state,
             &mut runner,
-            None,
+            par.as_ref(),
             use_visit.then_some(self.visit.as_slice()),
         );
         self.state.fused = false;
@@ -876,7 +947,7 @@ impl Evaluator for IncrementalEvaluator {
             &roots,
             request,
             &self.state.taints,
-            &mut self.total,
+            &mut self.host.total,
         )
     }
 }
@@ -925,7 +996,7 @@ impl IncrementalEvaluator {
     /// visited it; kept only with a store ([`IncrementalEvaluator::with_store`]).
     pub fn output_key(&self, graph: &Graph, name: &str) -> Option<Key> {
         self.state.store.as_ref()?;
-        let plan = self.plan.as_ref()?;
+        let plan = self.host.plan()?;
         let (n, p) = plan.resolve_output(name, graph)?;
         let k = *self.state.keys.get(n)?;
         (k != Key::default() && self.state.info[n].has_value).then(|| k.port(p))

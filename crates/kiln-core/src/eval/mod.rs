@@ -4,11 +4,21 @@
 mod compiled;
 mod eager;
 mod exec;
+mod executor;
+mod host;
 mod incremental;
 mod kernel;
+mod keyed;
+mod keys;
 mod lazy;
+mod memo;
+mod parallel;
+mod preempt;
 mod pull;
+mod pull_walk;
 mod schedule;
+mod slot_walk;
+mod slots;
 mod streaming;
 
 pub use compiled::{CompiledEvaluator, Served};
@@ -280,35 +290,6 @@ pub enum EvalError {
     /// A worker thread could not be started or died without an answer.
     #[error("evaluation worker failed: {0}")]
     Worker(String),
-}
-
-/// Run `work` on a worker thread and wait for it, returning [`EvalError::Cancelled`] as soon
-/// as `cancel` fires (the worker is abandoned; whatever it produces is dropped).
-pub(crate) fn run_detached<T: Send + 'static>(
-    cancel: &crate::context::CancelToken,
-    work: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, EvalError> {
-    use std::sync::mpsc;
-    let (tx, rx) = mpsc::sync_channel(1);
-    std::thread::Builder::new()
-        .name("kiln-preemptive".into())
-        .spawn(move || {
-            let r = work();
-            let _ = tx.send(r);
-        })
-        .map_err(|e| EvalError::Worker(e.to_string()))?;
-    loop {
-        if cancel.is_cancelled() {
-            return Err(EvalError::Cancelled);
-        }
-        match rx.recv_timeout(Duration::from_millis(1)) {
-            Ok(r) => return Ok(r),
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err(EvalError::Worker("the worker thread died".into()));
-            }
-        }
-    }
 }
 
 /// A strategy for evaluating graphs.

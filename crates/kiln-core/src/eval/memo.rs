@@ -1,0 +1,85 @@
+//! Retention by content key: results kept under their keys, in the evaluator's own map or in
+//! a shared [`Store`]. The pull walk keeps everything it computes here; the schedule walk
+//! consults it when a store is set. A failed, tainted or volatile result is never kept (the
+//! walks decide; this only stores what it is given).
+
+use crate::cache::Store;
+use crate::key::{Key, KeyMap};
+use crate::value::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Where results are kept by key.
+#[derive(Default)]
+pub(crate) struct Memo {
+    /// The evaluator's own results (used when there is no store).
+    pub(crate) own: KeyMap<Value>,
+    /// A read-only map consulted after `own` (a preemptive worker reads its caller's).
+    pub(crate) base: Option<Arc<KeyMap<Value>>>,
+    /// The shared store: read and written instead of `own`.
+    pub(crate) store: Option<Arc<Store>>,
+    /// A store read but never written (a preemptive worker must not write the shared one).
+    pub(crate) read_store: Option<Arc<Store>>,
+    scratch: Vec<Value>,
+}
+
+impl Memo {
+    /// Fill `out` (one slot per output of a node) with the results kept under `key`, if all
+    /// of them are; returns whether they were.
+    #[inline]
+    pub(crate) fn fetch(&mut self, key: Key, out: &mut [Value]) -> bool {
+        let n = out.len();
+        if n == 1 {
+            if let Some(val) = self.own.get(&key) {
+                out[0] = val.clone();
+                return true;
+            }
+        } else if (0..n).all(|p| self.own.contains_key(&key.port(p))) {
+            for (p, o) in out.iter_mut().enumerate() {
+                if let Some(val) = self.own.get(&key.port(p)) {
+                    *o = val.clone();
+                }
+            }
+            return true;
+        }
+        if let Some(base) = &self.base
+            && (0..n).all(|p| base.contains_key(&key.port(p)))
+        {
+            for (p, o) in out.iter_mut().enumerate() {
+                if let Some(val) = base.get(&key.port(p)) {
+                    *o = val.clone();
+                }
+            }
+            return true;
+        }
+        if let Some(store) = self.store.as_ref().or(self.read_store.as_ref()) {
+            let found = store.get_ports(key, n, &mut self.scratch);
+            // Taken, or cleared so no stale value reaches a run's output slots.
+            for (o, val) in out.iter_mut().zip(self.scratch.drain(..)) {
+                if found {
+                    *o = val;
+                }
+            }
+            return found;
+        }
+        false
+    }
+
+    /// Keep `val` as output `port` of the node keyed `key`, computed in `cost`.
+    #[inline]
+    pub(crate) fn keep(&mut self, key: Key, port: usize, val: &Value, cost: Duration) {
+        match &self.store {
+            Some(store) => {
+                store.insert(key.port(port), val.clone(), cost);
+            }
+            None => {
+                self.own.insert(key.port(port), val.clone());
+            }
+        }
+    }
+
+    /// Bytes held in the evaluator's own map.
+    pub(crate) fn own_bytes(&self) -> usize {
+        self.own.values().map(Value::byte_size).sum()
+    }
+}
