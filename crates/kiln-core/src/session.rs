@@ -89,6 +89,8 @@ pub struct PresentReport {
     /// Cooked nodes whose result had the same bits as before, so their dependents were
     /// spared (early cutoff).
     pub cut_off: u64,
+    /// Cooked nodes that ran on a worker thread of the parallel policy.
+    pub parallel: u64,
     /// Wall time of the present, commit included.
     pub elapsed: Duration,
 }
@@ -168,10 +170,21 @@ impl Session {
 
     /// Share results through `store` (with other sessions and evaluators of the process).
     pub fn with_store(mut self, store: Arc<Store>) -> Session {
-        let registry = self.eval.registry().clone();
-        self.eval = IncrementalEvaluator::new(registry).with_store(store.clone());
+        self.eval = self.take_eval().with_store(store.clone());
         self.store = Some(store);
         self
+    }
+
+    /// Re-cook independent stale nodes at once under `policy` (see
+    /// [`IncrementalEvaluator::with_parallel`]).
+    pub fn with_parallel(mut self, policy: crate::eval::ParallelPolicy) -> Session {
+        self.eval = self.take_eval().with_parallel(policy);
+        self
+    }
+
+    fn take_eval(&mut self) -> IncrementalEvaluator {
+        let registry = self.eval.registry().clone();
+        std::mem::replace(&mut self.eval, IncrementalEvaluator::new(registry))
     }
 
     /// The graph.
@@ -289,6 +302,7 @@ impl Session {
             reused: s.cache_hits,
             cooked: s.executed,
             cut_off: s.cutoffs,
+            parallel: s.parallel,
             elapsed: t0.elapsed(),
         })
     }

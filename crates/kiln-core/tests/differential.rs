@@ -97,60 +97,52 @@ fn build(spec: &[Gen]) -> Graph {
     g
 }
 
-fn evaluators(reg: &Registry) -> Vec<(&'static str, Box<dyn Evaluator>)> {
-    let par = ParallelPolicy::Rayon {
-        threads: Some(2),
+/// Every evaluator × {no store, a store} × {sequential, rayon on 1, 2 and 4 threads}. The
+/// stores alternate between keep-all and a small LRU budget (which evicts under load).
+fn evaluators(reg: &Registry) -> Vec<(String, Box<dyn Evaluator>)> {
+    let policies = [
+        ("seq", ParallelPolicy::Sequential),
+        ("par1", rayon(1)),
+        ("par2", rayon(2)),
+        ("par4", rayon(4)),
+    ];
+    let mut out: Vec<(String, Box<dyn Evaluator>)> = vec![];
+    for (i, (pname, par)) in policies.iter().enumerate() {
+        for with_store in [false, true] {
+            let store = || {
+                if i % 2 == 0 {
+                    Store::new(KeepAll).shared()
+                } else {
+                    Store::new(Lru::new()).with_budget(2_000).shared()
+                }
+            };
+            let tag = |e: &str| format!("{e}-{pname}{}", if with_store { "+store" } else { "" });
+            let mut lazy = LazyEvaluator::new(reg.clone()).with_parallel(par.clone());
+            let mut eager = EagerEvaluator::new(reg.clone()).with_parallel(par.clone());
+            let mut compiled = CompiledEvaluator::new(reg.clone())
+                .with_background(false)
+                .with_parallel(par.clone());
+            let mut incremental = IncrementalEvaluator::new(reg.clone()).with_parallel(par.clone());
+            if with_store {
+                lazy = lazy.with_store(store());
+                eager = eager.with_store(store());
+                compiled = compiled.with_store(store());
+                incremental = incremental.with_store(store());
+            }
+            out.push((tag("lazy"), Box::new(lazy)));
+            out.push((tag("eager"), Box::new(eager)));
+            out.push((tag("compiled"), Box::new(compiled)));
+            out.push((tag("incremental"), Box::new(incremental)));
+        }
+    }
+    out
+}
+
+fn rayon(threads: usize) -> ParallelPolicy {
+    ParallelPolicy::Rayon {
+        threads: Some(threads),
         min_cost: Some(Duration::ZERO),
-    };
-    let par1 = ParallelPolicy::Rayon {
-        threads: Some(1),
-        min_cost: Some(Duration::ZERO),
-    };
-    vec![
-        ("lazy", Box::new(LazyEvaluator::new(reg.clone()))),
-        ("eager", Box::new(EagerEvaluator::new(reg.clone()))),
-        (
-            "eager-par2",
-            Box::new(EagerEvaluator::new(reg.clone()).with_parallel(par.clone())),
-        ),
-        (
-            "compiled",
-            Box::new(CompiledEvaluator::new(reg.clone()).with_background(false)),
-        ),
-        (
-            "compiled-par2",
-            Box::new(
-                CompiledEvaluator::new(reg.clone())
-                    .with_background(false)
-                    .with_parallel(par),
-            ),
-        ),
-        (
-            "compiled-par1",
-            Box::new(
-                CompiledEvaluator::new(reg.clone())
-                    .with_background(false)
-                    .with_parallel(par1),
-            ),
-        ),
-        (
-            "incremental",
-            Box::new(IncrementalEvaluator::new(reg.clone())),
-        ),
-        (
-            "incremental+store",
-            Box::new(
-                IncrementalEvaluator::new(reg.clone()).with_store(Store::new(KeepAll).shared()),
-            ),
-        ),
-        (
-            "lazy+store",
-            Box::new(
-                LazyEvaluator::new(reg.clone())
-                    .with_store(Store::new(Lru::new()).with_budget(2_000).shared()),
-            ),
-        ),
-    ]
+    }
 }
 
 /// A comparable summary of one evaluation.
@@ -176,7 +168,7 @@ fn same(a: &Summary, b: &Summary) -> bool {
 }
 
 fn run_all(
-    evs: &mut [(&'static str, Box<dyn Evaluator>)],
+    evs: &mut [(String, Box<dyn Evaluator>)],
     g: &Graph,
     req: &Request,
     ctx: &EvalContext,

@@ -195,3 +195,87 @@ fn a_bare_node_name_means_the_same_port_to_wires_and_requests_in_every_evaluator
         );
     }
 }
+
+/// `stubborn`: ignores cancellation and blocks until released (or 60 s pass), then says
+/// whether it finished.
+struct Stubborn(
+    OpSpec,
+    Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
+    Arc<AtomicUsize>,
+);
+impl Op for Stubborn {
+    fn spec(&self) -> &OpSpec {
+        &self.0
+    }
+    fn execute(&self, _call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
+        self.2.fetch_add(1, Ordering::SeqCst);
+        let (lock, cv) = &*self.1;
+        let mut released = lock.lock().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !*released && std::time::Instant::now() < deadline {
+            released = cv
+                .wait_timeout(released, std::time::Duration::from_millis(50))
+                .unwrap()
+                .0;
+        }
+        out[0] = Value::Float(1.0);
+        Ok(())
+    }
+}
+
+#[test]
+fn every_evaluator_cancels_preemptively_in_the_middle_of_a_node_that_ignores_it() {
+    use kiln_core::cache::{KeepAll, Store};
+    use kiln_core::eval::CancelMode;
+    let gate: Arc<(std::sync::Mutex<bool>, std::sync::Condvar)> = Arc::default();
+    let started = Arc::new(AtomicUsize::new(0));
+    let mut reg = registry(Arc::default());
+    reg.register(Stubborn(
+        OpSpec::new("stubborn", "blocks until released").output(OutputSpec::new(
+            "out",
+            ValueType::Float,
+            "1",
+        )),
+        gate.clone(),
+        started.clone(),
+    ))
+    .unwrap();
+    let mut g = Graph::new();
+    g.add_node("s", "stubborn").unwrap();
+    let store = Store::new(KeepAll).shared();
+    let mut evs = evaluators(&reg);
+    evs.push((
+        "compiled+store",
+        Box::new(
+            CompiledEvaluator::new(reg.clone())
+                .with_background(false)
+                .with_store(store.clone()),
+        ),
+    ));
+    for (name, mut ev) in evs {
+        let before = started.load(Ordering::SeqCst);
+        let ctx = EvalContext::new();
+        let token = ctx.cancel.clone();
+        let s = started.clone();
+        // Cancel once the op is running (it never checks the token).
+        let canceller = std::thread::spawn(move || {
+            while s.load(Ordering::SeqCst) == before {
+                std::thread::yield_now();
+            }
+            token.cancel();
+        });
+        let req = Request::new(["s"]).with_cancel(CancelMode::Preemptive);
+        let r = ev.evaluate(&g, &req, &ctx);
+        // The request came back while the op was still blocked: it was abandoned.
+        assert!(
+            !*gate.0.lock().unwrap(),
+            "{name}: the op was released early"
+        );
+        assert!(matches!(r, Err(EvalError::Cancelled)), "{name}: {r:?}");
+        canceller.join().unwrap();
+    }
+    *gate.0.lock().unwrap() = true;
+    gate.1.notify_all();
+    // Nothing the abandoned workers computed reached the store.
+    assert_eq!(store.len(), 0);
+}

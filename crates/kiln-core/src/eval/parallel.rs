@@ -128,39 +128,44 @@ pub(crate) fn run_level<S: Strategy>(
         }
     }
     let ctx = runner.op_ctx();
-    par.pool.install(|| {
-        jobs.par_iter_mut().for_each(|j| {
-            let mut inputs = std::mem::take(&mut j.inputs);
-            let mut out = std::mem::take(&mut j.out);
-            for (i, (&v, c)) in j.chain.iter().zip(&j.ctxs).enumerate() {
-                if i > 0 {
-                    // The next node of the chain reads the previous one's outputs.
-                    let prev = &j.steps[i - 1];
-                    if prev.result.is_err() || ctx.is_cancelled() {
-                        break;
-                    }
-                    inputs = plan
-                        .inputs(v)
-                        .iter()
-                        .map(|s| match s {
-                            Source::Wire { port, .. } => prev.out[*port as usize].clone(),
-                            Source::Const(c) => c.clone(),
-                            Source::Empty => Value::Empty,
-                        })
-                        .collect();
-                    out = vec![Value::Empty; plan.n_outputs(v)];
+    let run_task = |j: &mut Job| {
+        let mut inputs = std::mem::take(&mut j.inputs);
+        let mut out = std::mem::take(&mut j.out);
+        for (i, (&v, c)) in j.chain.iter().zip(&j.ctxs).enumerate() {
+            if i > 0 {
+                // The next node of the chain reads the previous one's outputs.
+                let prev = &j.steps[i - 1];
+                if prev.result.is_err() || ctx.is_cancelled() {
+                    break;
                 }
-                let t0 = Instant::now();
-                let result = execute_node(plan, v, &inputs, c.as_ref().unwrap_or(ctx), &mut out);
-                j.steps.push(Step {
-                    v,
-                    out: std::mem::take(&mut out),
-                    result,
-                    time: t0.elapsed(),
-                });
+                inputs = plan
+                    .inputs(v)
+                    .iter()
+                    .map(|s| match s {
+                        Source::Wire { port, .. } => prev.out[*port as usize].clone(),
+                        Source::Const(c) => c.clone(),
+                        Source::Empty => Value::Empty,
+                    })
+                    .collect();
+                out = vec![Value::Empty; plan.n_outputs(v)];
             }
-        })
-    });
+            let t0 = Instant::now();
+            let result = execute_node(plan, v, &inputs, c.as_ref().unwrap_or(ctx), &mut out);
+            j.steps.push(Step {
+                v,
+                out: std::mem::take(&mut out),
+                result,
+                time: t0.elapsed(),
+            });
+        }
+    };
+    // A lone task gains nothing from the pool: it runs here.
+    let pooled = jobs.len() >= 2;
+    if pooled {
+        par.pool.install(|| jobs.par_iter_mut().for_each(run_task));
+    } else {
+        jobs.iter_mut().for_each(run_task);
+    }
     // Record in level order, each task's chain after its first node: errors, stats and
     // progress come out as a sequential run's would. Chain nodes a task did not reach
     // (after a failure) are left for their own level.
@@ -168,7 +173,7 @@ pub(crate) fn run_level<S: Strategy>(
         for mut st in j.steps {
             runner.progress.start_node(plan, st.v);
             runner.record_time(st.v, st.time);
-            runner.stats.parallel += 1;
+            runner.stats.parallel += pooled as u64;
             let failed = st.result.is_err();
             let t = runner.complete(st.v, st.result, j.taint.clone(), &mut st.out)?;
             runner.progress.finish_node(plan, st.v);
