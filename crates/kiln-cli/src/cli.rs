@@ -5,6 +5,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use kiln_core::eval::{
     CompiledEvaluator, EagerEvaluator, ErrorPolicy, Failure, IncrementalEvaluator, ParallelPolicy,
 };
+use kiln_core::plan::{Class, Plan};
 use kiln_core::prelude::*;
 use kiln_core::recurrence::{LATCH_OP, Recurrent};
 use kiln_io::wav::{StagedFile, WavError, WavFormat, WavStream};

@@ -1,47 +1,11 @@
 //! Graphs as plain data: nodes (id, op id, params, inline constant inputs) and wires from an
 //! output port to an input port, with an editing API. No evaluation logic lives here.
 
+pub use crate::id::NodeId;
 use crate::value::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// A node id: the name the graph's author chose.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct NodeId(Arc<str>);
-
-impl NodeId {
-    /// The id as a string.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-impl fmt::Debug for NodeId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", &*self.0)
-    }
-}
-impl fmt::Display for NodeId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-impl From<&str> for NodeId {
-    fn from(s: &str) -> Self {
-        NodeId(Arc::from(s))
-    }
-}
-impl From<String> for NodeId {
-    fn from(s: String) -> Self {
-        NodeId(Arc::from(s))
-    }
-}
-impl std::borrow::Borrow<str> for NodeId {
-    fn borrow(&self) -> &str {
-        &self.0
-    }
-}
 
 /// A port of a node: `node.port`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -290,7 +254,7 @@ impl Graph {
             self.index.insert(n.id.clone(), j);
         }
         self.wires
-            .retain(|w| &*w.from.node.0 != id && &*w.to.node.0 != id);
+            .retain(|w| w.from.node.as_str() != id && w.to.node.as_str() != id);
         self.structure_rev += 1;
         Ok(node)
     }

@@ -34,8 +34,10 @@
 pub mod analysis;
 pub mod cache;
 pub mod context;
+pub mod error;
 pub mod eval;
 pub mod graph;
+pub mod id;
 pub mod key;
 pub mod op;
 pub mod plan;
@@ -46,7 +48,8 @@ pub mod signal;
 pub mod validate;
 pub mod value;
 
-/// The names most programs need.
+/// The vocabulary of people who build graphs, write ops and run evaluators. Internals that
+/// evaluators share (`Plan`, `Source`, `KeyHasher`, `Kernel`) are reached by their modules.
 pub mod prelude {
     pub use crate::context::{
         CancelToken, EvalContext, Progress, ProgressReport, ProgressSink, progress_channel,
@@ -57,11 +60,10 @@ pub mod prelude {
         StreamError, StreamingEvaluator,
     };
     pub use crate::graph::{Graph, GraphError, Node, NodeId, PortRef, Wire};
-    pub use crate::key::{Key, KeyHasher};
+    pub use crate::key::Key;
     pub use crate::op::{
-        InputSpec, Kernel, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads,
+        InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads,
     };
-    pub use crate::plan::{Class, Plan, Source};
     pub use crate::registry::{Registry, RegistryError};
     pub use crate::validate::{Diagnostic, DiagnosticKind, Diagnostics, validate};
     pub use crate::value::{Heavy, HeavyData, Value, ValueType};

@@ -228,7 +228,7 @@ pub enum Value {
     /// [`ErrorPolicy::Propagate`](crate::eval::ErrorPolicy::Propagate). An op never sees one
     /// unless its input is declared with [`InputSpec::catches_errors`](crate::op::InputSpec::catches_errors);
     /// otherwise the node passes the error on without executing.
-    Error(Arc<crate::eval::EvalError>),
+    Error(Arc<crate::error::EvalError>),
 }
 
 impl Value {
@@ -259,7 +259,7 @@ impl Value {
     }
 
     /// The error this value carries, if it is [`Value::Error`].
-    pub fn as_error(&self) -> Option<&crate::eval::EvalError> {
+    pub fn as_error(&self) -> Option<&crate::error::EvalError> {
         match self {
             Value::Error(e) => Some(e),
             _ => None,

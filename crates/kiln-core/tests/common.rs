@@ -1,6 +1,7 @@
 //! Test ops with execution counters, shared by the core integration tests.
 #![allow(dead_code)]
 
+use kiln_core::op::Kernel;
 use kiln_core::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -5,6 +5,7 @@
 //! fast path bit-identical to running the ops.
 
 use kiln_core::eval::CompiledEvaluator;
+use kiln_core::op::Kernel;
 use kiln_core::prelude::*;
 use proptest::prelude::*;
 use std::sync::Arc;

@@ -31,7 +31,6 @@ use crate::context::{EvalContext, Progress};
 use crate::graph::{Graph, NodeId};
 use crate::op::{OpCall, OpError};
 use crate::plan::Plan;
-use crate::validate::Diagnostics;
 use crate::value::Value;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -247,50 +246,7 @@ impl Outputs {
     }
 }
 
-/// An evaluation failed.
-#[derive(Debug, thiserror::Error, Clone, PartialEq)]
-pub enum EvalError {
-    /// The graph did not validate.
-    #[error("{0}")]
-    Invalid(Diagnostics),
-    /// A requested output does not exist.
-    #[error("no output named `{name}` (use `node` or `node.port`)")]
-    UnknownOutput {
-        /// The name requested.
-        name: String,
-    },
-    /// A node's op returned an error.
-    #[error("node `{node}` ({op}){}: {message}", port.as_ref().map(|p| format!(", {p}")).unwrap_or_default())]
-    Node {
-        /// Node id.
-        node: NodeId,
-        /// Op id.
-        op: String,
-        /// The port involved, e.g. `input "b"`.
-        port: Option<String>,
-        /// What went wrong.
-        message: String,
-    },
-    /// A node's op panicked; the panic was caught.
-    #[error("node `{node}` ({op}) panicked: {message}")]
-    Panic {
-        /// Node id.
-        node: NodeId,
-        /// Op id.
-        op: String,
-        /// The panic message.
-        message: String,
-    },
-    /// The request was cancelled.
-    #[error("evaluation cancelled")]
-    Cancelled,
-    /// A recurrent run was asked for something it cannot do (see [`crate::recurrence`]).
-    #[error("recurrence: {0}")]
-    Recurrence(String),
-    /// A worker thread could not be started or died without an answer.
-    #[error("evaluation worker failed: {0}")]
-    Worker(String),
-}
+pub use crate::error::EvalError;
 
 /// A strategy for evaluating graphs.
 pub trait Evaluator {
