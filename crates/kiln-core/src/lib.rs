@@ -46,6 +46,12 @@ pub mod signal;
 pub mod validate;
 pub mod value;
 
+/// The guide `docs/writing-ops.md`, included here so that `cargo test` compiles and runs its
+/// examples as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/writing-ops.md")]
+pub struct WritingOpsGuide;
+
 /// The names most programs need.
 pub mod prelude {
     pub use crate::context::{
@@ -59,7 +65,7 @@ pub mod prelude {
     pub use crate::graph::{Graph, GraphError, Node, NodeId, PortRef, Wire};
     pub use crate::key::{Key, KeyHasher};
     pub use crate::op::{
-        InputSpec, Kernel, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads,
+        FnOp, InputSpec, Kernel, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads,
     };
     pub use crate::plan::{Class, Plan, Source};
     pub use crate::registry::{Registry, RegistryError};
