@@ -31,10 +31,12 @@ fn readme_evaluator_family_snippet_works() -> Result<(), Box<dyn std::error::Err
     let registry = kiln_std::registry();
     let mut graph = kiln_io::read_graph("examples/arithmetic.json".as_ref(), &registry)?.graph;
     let mut live = IncrementalEvaluator::new(registry.clone());
-    let mut fast = CompiledEvaluator::new(registry).with_parallel(ParallelPolicy::Rayon {
-        threads: Some(2),
-        min_cost: None,
-    });
+    let mut fast = CompiledEvaluator::new(registry)
+        .with_background(false)
+        .with_parallel(ParallelPolicy::Rayon {
+            threads: Some(2),
+            min_cost: None,
+        });
     let ctx = EvalContext::new().with_input("x", 6.0);
     let request = Request::new(["picked"]).with_errors(ErrorPolicy::Propagate);
     live.evaluate(&graph, &request, &ctx)?;
@@ -46,6 +48,9 @@ fn readme_evaluator_family_snippet_works() -> Result<(), Box<dyn std::error::Err
     );
     let c = fast.evaluate(&graph, &request, &ctx)?;
     assert!(b.values[0].1.same_bits(&c.values[0].1));
+    // The compiled evaluator's answer came from its schedule, not from the lazy fallback.
+    assert_eq!(fast.last_served(), kiln_core::eval::Served::Compiled);
+    assert!(c.stats.planned && c.stats.executed > 0, "{:?}", c.stats);
     // What the snippet's comments claim: only the edited branch and what follows re-ran.
     // len = |(6, 4)| = 7.21 > 4.5, so the switch takes `halved`: 7.21 * 0.25.
     assert_eq!(b.values[0].1.as_f64(), Some(52f64.sqrt() * 0.25));

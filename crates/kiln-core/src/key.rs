@@ -8,6 +8,17 @@ use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use xxhash_rust::xxh3::Xxh3;
 
+/// The version of key derivation: the byte encoding of values and node definitions, the way
+/// wired inputs' keys and context fields enter a node's key, and the hash. Every key this
+/// build computes is a key of this version.
+///
+/// Keys outlive a process: a persistent cache files its entries under them (the
+/// `kiln-io` cache directory keeps them in a folder named after this version). A change to
+/// how any key is derived must therefore be a conscious bump of this number, together with
+/// that folder, or every existing cache directory is silently orphaned. The test
+/// `crates/kiln-core/tests/keys.rs` pins literal keys of this version.
+pub const KEY_FORMAT_VERSION: u32 = 1;
+
 /// A 128-bit content key.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Key(pub u128);

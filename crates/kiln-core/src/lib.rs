@@ -48,6 +48,12 @@ pub mod signal;
 pub mod validate;
 pub mod value;
 
+/// The guide `docs/writing-ops.md`, included here so that `cargo test` compiles and runs its
+/// examples as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/writing-ops.md")]
+pub struct WritingOpsGuide;
+
 /// The vocabulary of people who build graphs, write ops and run evaluators. Internals that
 /// evaluators share (`Plan`, `Source`, `KeyHasher`, `Kernel`) are reached by their modules.
 pub mod prelude {
@@ -62,7 +68,7 @@ pub mod prelude {
     pub use crate::graph::{Graph, GraphError, Node, NodeId, PortRef, Wire};
     pub use crate::key::Key;
     pub use crate::op::{
-        InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads,
+        FnOp, InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads,
     };
     pub use crate::registry::{Registry, RegistryError};
     pub use crate::validate::{Diagnostic, DiagnosticKind, Diagnostics, validate};

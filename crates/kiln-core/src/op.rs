@@ -6,6 +6,9 @@ use crate::key::KeyHasher;
 use crate::value::{Value, ValueType};
 use std::borrow::Cow;
 
+pub mod fn_op;
+pub use fn_op::FnOp;
+
 /// How a node's result may change between evaluations with the same inputs and params.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Purity {

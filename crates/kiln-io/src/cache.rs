@@ -87,8 +87,17 @@ pub const MAGIC: [u8; 8] = *b"KILNCV01";
 /// The size of an entry file's header (magic, length, checksum, key).
 pub const HEADER_LEN: usize = 48;
 
-/// The folder under the cache directory that holds entries of this format version.
+/// The folder under the cache directory that holds entries of this format version: this
+/// entry format ([`MAGIC`]) and keys of
+/// [`KEY_FORMAT_VERSION`](kiln_core::key::KEY_FORMAT_VERSION). A new key format gets a new
+/// folder, so entries filed under keys of another derivation are never looked up.
 pub const VERSION_DIR: &str = "v1";
+
+// A change of key derivation must name a new folder: this stops the build until it does.
+const _: () = assert!(
+    kiln_core::key::KEY_FORMAT_VERSION == 1,
+    "the key format changed: name a new VERSION_DIR and update this check"
+);
 
 /// The deepest nesting of lists the codec writes or reads (a list of lists is depth 2).
 pub const MAX_DEPTH: usize = 64;
