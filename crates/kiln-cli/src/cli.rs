@@ -351,7 +351,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
             return Ok(ExitCode::from(if e.use_stderr() { 2 } else { 0 }));
         }
     };
-    let reg = kiln_std::registry();
+    let reg = crate::library::registry().map_err(|e| e.to_string())?;
     match cli.cmd {
         Cmd::Run { graph, args } => {
             let file = load(&graph, &reg)?;

@@ -72,10 +72,11 @@
 //! inside a list, have no binary form. The payload must be consumed exactly: trailing bytes
 //! are an error.
 
+use kiln_audio::AudioBuffer;
 use kiln_core::cache::Backing;
 use kiln_core::key::Key;
 use kiln_core::value::{Heavy, Value};
-use kiln_std::buffers::{AudioBuffer, Mesh};
+use kiln_std::buffers::Mesh;
 use kiln_std::image::Image;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,13 +1,14 @@
 //! The persistent result cache: the value codec (bit-exact round trips, hostile input), entry
 //! files (damage detected, removed and repaired), concurrent writers, and the store on top.
 
+use kiln_audio::AudioBuffer;
 use kiln_core::cache::{Backing, KeepAll, Store};
 use kiln_core::key::{Key, KeyHasher};
 use kiln_core::value::{Heavy, HeavyData, Value};
 use kiln_io::cache::{
     CacheError, DiskCache, DiskStats, HEADER_LEN, MAGIC, decode_value, encode_value,
 };
-use kiln_std::buffers::{AudioBuffer, Mesh};
+use kiln_std::buffers::Mesh;
 use kiln_std::image::Image;
 use proptest::prelude::*;
 use proptest::test_runner::Config;

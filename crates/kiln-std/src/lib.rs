@@ -2,14 +2,13 @@
 //!
 //! Kiln's standard node library, built on `kiln-core`: constants, arithmetic and math on
 //! floats, ints and vectors, comparisons and logic, a lazy `switch`, clock inputs, named graph
-//! inputs and outputs, the image nodes (coherent noise, colour ramps, per-pixel maths), nodes
-//! that catch, test and raise failures (`error.*`), and the audio-rate signal nodes run by the
-//! streaming evaluator (oscillators, gain and mix, filters, delay, envelope; see [`audio`]).
+//! inputs and outputs, the latch of recurrent graphs, the image nodes (coherent noise, colour
+//! ramps, per-pixel maths), nodes that catch, test and raise failures (`error.*`), and the mesh
+//! heavy type.
 //!
 //! [`registry`] returns a registry holding every op of this crate.
 #![deny(missing_docs)]
 
-pub mod audio;
 pub mod buffers;
 pub mod errors;
 pub mod graph_io;
@@ -33,8 +32,6 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     ramp::register(reg)?;
     image_ops::register(reg)?;
     errors::register(reg)?;
-    audio::register(reg)?;
-    reg.register(kiln_core::signal::ResampleOp::default())?;
     Ok(())
 }
 
