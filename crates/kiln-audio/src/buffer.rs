@@ -1,7 +1,8 @@
 //! The audio buffer heavy type: interleaved samples at a sample rate.
 
+use kiln_core::codec::{ByteReader, CodecError, HeavyCodec, write_f32s, write_len};
 use kiln_core::key::KeyHasher;
-use kiln_core::value::{HeavyData, Value, ValueType};
+use kiln_core::value::{Heavy, HeavyData, Value, ValueType};
 use std::any::Any;
 
 /// The registered type name of audio buffers.
@@ -45,6 +46,42 @@ impl HeavyData for AudioBuffer {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+/// The binary form of audio buffers (tag 33): u32 sample rate, u16 channel count, u64 sample
+/// count, then the samples as f32 bits.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AudioCodec;
+
+impl HeavyCodec for AudioCodec {
+    fn type_name(&self) -> &'static str {
+        AUDIO
+    }
+    fn tag(&self) -> u8 {
+        33
+    }
+    fn encode(&self, value: &Heavy, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        let a = value
+            .downcast::<AudioBuffer>()
+            .ok_or_else(|| CodecError::wrong_type(self, value))?;
+        out.extend_from_slice(&a.sample_rate.to_le_bytes());
+        out.extend_from_slice(&a.channels.to_le_bytes());
+        write_len(out, a.samples.len());
+        write_f32s(out, &a.samples);
+        Ok(())
+    }
+    fn decode(&self, input: &mut ByteReader<'_>) -> Result<Value, CodecError> {
+        let sample_rate = input.u32("a sample rate")?;
+        let channels = input.u16("a channel count")?;
+        let n = input.count(4, "samples")?;
+        let samples = input.f32_vec(n, "samples")?;
+        Ok(AudioBuffer {
+            sample_rate,
+            channels,
+            samples,
+        }
+        .into_value())
     }
 }
 

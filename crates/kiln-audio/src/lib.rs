@@ -58,7 +58,7 @@ mod signal_op;
 #[cfg(test)]
 mod testkit;
 
-pub use buffer::{AUDIO, AUDIO_TYPE, AudioBuffer};
+pub use buffer::{AUDIO, AUDIO_TYPE, AudioBuffer, AudioCodec};
 pub use delay::{DelayLine, MAX_DELAY_SECONDS};
 pub use env::{Adsr, AdsrParams};
 pub use filters::{Biquad, BiquadMode, OnePole, OnePoleMode};
@@ -88,7 +88,7 @@ pub(crate) fn flush_subnormal(x: f64) -> f64 {
 }
 
 /// Register every audio op into `reg`, with the core's `resample` op (the clock-domain
-/// boundary of signal graphs).
+/// boundary of signal graphs) and the codec of audio buffers ([`AudioCodec`]).
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     osc::register(reg)?;
     mix::register(reg)?;
@@ -97,10 +97,11 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     env::register(reg)?;
     sequence::register(reg)?;
     reg.register(kiln_core::signal::ResampleOp::default())?;
+    reg.register_codec(AudioCodec)?;
     Ok(())
 }
 
-/// The standard library ([`kiln_std::registry`]) with every audio op.
+/// The standard library ([`kiln_std::registry`]) with every audio op and codec.
 pub fn registry() -> Registry {
     let mut reg = kiln_std::registry();
     // The audio ids are distinct from the standard ones by construction (a unit test checks

@@ -663,10 +663,11 @@ impl CacheRun {
     /// Open (creating it if needed) the cache directory `dir`, under an in-memory store
     /// that keeps every result (`bounded`: at most 256 MiB in memory, for long renders;
     /// everything still goes to the directory).
-    fn open(dir: &Path, bounded: bool) -> Result<CacheRun, CliError> {
+    fn open(dir: &Path, bounded: bool, reg: &Registry) -> Result<CacheRun, CliError> {
         use kiln_core::cache::{KeepAll, Lru, Store};
-        let disk =
-            Arc::new(kiln_io::DiskCache::open(dir).map_err(|e| CliError(format!("--cache: {e}")))?);
+        let disk = Arc::new(
+            kiln_io::DiskCache::open(dir, reg).map_err(|e| CliError(format!("--cache: {e}")))?,
+        );
         let store = if bounded {
             Store::new(Lru::new()).with_budget(256 << 20)
         } else {
@@ -737,7 +738,7 @@ fn run(
         request = request.with_timings();
     }
     let cache = match &args.cache {
-        Some(dir) => Some(CacheRun::open(dir, false)?),
+        Some(dir) => Some(CacheRun::open(dir, false, reg)?),
         None => None,
     };
     let mut eval = match &cache {
@@ -913,7 +914,7 @@ fn render(g: &Graph, reg: &Registry, args: &RenderArgs, ticks: u64) -> Result<Ex
     }
     let request = Request::new(outputs.iter().cloned());
     let cache = match &args.cache {
-        Some(dir) => Some(CacheRun::open(dir, true)?),
+        Some(dir) => Some(CacheRun::open(dir, true, reg)?),
         None => None,
     };
     let eval = match &cache {

@@ -6,7 +6,8 @@
 //! ramps, per-pixel maths), nodes that catch, test and raise failures (`error.*`), and the mesh
 //! heavy type.
 //!
-//! [`registry`] returns a registry holding every op of this crate.
+//! [`registry`] returns a registry holding every op of this crate, and the binary codecs of its
+//! heavy types ([`image::ImageCodec`], [`buffers::MeshCodec`]).
 #![deny(missing_docs)]
 
 pub mod buffers;
@@ -22,7 +23,7 @@ pub(crate) mod util;
 
 use kiln_core::registry::{Registry, RegistryError};
 
-/// Register every standard op into `reg`.
+/// Register every standard op, and the codecs of images and meshes, into `reg`.
 pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     kiln_core::recurrence::register(reg)?;
     graph_io::register(reg)?;
@@ -32,10 +33,12 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     ramp::register(reg)?;
     image_ops::register(reg)?;
     errors::register(reg)?;
+    reg.register_codec(image::ImageCodec)?;
+    reg.register_codec(buffers::MeshCodec)?;
     Ok(())
 }
 
-/// A registry with every standard op.
+/// A registry with every standard op and codec.
 pub fn registry() -> Registry {
     let mut reg = Registry::new();
     // The standard ids are distinct by construction (a unit test checks it).
