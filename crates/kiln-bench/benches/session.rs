@@ -433,12 +433,10 @@ struct Persisted {
 
 /// A lazy evaluator over a fresh `KeepAll` store backed by a fresh `DiskCache` on `dir`.
 fn cached_evaluator(dir: &std::path::Path) -> (LazyEvaluator, Arc<DiskCache>) {
-    let disk = Arc::new(DiskCache::open(dir).expect("cache directory"));
+    let registry = kiln_std::registry();
+    let disk = Arc::new(DiskCache::open(dir, &registry).expect("cache directory"));
     let store = Arc::new(Store::new(KeepAll).with_backing(disk.clone()));
-    (
-        LazyEvaluator::new(kiln_std::registry()).with_store(store),
-        disk,
-    )
+    (LazyEvaluator::new(registry).with_store(store), disk)
 }
 
 fn persistent(w: &ChainsWorkload, want: &Value) -> Persisted {

@@ -5,8 +5,8 @@
 //! feedback comb `y[n] = x[n] + 0.6·y[n − 600]` (12.5 ms at 48 kHz), at [`SAMPLE_RATE`].
 //!
 //! * [`Limit`]: the hand-written block loop: plain arrays, 16 `u32` phase accumulators
-//!   started and advanced by Kiln's own rule (`kiln_std::audio::phase_start`,
-//!   `phase_increment`), Kiln's own polynomial sine (`kiln_std::audio::sine`, inlined into the
+//!   started and advanced by Kiln's own rule (`kiln_audio::phase_start`,
+//!   `phase_increment`), Kiln's own polynomial sine (`kiln_audio::sine`, inlined into the
 //!   loop), and the same biquad and comb arithmetic as Kiln's nodes, in the same operand
 //!   order, so its samples equal Kiln's bit for bit. (Kiln's biquad and delay also flush
 //!   subnormal state to zero on every sample; the limit does not: no subnormal arises in this
@@ -15,17 +15,17 @@
 //!   `process` (≤ 64 samples) or its per-sample `tick`. fundsp passes `f32` samples between
 //!   nodes (its oscillators compute `f32` sines; the biquad keeps `f64` state), so its output
 //!   is close to, not equal to, the others'.
-//! * [`kiln_graph`]: the network as a Kiln graph of `kiln_std::audio` nodes, run by
+//! * [`kiln_graph`]: the network as a Kiln graph of `kiln_audio` nodes, run by
 //!   `StreamingEvaluator`.
 
 use fundsp::prelude64::{
     An, AudioNode, Biquad, BiquadCoefs, BufferArray, BufferRef, Frame, U0, U1, U16, delay,
     feedback2, pass, sine_hz, sumi,
 };
+use kiln_audio::{phase_increment, phase_start, sine};
 use kiln_core::eval::{StreamConfig, StreamError, StreamingEvaluator};
 use kiln_core::graph::Graph;
 use kiln_core::value::Value;
-use kiln_std::audio::{phase_increment, phase_start, sine};
 
 /// Samples per second.
 pub const SAMPLE_RATE: u32 = 48_000;
@@ -255,7 +255,7 @@ impl<X: AudioNode<Inputs = U0, Outputs = U1>> FundspPeer<X> {
     }
 }
 
-/// The network as a Kiln graph of `kiln_std::audio` nodes; its output is [`KILN_OUTPUT`].
+/// The network as a Kiln graph of `kiln_audio` nodes; its output is [`KILN_OUTPUT`].
 ///
 /// ```text
 /// osc0..osc15 (osc.sine: freq = f_k, amp = 1/16)
@@ -308,10 +308,10 @@ pub fn kiln_graph() -> Graph {
 }
 
 /// A `StreamingEvaluator` of [`kiln_graph`]'s output at [`SAMPLE_RATE`], `block` samples per
-/// block, over `kiln_std::registry()`.
+/// block, over `kiln_audio::registry()`.
 pub fn kiln_stream(block: usize) -> Result<StreamingEvaluator, StreamError> {
     StreamingEvaluator::new(
-        kiln_std::registry(),
+        kiln_audio::registry(),
         &kiln_graph(),
         &[KILN_OUTPUT],
         StreamConfig {

@@ -352,7 +352,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
             return Ok(ExitCode::from(if e.use_stderr() { 2 } else { 0 }));
         }
     };
-    let reg = kiln_std::registry();
+    let reg = crate::library::registry().map_err(|e| e.to_string())?;
     match cli.cmd {
         Cmd::Run { graph, args } => {
             let file = load(&graph, &reg)?;
@@ -664,10 +664,11 @@ impl CacheRun {
     /// Open (creating it if needed) the cache directory `dir`, under an in-memory store
     /// that keeps every result (`bounded`: at most 256 MiB in memory, for long renders;
     /// everything still goes to the directory).
-    fn open(dir: &Path, bounded: bool) -> Result<CacheRun, CliError> {
+    fn open(dir: &Path, bounded: bool, reg: &Registry) -> Result<CacheRun, CliError> {
         use kiln_core::cache::{KeepAll, Lru, Store};
-        let disk =
-            Arc::new(kiln_io::DiskCache::open(dir).map_err(|e| CliError(format!("--cache: {e}")))?);
+        let disk = Arc::new(
+            kiln_io::DiskCache::open(dir, reg).map_err(|e| CliError(format!("--cache: {e}")))?,
+        );
         let store = if bounded {
             Store::new(Lru::new()).with_budget(256 << 20)
         } else {
@@ -738,7 +739,7 @@ fn run(
         request = request.with_timings();
     }
     let cache = match &args.cache {
-        Some(dir) => Some(CacheRun::open(dir, false)?),
+        Some(dir) => Some(CacheRun::open(dir, false, reg)?),
         None => None,
     };
     let mut eval = match &cache {
@@ -914,7 +915,7 @@ fn render(g: &Graph, reg: &Registry, args: &RenderArgs, ticks: u64) -> Result<Ex
     }
     let request = Request::new(outputs.iter().cloned());
     let cache = match &args.cache {
-        Some(dir) => Some(CacheRun::open(dir, true)?),
+        Some(dir) => Some(CacheRun::open(dir, true, reg)?),
         None => None,
     };
     let eval = match &cache {

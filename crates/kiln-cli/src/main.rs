@@ -1,6 +1,7 @@
 //! The `kiln` command: run, render, validate, inspect and draw Kiln graph files.
 
 mod cli;
+mod library;
 
 use std::process::ExitCode;
 

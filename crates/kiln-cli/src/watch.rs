@@ -514,7 +514,7 @@ mod tests {
 
     #[test]
     fn params_apply_to_inputs_and_node_params() {
-        let reg = kiln_std::registry();
+        let reg = crate::library::registry().unwrap();
         let text = std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/marble.json"),
         )

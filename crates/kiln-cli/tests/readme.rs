@@ -65,7 +65,7 @@ fn readme_session_and_streaming_snippet_works() -> Result<(), Box<dyn std::error
     use kiln_core::eval::{StreamConfig, StreamingEvaluator};
     use kiln_core::session::{Clock, Session};
     std::env::set_current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))?;
-    let registry = kiln_std::registry();
+    let registry = kiln_audio::registry();
     let graph = kiln_io::read_graph("examples/arithmetic.json".as_ref(), &registry)?.graph;
     let store = Store::new(Lru::new()).with_budget(64 << 20).shared();
     let mut session = Session::new(registry.clone(), graph, ["picked"]).with_store(store.clone());

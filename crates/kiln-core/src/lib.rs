@@ -33,6 +33,7 @@
 
 pub mod analysis;
 pub mod cache;
+pub mod codec;
 pub mod context;
 pub mod error;
 pub mod eval;

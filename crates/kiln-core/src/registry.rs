@@ -1,5 +1,6 @@
-//! The op registry: op ids to ops.
+//! The op registry: op ids to ops, and heavy type names to their binary codecs.
 
+use crate::codec::{CodecConflict, Codecs, HeavyCodec};
 use crate::op::Op;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -10,12 +11,17 @@ pub enum RegistryError {
     /// The id is taken.
     #[error("op `{0}` is already registered")]
     Duplicate(String),
+    /// A codec's heavy type or tag is taken (see [`Registry::register_codec`]).
+    #[error(transparent)]
+    Codec(#[from] CodecConflict),
 }
 
-/// Maps op ids to ops. Cheap to clone (ops are shared).
+/// Maps op ids to ops, and heavy types to their codecs. Cheap to clone (ops and codecs are
+/// shared).
 #[derive(Clone, Default)]
 pub struct Registry {
     ops: BTreeMap<String, Arc<dyn Op>>,
+    codecs: Codecs,
 }
 
 impl Registry {
@@ -35,6 +41,19 @@ impl Registry {
         }
         self.ops.insert(id, op);
         Ok(())
+    }
+    /// Register the binary codec of a heavy type (see [`crate::codec`]); a type or a tag
+    /// registered twice is an error.
+    pub fn register_codec(&mut self, codec: impl HeavyCodec) -> Result<(), RegistryError> {
+        Ok(self.codecs.add(Arc::new(codec))?)
+    }
+    /// The codec of heavy type `type_name`, if one is registered.
+    pub fn codec(&self, type_name: &str) -> Option<&dyn HeavyCodec> {
+        self.codecs.for_type(type_name)
+    }
+    /// Every registered codec.
+    pub fn codecs(&self) -> &Codecs {
+        &self.codecs
     }
     /// Look an op up.
     pub fn get(&self, id: &str) -> Option<&Arc<dyn Op>> {

@@ -27,7 +27,7 @@
 //!
 //! A port whose value cannot be stored is not folded: its node is kept, and its own static
 //! inputs are folded instead. That is a node that fails (the baked graph fails the same way),
-//! an empty value, and a heavy value of a type without a binary form (see
+//! an empty value, and a heavy value of a type without a codec in the registry (see
 //! [`encode_value`]). If the graph cannot be planned for the tick evaluators (an audio graph
 //! with a feedback loop), nothing is folded; inputs are still frozen.
 //!
@@ -60,10 +60,11 @@
 //! that is not there yet. Blobs of an earlier bake to the same path that are no longer
 //! referenced are left in the folder.
 
-use crate::cache::{check_entry, decode_value, encode_entry, encode_value};
+use crate::cache::{check_entry, encode_entry};
 use crate::convert::{self, ColorStyle, Ctx};
 use crate::graph_file::{GraphFile, LoadError, save_graph_with};
 use crate::json::Json;
+use crate::value_codec::{decode_value, encode_value};
 use crate::values::{WriteError, write_atomic};
 use kiln_core::context::EvalContext;
 use kiln_core::eval::{ErrorPolicy, EvalError, Evaluator, LazyEvaluator, Request};
@@ -398,7 +399,7 @@ pub fn bake(
             .evaluate(&frozen, &request, &ctx)
             .map_err(BakeError::Eval)?;
         for (&(v, p), (_, value)) in missing.iter().zip(out.values) {
-            if storable(&value) {
+            if storable(&value, registry) {
                 values.insert((v, p), value);
             } else {
                 // Not foldable: keep the node; its static inputs join the frontier.
@@ -618,11 +619,11 @@ impl<'a> ConeSizes<'a> {
 }
 
 /// Whether a folded value can be stored: in the graph file (reading back bit for bit) or in
-/// a blob.
-fn storable(v: &Value) -> bool {
+/// a blob (with the codecs of `registry`).
+fn storable(v: &Value, registry: &Registry) -> bool {
     match v {
         Value::Empty | Value::Error(_) => false,
-        v if needs_blob(v) => encode_value(v).is_some(),
+        v if needs_blob(v) => encode_value(v, registry).is_some(),
         _ => true,
     }
 }
@@ -735,7 +736,7 @@ pub fn write_baked(
             if blobs.contains_key(&vk) {
                 continue;
             }
-            let Some(payload) = encode_value(v) else {
+            let Some(payload) = encode_value(v, registry) else {
                 continue;
             };
             let key = Key(xxhash_rust::xxh3::xxh3_128(&payload));
@@ -798,15 +799,17 @@ pub(crate) fn blob_json(v: &Value, reference: String) -> Json {
 /// Resolves the blob references of one graph file, each blob read once.
 pub(crate) struct BlobReader<'a> {
     dir: Option<&'a Path>,
+    registry: &'a Registry,
     read: HashMap<String, Value>,
 }
 
 impl<'a> BlobReader<'a> {
     /// A reader for references relative to `dir` (`None`: a graph not read from a file,
-    /// where a reference is an error).
-    pub(crate) fn new(dir: Option<&'a Path>) -> Self {
+    /// where a reference is an error), decoding heavy values with the codecs of `registry`.
+    pub(crate) fn new(dir: Option<&'a Path>, registry: &'a Registry) -> Self {
         BlobReader {
             dir,
+            registry,
             read: HashMap::new(),
         }
     }
@@ -892,7 +895,7 @@ impl<'a> BlobReader<'a> {
                 })?;
                 let payload = check_entry(key, &bytes)
                     .map_err(|m| err(format!("is damaged ({}): {m}", file.display()), rebake))?;
-                let value = decode_value(payload)
+                let value = decode_value(payload, self.registry)
                     .map_err(|m| err(format!("is damaged ({}): {m}", file.display()), rebake))?;
                 self.read.insert(reference.clone(), value.clone());
                 value

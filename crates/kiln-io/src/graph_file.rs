@@ -547,7 +547,7 @@ fn load_doc(doc: &Json, registry: &Registry, blobs: Option<&Path>) -> Result<Gra
     }
 
     let mut g = Graph::new();
-    let mut blobs = crate::bake::BlobReader::new(blobs);
+    let mut blobs = crate::bake::BlobReader::new(blobs, registry);
 
     // Graph inputs.
     for (name, def) in inputs {

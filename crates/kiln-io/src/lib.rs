@@ -15,7 +15,9 @@
 //! * [`bake`](mod@bake): baked graphs — inputs frozen, pure cones folded into constants,
 //!   heavy values in a blob folder beside the graph file ([`bake()`], [`write_baked`]);
 //! * [`cache`]: the persistent result cache ([`DiskCache`]), a directory of checksummed
-//!   entry files under a [`Store`](kiln_core::cache::Store).
+//!   entry files under a [`Store`](kiln_core::cache::Store);
+//! * [`value_codec`]: the binary form of values in cache entries and blobs ([`encode_value`],
+//!   [`decode_value`]), heavy values through the codecs their crates register.
 //!
 //! ```
 //! use kiln_io::graph_file::{load_graph, save_graph};
@@ -48,11 +50,12 @@ pub mod frame;
 pub mod graph_file;
 mod json;
 pub mod snapshot;
+pub mod value_codec;
 pub mod values;
 pub mod wav;
 
 pub use bake::{BakeError, BakeOptions, BakeReport, Baked, WriteReport, bake, write_baked};
-pub use cache::{CacheError, DiskCache, DiskStats, decode_value, encode_value};
+pub use cache::{CacheError, DiskCache, DiskStats};
 pub use dot::to_dot;
 pub use frame::{FrameError, commit_frame};
 pub use graph_file::{
@@ -60,6 +63,7 @@ pub use graph_file::{
     save_graph, save_graph_with_meta, write_graph,
 };
 pub use snapshot::{SnapshotError, parse_snapshot, read_snapshot, snapshot_json, write_snapshot};
+pub use value_codec::{decode_value, encode_value};
 pub use values::{WriteError, encode_output, parse_cli_value, write_atomic, write_output};
 pub use wav::{
     StagedFile, WavData, WavError, WavFormat, WavStream, encode_wav, read_wav, write_wav,

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn reg() -> Registry {
-    kiln_std::registry()
+    kiln_audio::registry()
 }
 
 fn examples() -> PathBuf {

@@ -1,20 +1,24 @@
 //! The persistent result cache: the value codec (bit-exact round trips, hostile input), entry
 //! files (damage detected, removed and repaired), concurrent writers, and the store on top.
 
+use kiln_audio::AudioBuffer;
 use kiln_core::cache::{Backing, KeepAll, Store};
 use kiln_core::key::{Key, KeyHasher};
 use kiln_core::value::{Heavy, HeavyData, Value};
 use kiln_io::cache::{
     CacheError, DiskCache, DiskStats, HEADER_LEN, MAGIC, decode_value, encode_value,
 };
-use kiln_std::buffers::{AudioBuffer, Mesh};
+use kiln_std::buffers::Mesh;
 use kiln_std::image::Image;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use std::any::Any;
 use std::path::Path;
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Barrier, LazyLock};
 use std::time::Duration;
+
+/// The codecs of every heavy type here: the standard library's and the audio domain's.
+static REG: LazyLock<kiln_core::registry::Registry> = LazyLock::new(kiln_audio::registry);
 
 // ---------------------------------------------------------------------------------------
 // Helpers
@@ -66,10 +70,10 @@ fn list(items: Vec<Value>) -> Value {
 }
 
 fn round_trip(v: &Value) -> Value {
-    let bytes = encode_value(v).unwrap_or_else(|| panic!("{v:?} should be encodable"));
-    let back = decode_value(&bytes).unwrap_or_else(|e| panic!("{v:?} should decode: {e}"));
+    let bytes = encode_value(v, &REG).unwrap_or_else(|| panic!("{v:?} should be encodable"));
+    let back = decode_value(&bytes, &REG).unwrap_or_else(|e| panic!("{v:?} should decode: {e}"));
     assert_eq!(
-        encode_value(&back).as_deref(),
+        encode_value(&back, &REG).as_deref(),
         Some(bytes.as_slice()),
         "re-encoding {v:?} gives other bytes"
     );
@@ -331,7 +335,7 @@ fn codec_refuses_values_without_a_binary_form() {
         list(vec![list(vec![error])]),
         list(vec![Value::Empty]),
     ] {
-        assert_eq!(encode_value(&v), None, "{v:?}");
+        assert_eq!(encode_value(&v, &REG), None, "{v:?}");
     }
 }
 
@@ -342,32 +346,32 @@ fn codec_bounds_list_nesting_at_64() {
         v = list(vec![v]);
     }
     assert!(bits_eq(&round_trip(&v), &v));
-    assert_eq!(encode_value(&list(vec![v])), None);
+    assert_eq!(encode_value(&list(vec![v]), &REG), None);
 }
 
 #[test]
 fn codec_every_truncation_of_a_valid_payload_is_an_error() {
-    let bytes = encode_value(&everything()).expect("encodable");
+    let bytes = encode_value(&everything(), &REG).expect("encodable");
     for cut in 0..bytes.len() {
         assert!(
-            decode_value(&bytes[..cut]).is_err(),
+            decode_value(&bytes[..cut], &REG).is_err(),
             "a payload cut to {cut} of {} bytes decoded",
             bytes.len()
         );
     }
-    assert!(decode_value(&bytes).is_ok());
+    assert!(decode_value(&bytes, &REG).is_ok());
 }
 
 #[test]
 fn codec_flipped_bytes_never_panic() {
-    let bytes = encode_value(&everything()).expect("encodable");
+    let bytes = encode_value(&everything(), &REG).expect("encodable");
     for i in 0..bytes.len() {
         for flip in [0x01u8, 0x80, 0xff] {
             let mut b = bytes.clone();
             b[i] ^= flip;
-            if let Ok(v) = decode_value(&b) {
+            if let Ok(v) = decode_value(&b, &REG) {
                 // Whatever decodes is a real value that encodes back to the same bytes.
-                assert_eq!(encode_value(&v).as_deref(), Some(b.as_slice()));
+                assert_eq!(encode_value(&v, &REG).as_deref(), Some(b.as_slice()));
             }
         }
     }
@@ -394,16 +398,16 @@ proptest! {
 
     #[test]
     fn codec_round_trips_plain_values(v in plain_value()) {
-        let bytes = encode_value(&v).expect("plain values are encodable");
-        let back = decode_value(&bytes).expect("decodes");
+        let bytes = encode_value(&v, &REG).expect("plain values are encodable");
+        let back = decode_value(&bytes, &REG).expect("decodes");
         prop_assert!(bits_eq(&back, &v), "{:?} came back as {:?}", v, back);
         prop_assert!(back.same_bits(&v));
     }
 
     #[test]
     fn codec_random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
-        if let Ok(v) = decode_value(&bytes) {
-            prop_assert_eq!(encode_value(&v), Some(bytes));
+        if let Ok(v) = decode_value(&bytes, &REG) {
+            prop_assert_eq!(encode_value(&v, &REG), Some(bytes));
         }
     }
 
@@ -414,8 +418,8 @@ proptest! {
     ) {
         let mut bytes = vec![tag];
         bytes.extend(rest);
-        if let Ok(v) = decode_value(&bytes) {
-            prop_assert_eq!(encode_value(&v), Some(bytes));
+        if let Ok(v) = decode_value(&bytes, &REG) {
+            prop_assert_eq!(encode_value(&v, &REG), Some(bytes));
         }
     }
 }
@@ -428,7 +432,7 @@ proptest! {
 fn open_creates_the_directory_and_writes_only_inside_it() {
     let root = tempfile::tempdir().expect("temp dir");
     let dir = root.path().join("a").join("cache");
-    let cache = DiskCache::open(&dir).expect("open");
+    let cache = DiskCache::open(&dir, &REG).expect("open");
     assert!(dir.join("v1").is_dir());
     assert_eq!(cache.dir(), dir.as_path());
     assert_eq!(cache.describe(), dir.display().to_string());
@@ -449,7 +453,7 @@ fn open_fails_on_a_file() {
     let root = tempfile::tempdir().expect("temp dir");
     let file = root.path().join("not-a-dir");
     std::fs::write(&file, b"x").expect("write");
-    let err = DiskCache::open(&file).expect_err("a file is not a cache directory");
+    let err = DiskCache::open(&file, &REG).expect_err("a file is not a cache directory");
     assert!(matches!(err, CacheError::Io { .. }));
     assert!(err.to_string().contains("not-a-dir"), "{err}");
 }
@@ -467,14 +471,14 @@ fn save_then_load_in_a_fresh_cache_gives_the_same_bits() {
         ])
         .collect();
     {
-        let cache = DiskCache::open(dir.path()).expect("open");
+        let cache = DiskCache::open(dir.path(), &REG).expect("open");
         for (i, v) in values.iter().enumerate() {
             cache.save(key(i as u64), v);
         }
         assert_eq!(cache.stats().saves, values.len() as u64);
         assert_eq!(cache.stats().errors, 0);
     }
-    let cache = DiskCache::open(dir.path()).expect("reopen");
+    let cache = DiskCache::open(dir.path(), &REG).expect("reopen");
     assert_eq!(cache.entry_count(), values.len());
     for (i, v) in values.iter().enumerate() {
         assert!(loads_same(&cache, key(i as u64), v), "entry {i}: {v:?}");
@@ -490,7 +494,7 @@ fn save_then_load_in_a_fresh_cache_gives_the_same_bits() {
 #[test]
 fn the_entry_file_has_the_documented_layout() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let cache = DiskCache::open(dir.path()).expect("open");
+    let cache = DiskCache::open(dir.path(), &REG).expect("open");
     let k = key(3);
     let v = Value::Vec2([1.0, -0.0]);
     cache.save(k, &v);
@@ -502,7 +506,7 @@ fn the_entry_file_has_the_documented_layout() {
         .join(format!("{}.kv", &hex[2..]));
     assert_eq!(cache.entry_path(k), path);
     let bytes = std::fs::read(&path).expect("entry written");
-    let payload = encode_value(&v).expect("encodable");
+    let payload = encode_value(&v, &REG).expect("encodable");
     assert_eq!(&bytes[..8], &MAGIC);
     assert_eq!(&bytes[8..16], &(payload.len() as u64).to_le_bytes());
     let mut h = KeyHasher::new();
@@ -519,14 +523,14 @@ fn damaged_entry_is_detected_removed_and_repaired(
     damage: impl FnOnce(&DiskCache, &Path),
 ) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let writer = DiskCache::open(dir.path()).expect("open");
+    let writer = DiskCache::open(dir.path(), &REG).expect("open");
     let k = key(10);
     let v = everything();
     writer.save(k, &v);
     let path = writer.entry_path(k);
     damage(&writer, &path);
 
-    let cache = DiskCache::open(dir.path()).expect("reopen");
+    let cache = DiskCache::open(dir.path(), &REG).expect("reopen");
     assert_eq!(cache.load(k), None, "{what}: a damaged entry loaded");
     let s = cache.stats();
     assert_eq!((s.loads, s.hits, s.corrupt), (1, 0, 1), "{what}: {s:?}");
@@ -536,7 +540,7 @@ fn damaged_entry_is_detected_removed_and_repaired(
     assert_eq!(cache.stats().saves, 1, "{what}");
     assert!(loads_same(&cache, k, &v), "{what}: not repaired");
     assert!(loads_same(
-        &DiskCache::open(dir.path()).expect("open"),
+        &DiskCache::open(dir.path(), &REG).expect("open"),
         k,
         &v
     ));
@@ -592,7 +596,7 @@ fn a_wrong_magic_is_detected() {
 #[test]
 fn an_entry_copied_to_another_keys_path_is_detected() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let cache = DiskCache::open(dir.path()).expect("open");
+    let cache = DiskCache::open(dir.path(), &REG).expect("open");
     let (a, b) = (key(1), key(2));
     cache.save(a, &Value::Int(1));
     let to = cache.entry_path(b);
@@ -611,7 +615,7 @@ fn an_entry_copied_to_another_keys_path_is_detected() {
 #[test]
 fn save_skips_an_intact_entry_and_replaces_a_damaged_one() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let cache = DiskCache::open(dir.path()).expect("open");
+    let cache = DiskCache::open(dir.path(), &REG).expect("open");
     let k = key(4);
     cache.save(k, &Value::Float(2.5));
     cache.save(k, &Value::Float(2.5));
@@ -629,7 +633,7 @@ fn save_skips_an_intact_entry_and_replaces_a_damaged_one() {
 #[test]
 fn unsupported_values_are_counted_and_not_written() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let cache = DiskCache::open(dir.path()).expect("open");
+    let cache = DiskCache::open(dir.path(), &REG).expect("open");
     cache.save(key(1), &Value::Empty);
     cache.save(key(2), &Value::Heavy(Heavy::new(Blob(vec![9]))));
     cache.save(
@@ -651,7 +655,7 @@ fn unsupported_values_are_counted_and_not_written() {
 #[test]
 fn stray_files_are_not_entries() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let cache = DiskCache::open(dir.path()).expect("open");
+    let cache = DiskCache::open(dir.path(), &REG).expect("open");
     cache.save(key(1), &Value::Int(1));
     let shard = cache.entry_path(key(1));
     let shard = shard.parent().expect("shard");
@@ -686,7 +690,7 @@ fn eight_writers_on_one_directory_leave_every_entry_intact() {
             let (dir, values, barrier) =
                 (dir.path().to_path_buf(), values.clone(), barrier.clone());
             std::thread::spawn(move || {
-                let cache = DiskCache::open(&dir).expect("open");
+                let cache = DiskCache::open(&dir, &REG).expect("open");
                 barrier.wait();
                 // Half the threads go backwards, so writers meet on the same entries.
                 let order: Vec<usize> = if t % 2 == 0 {
@@ -711,7 +715,7 @@ fn eight_writers_on_one_directory_leave_every_entry_intact() {
     }
     assert!(stats.iter().map(|s| s.saves).sum::<u64>() >= 50);
 
-    let cache = DiskCache::open(dir.path()).expect("open");
+    let cache = DiskCache::open(dir.path(), &REG).expect("open");
     assert_eq!(cache.entry_count(), 50);
     for (i, v) in values.iter().enumerate() {
         assert!(loads_same(&cache, key(i as u64), v), "entry {i}");
@@ -734,7 +738,7 @@ fn a_store_finds_what_another_store_saved() {
         mesh().into_value(),
     ];
     {
-        let disk = Arc::new(DiskCache::open(dir.path()).expect("open"));
+        let disk = Arc::new(DiskCache::open(dir.path(), &REG).expect("open"));
         let store = Store::new(KeepAll).with_backing(disk.clone());
         for (i, v) in values.iter().enumerate() {
             store.insert(key(i as u64), v.clone(), Duration::from_millis(3));
@@ -745,7 +749,7 @@ fn a_store_finds_what_another_store_saved() {
         assert_eq!(disk.stats().unsupported, 1);
     }
 
-    let disk = Arc::new(DiskCache::open(dir.path()).expect("reopen"));
+    let disk = Arc::new(DiskCache::open(dir.path(), &REG).expect("reopen"));
     let store = Store::new(KeepAll).with_backing(disk.clone());
     for (i, v) in values.iter().enumerate() {
         let got = store.get(key(i as u64)).expect("found on disk");
@@ -766,11 +770,11 @@ fn a_store_recomputes_past_a_damaged_entry_and_rewrites_it() {
     let k = key(5);
     let v = audio().into_value();
     {
-        let store =
-            Store::new(KeepAll).with_backing(Arc::new(DiskCache::open(dir.path()).expect("open")));
+        let store = Store::new(KeepAll)
+            .with_backing(Arc::new(DiskCache::open(dir.path(), &REG).expect("open")));
         store.insert(k, v.clone(), Duration::ZERO);
     }
-    let disk = Arc::new(DiskCache::open(dir.path()).expect("reopen"));
+    let disk = Arc::new(DiskCache::open(dir.path(), &REG).expect("reopen"));
     let path = disk.entry_path(k);
     let mut b = std::fs::read(&path).expect("read");
     let last = b.len() - 1;
@@ -783,6 +787,6 @@ fn a_store_recomputes_past_a_damaged_entry_and_rewrites_it() {
     assert_eq!(disk.stats().corrupt, 1);
     // The caller recomputes and inserts: the entry is rewritten.
     store.insert(k, v.clone(), Duration::ZERO);
-    let fresh = DiskCache::open(dir.path()).expect("open");
+    let fresh = DiskCache::open(dir.path(), &REG).expect("open");
     assert!(loads_same(&fresh, k, &v));
 }

@@ -61,7 +61,7 @@ fn every_example_matches_the_schema() {
 #[test]
 fn every_baked_example_matches_the_schema() {
     let validator = validator();
-    let reg = kiln_std::registry();
+    let reg = kiln_audio::registry();
     let dir = tempfile::tempdir().expect("temp dir");
     let ways = [
         ("folded", BakeOptions::default()),

@@ -1,57 +1,15 @@
-//! Heavy value types for audio and meshes. The nodes that make them arrive with the audio and
-//! mesh libraries; the types are here so every crate agrees on them and on their hashes.
+//! The mesh heavy type. The nodes that make meshes arrive with the mesh library; the type is
+//! here so every crate agrees on it and on its hash.
 
+use kiln_core::codec::{ByteReader, CodecError, HeavyCodec, write_f32s, write_len};
 use kiln_core::key::KeyHasher;
-use kiln_core::value::{HeavyData, Value, ValueType};
+use kiln_core::value::{Heavy, HeavyData, Value, ValueType};
 use std::any::Any;
 
-/// The registered type name of audio buffers.
-pub const AUDIO: &str = "audio";
-/// The port type of audio buffers.
-pub const AUDIO_TYPE: ValueType = ValueType::Heavy(AUDIO);
 /// The registered type name of meshes.
 pub const MESH: &str = "mesh";
 /// The port type of meshes.
 pub const MESH_TYPE: ValueType = ValueType::Heavy(MESH);
-
-/// Interleaved `f32` audio samples.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AudioBuffer {
-    /// Samples per second.
-    pub sample_rate: u32,
-    /// Number of interleaved channels.
-    pub channels: u16,
-    /// `frames * channels` samples, interleaved.
-    pub samples: Vec<f32>,
-}
-
-impl AudioBuffer {
-    /// Number of frames (samples per channel).
-    pub fn frames(&self) -> usize {
-        self.samples.len() / self.channels.max(1) as usize
-    }
-    /// Wrap into a value.
-    pub fn into_value(self) -> Value {
-        Value::Heavy(kiln_core::value::Heavy::new(self))
-    }
-}
-
-impl HeavyData for AudioBuffer {
-    fn type_name(&self) -> &'static str {
-        AUDIO
-    }
-    fn byte_size(&self) -> usize {
-        self.samples.len() * 4
-    }
-    fn hash_content(&self, h: &mut KeyHasher) {
-        h.u64(self.sample_rate as u64);
-        h.u64(self.channels as u64);
-        h.f32_slice(&self.samples);
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-}
 
 /// An indexed triangle mesh.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -95,27 +53,67 @@ impl HeavyData for Mesh {
     }
 }
 
+/// The binary form of meshes (tag 34): each of positions, normals and triangles as a u64
+/// count, then its items (3 × f32 bits for a position or normal, 3 × u32 for a triangle).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MeshCodec;
+
+impl HeavyCodec for MeshCodec {
+    fn type_name(&self) -> &'static str {
+        MESH
+    }
+    fn tag(&self) -> u8 {
+        34
+    }
+    fn encode(&self, value: &Heavy, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        let m = value
+            .downcast::<Mesh>()
+            .ok_or_else(|| CodecError::wrong_type(self, value))?;
+        write_len(out, m.positions.len());
+        write_f32s(out, m.positions.as_flattened());
+        write_len(out, m.normals.len());
+        write_f32s(out, m.normals.as_flattened());
+        write_len(out, m.triangles.len());
+        out.reserve(m.triangles.len() * 12);
+        for i in m.triangles.as_flattened() {
+            out.extend_from_slice(&i.to_le_bytes());
+        }
+        Ok(())
+    }
+    fn decode(&self, input: &mut ByteReader<'_>) -> Result<Value, CodecError> {
+        let positions = f32x3_vec(input, "positions")?;
+        let normals = f32x3_vec(input, "normals")?;
+        let n = input.count(12, "triangles")?;
+        let b = input.take(n * 12, "triangles")?;
+        let triangles = b
+            .chunks_exact(12)
+            .map(|c| {
+                let u = |i: usize| u32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
+                [u(0), u(4), u(8)]
+            })
+            .collect();
+        Ok(Mesh {
+            positions,
+            normals,
+            triangles,
+        }
+        .into_value())
+    }
+}
+
+/// A u64 count, then that many triples of f32 bits.
+fn f32x3_vec(input: &mut ByteReader<'_>, what: &'static str) -> Result<Vec<[f32; 3]>, CodecError> {
+    let n = input.count(12, what)?;
+    let flat = input.f32_vec(n * 3, what)?;
+    Ok(flat.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn audio_and_mesh_are_shared_hashed_and_sized() {
-        let a = AudioBuffer {
-            sample_rate: 48_000,
-            channels: 2,
-            samples: vec![0.5; 96],
-        };
-        assert_eq!(a.frames(), 48);
-        let v = a.clone().into_value();
-        assert_eq!(v.value_type(), Some(AUDIO_TYPE));
-        assert_eq!(v.byte_size() - std::mem::size_of::<Value>(), 384);
-        assert_eq!(v.content_hash(), a.clone().into_value().content_hash());
-        let mut b = a.clone();
-        b.sample_rate = 44_100;
-        assert_ne!(v.content_hash(), b.into_value().content_hash());
-        assert_eq!(v.as_heavy::<AudioBuffer>(), Some(&a));
-
+    fn meshes_are_shared_and_hashed() {
         let m = Mesh {
             positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
             normals: vec![],

@@ -1,5 +1,6 @@
 //! The image value: a heavy RGBA buffer of linear `f32` channels, row-major, top row first.
 
+use kiln_core::codec::{ByteReader, CodecError, HeavyCodec, write_f32s, write_len};
 use kiln_core::key::KeyHasher;
 use kiln_core::value::{Heavy, HeavyData, Value, ValueType};
 use std::any::Any;
@@ -68,6 +69,47 @@ impl HeavyData for Image {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+/// The binary form of images (tag 32): u32 width, u32 height, u64 pixel count, then the
+/// pixels as 4 × f32 bits each. The count is stored as it is, so an image whose pixel count
+/// differs from width × height reads back the same.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ImageCodec;
+
+impl HeavyCodec for ImageCodec {
+    fn type_name(&self) -> &'static str {
+        IMAGE
+    }
+    fn tag(&self) -> u8 {
+        32
+    }
+    fn encode(&self, value: &Heavy, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        let img = value
+            .downcast::<Image>()
+            .ok_or_else(|| CodecError::wrong_type(self, value))?;
+        out.extend_from_slice(&img.width.to_le_bytes());
+        out.extend_from_slice(&img.height.to_le_bytes());
+        write_len(out, img.pixels.len());
+        write_f32s(out, img.pixels.as_flattened());
+        Ok(())
+    }
+    fn decode(&self, input: &mut ByteReader<'_>) -> Result<Value, CodecError> {
+        let width = input.u32("an image's width")?;
+        let height = input.u32("an image's height")?;
+        let n = input.count(16, "pixels")?;
+        let flat = input.f32_vec(n * 4, "pixels")?;
+        let pixels = flat
+            .chunks_exact(4)
+            .map(|c| [c[0], c[1], c[2], c[3]])
+            .collect();
+        Ok(Image {
+            width,
+            height,
+            pixels,
+        }
+        .into_value())
     }
 }
 

@@ -2,14 +2,14 @@
 //!
 //! Kiln's standard node library, built on `kiln-core`: constants, arithmetic and math on
 //! floats, ints and vectors, comparisons and logic, a lazy `switch`, clock inputs, named graph
-//! inputs and outputs, the image nodes (coherent noise, colour ramps, per-pixel maths), nodes
-//! that catch, test and raise failures (`error.*`), and the audio-rate signal nodes run by the
-//! streaming evaluator (oscillators, gain and mix, filters, delay, envelope; see [`audio`]).
+//! inputs and outputs, the latch of recurrent graphs, the image nodes (coherent noise, colour
+//! ramps, per-pixel maths), nodes that catch, test and raise failures (`error.*`), and the mesh
+//! heavy type.
 //!
-//! [`registry`] returns a registry holding every op of this crate.
+//! [`registry`] returns a registry holding every op of this crate, and the binary codecs of its
+//! heavy types ([`image::ImageCodec`], [`buffers::MeshCodec`]).
 #![deny(missing_docs)]
 
-pub mod audio;
 pub mod buffers;
 pub mod errors;
 pub mod graph_io;
@@ -23,7 +23,7 @@ pub(crate) mod util;
 
 use kiln_core::registry::{Registry, RegistryError};
 
-/// Register every standard op into `reg`.
+/// Register every standard op, and the codecs of images and meshes, into `reg`.
 pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     kiln_core::recurrence::register(reg)?;
     graph_io::register(reg)?;
@@ -33,12 +33,12 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     ramp::register(reg)?;
     image_ops::register(reg)?;
     errors::register(reg)?;
-    audio::register(reg)?;
-    reg.register(kiln_core::signal::ResampleOp::default())?;
+    reg.register_codec(image::ImageCodec)?;
+    reg.register_codec(buffers::MeshCodec)?;
     Ok(())
 }
 
-/// A registry with every standard op.
+/// A registry with every standard op and codec.
 pub fn registry() -> Registry {
     let mut reg = Registry::new();
     // The standard ids are distinct by construction (a unit test checks it).

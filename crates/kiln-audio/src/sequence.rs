@@ -1,6 +1,6 @@
 //! `signal.sequence`: a fixed list of samples, played once (then silence) or looped.
 
-use super::{SignalOp, signal_out};
+use crate::{SignalOp, signal_out};
 use kiln_core::op::{OpError, OpSpec, ParamSpec};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
@@ -132,7 +132,7 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audio::testkit::{Setup, check_contract, run};
+    use crate::testkit::{Setup, check_contract, run};
     use kiln_core::op::PortIndex;
 
     fn list(v: &[f64]) -> Value {

@@ -1,6 +1,6 @@
 //! `gain` (a product of two signals) and `mix` (a sum of up to eight).
 
-use super::{SignalOp, check_constant, constant, input, signal_in, signal_out};
+use crate::{SignalOp, check_constant, constant, input, signal_in, signal_out};
 use kiln_core::op::{InputSpec, OpError, OpSpec};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
@@ -241,7 +241,7 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audio::testkit::{Setup, bits, check_contract, run};
+    use crate::testkit::{Setup, bits, check_contract, run};
 
     fn wave(n: usize, k: f64) -> Vec<f64> {
         (0..n).map(|i| ((i as f64) * k).sin() * 0.7).collect()

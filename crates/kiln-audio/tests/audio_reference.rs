@@ -86,7 +86,7 @@ fn render(g: &Graph, out: &str, n: usize, block: usize) -> Vec<f64> {
         block,
         ..StreamConfig::default()
     };
-    let mut s = StreamingEvaluator::new(kiln_std::registry(), g, &[out], cfg)
+    let mut s = StreamingEvaluator::new(kiln_audio::registry(), g, &[out], cfg)
         .unwrap_or_else(|e| panic!("building the stream: {e}"));
     let mut r = s
         .render(n as u64)

@@ -1,7 +1,7 @@
 //! `delay`: a delay line of a whole number of samples, with optional feedback, through which a
 //! graph loop may close.
 
-use super::{
+use crate::{
     SignalOp, finite_param, float_param, input, non_negative_param, sample_rate, signal_out,
 };
 use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec};
@@ -66,11 +66,11 @@ impl DelayLine {
             // Values below the normal range are stored as zero (see `flush_subnormal`).
             if fb == 0.0 {
                 for (s, &v) in seg.iter_mut().zip(xs) {
-                    *s = super::flush_subnormal(v);
+                    *s = crate::flush_subnormal(v);
                 }
             } else {
                 for (s, &v) in seg.iter_mut().zip(xs) {
-                    *s = super::flush_subnormal(v + fb * *s);
+                    *s = crate::flush_subnormal(v + fb * *s);
                 }
             }
             self.pos += len;
@@ -205,7 +205,7 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audio::testkit::{SR, Setup, bits, check_contract, run};
+    use crate::testkit::{SR, Setup, bits, check_contract, run};
     use kiln_core::op::PortIndex;
 
     fn signal(n: usize) -> Vec<f64> {

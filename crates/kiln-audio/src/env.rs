@@ -1,6 +1,6 @@
 //! `env.adsr`: a linear attack–decay–sustain–release envelope driven by a gate signal.
 
-use super::{SignalOp, float_param, input, non_negative_param, sample_rate, signal_in, signal_out};
+use crate::{SignalOp, float_param, input, non_negative_param, sample_rate, signal_in, signal_out};
 use kiln_core::op::{OpError, OpSpec};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
@@ -193,7 +193,7 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::audio::testkit::{Setup, check_contract, run};
+    use crate::testkit::{Setup, check_contract, run};
     use kiln_core::op::PortIndex;
 
     /// On for `on` samples, off for `off`, repeated.

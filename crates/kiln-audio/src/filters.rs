@@ -1,7 +1,7 @@
 //! Filters: `filter.onepole` (a one-pole low/high-pass) and `filter.biquad` (the RBJ cookbook
 //! biquads in transposed direct form II).
 
-use super::{SignalOp, finite_param, float_param, input, sample_rate, signal_out, str_param};
+use crate::{SignalOp, finite_param, float_param, input, sample_rate, signal_out, str_param};
 use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
@@ -44,13 +44,13 @@ impl SignalProc for OnePole {
         match self.mode {
             OnePoleMode::Lowpass => {
                 for (o, &v) in out.iter_mut().zip(x) {
-                    y = super::flush_subnormal(y + a * (v - y));
+                    y = crate::flush_subnormal(y + a * (v - y));
                     *o = y;
                 }
             }
             OnePoleMode::Highpass => {
                 for (o, &v) in out.iter_mut().zip(x) {
-                    y = super::flush_subnormal(y + a * (v - y));
+                    y = crate::flush_subnormal(y + a * (v - y));
                     *o = v - y;
                 }
             }
@@ -139,8 +139,8 @@ impl SignalProc for Biquad {
         let (mut s1, mut s2) = (self.s1, self.s2);
         for (o, &x) in out.iter_mut().zip(input(inputs, 0)) {
             let y = b0 * x + s1;
-            s1 = super::flush_subnormal(b1 * x - a1 * y + s2);
-            s2 = super::flush_subnormal(b2 * x - a2 * y);
+            s1 = crate::flush_subnormal(b1 * x - a1 * y + s2);
+            s2 = crate::flush_subnormal(b2 * x - a2 * y);
             *o = y;
         }
         self.s1 = s1;
@@ -282,7 +282,7 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audio::testkit::{SR, Setup, check_contract, run};
+    use crate::testkit::{SR, Setup, check_contract, run};
     use kiln_core::op::PortIndex;
 
     fn sine(n: usize, f: f64) -> Vec<f64> {

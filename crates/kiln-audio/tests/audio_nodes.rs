@@ -25,7 +25,7 @@ fn stream(g: &Graph, outs: &[&str], block: usize) -> Result<StreamingEvaluator, 
         seed: 11,
         ..StreamConfig::default()
     };
-    StreamingEvaluator::new(kiln_std::registry(), g, outs, cfg)
+    StreamingEvaluator::new(kiln_audio::registry(), g, outs, cfg)
 }
 
 fn render(g: &Graph, out: &str, n: usize, block: usize) -> Vec<f64> {
@@ -311,7 +311,7 @@ fn noise_nodes_differ_and_follow_the_seed() {
         seed: 12,
         ..StreamConfig::default()
     };
-    let mut other = StreamingEvaluator::new(kiln_std::registry(), &g, &["n1"], cfg).unwrap();
+    let mut other = StreamingEvaluator::new(kiln_audio::registry(), &g, &["n1"], cfg).unwrap();
     assert_ne!(bits(&other.render(100).unwrap()[0]), bits(&r[0]));
 }
 
@@ -344,7 +344,7 @@ fn the_lazy_evaluator_refuses_signal_ops_naming_the_node() {
     node(&mut g, "tone", "osc.sine", &[], &[("freq", 440.0)]);
     node(&mut g, "quiet", "gain", &[], &[("gain", 0.5)]);
     g.wire("tone", "quiet.in");
-    let mut lazy = LazyEvaluator::new(kiln_std::registry());
+    let mut lazy = LazyEvaluator::new(kiln_audio::registry());
     let err = lazy
         .evaluate(&g, &Request::new(["quiet"]), &EvalContext::new())
         .expect_err("signal ops do not run in the lazy evaluator");
@@ -355,7 +355,7 @@ fn the_lazy_evaluator_refuses_signal_ops_naming_the_node() {
 
 #[test]
 fn resample_is_registered() {
-    let reg = kiln_std::registry();
+    let reg = kiln_audio::registry();
     assert!(reg.get("resample").is_some());
     // A 440 Hz sine made at 44.1 kHz, brought to 48 kHz.
     let mut g = Graph::new();

@@ -1,0 +1,165 @@
+//! # kiln-audio
+//!
+//! Kiln's audio domain: the audio-rate signal nodes run by the streaming evaluator
+//! (oscillators, noise, gain and mixing, filters, a delay line, an envelope and a sample
+//! sequence) and the audio buffer heavy type ([`AudioBuffer`]).
+//!
+//! Every node here is a *signal op* (see [`kiln_core::signal`]): its output `out` has type
+//! [`ValueType::Signal`](kiln_core::value::ValueType::Signal), it runs only in the streaming
+//! evaluator (its ordinary `execute` returns
+//! [`streaming_only`](kiln_core::signal::streaming_only)), and
+//! [`Op::signal`](kiln_core::op::Op::signal) builds the per-sample processor that evaluator
+//! owns. Frequencies are in Hz, times in seconds.
+//!
+//! | op | inputs | params |
+//! |----|--------|--------|
+//! | `osc.sine`, `osc.saw` | `freq` (440), `amp` (1) | `phase` (0) |
+//! | `osc.square` | `freq` (440), `amp` (1) | `phase` (0), `duty` (0.5) |
+//! | `osc.noise` | `amp` (1) | |
+//! | `gain` | `in`, `gain` (1) | |
+//! | `mix` | `a` .. `h` (0) | |
+//! | `filter.onepole` | `in` | `cutoff` (1000), `mode` (`lowpass`) |
+//! | `filter.biquad` | `in` | `mode` (`lowpass`), `cutoff` (1000), `q` (0.7071) |
+//! | `delay` | `in` (feedback) | `time` (0.1), `samples` (0), `feedback` (0) |
+//! | `env.adsr` | `gate` (1) | `attack` (0.01), `decay` (0.1), `sustain` (0.7), `release` (0.2) |
+//! | `signal.sequence` | | `values` (`[]`), `loop` (false) |
+//! | `resample` | `in` (signal at another rate) | (see [`kiln_core::signal::ResampleOp`]) |
+//!
+//! Every processor honours the block-size contract of
+//! [`SignalProc`](kiln_core::signal::SignalProc): processing `n` samples in one call gives the
+//! same bits as `n` calls of one sample each. A constant arriving at a signal input is read
+//! once per block (its slice holds that constant throughout).
+//!
+//! [`register`] adds this crate's ops to a registry; [`registry`] is the standard library of
+//! `kiln-std` with them.
+//!
+//! ```
+//! use kiln_core::eval::{StreamConfig, StreamingEvaluator};
+//! use kiln_core::graph::Graph;
+//!
+//! let mut g = Graph::new();
+//! g.add_node("tone", "osc.sine").unwrap();
+//! let mut s = StreamingEvaluator::new(kiln_audio::registry(), &g, &["tone"], StreamConfig::default()).unwrap();
+//! let samples = s.render(4).unwrap();
+//! assert_eq!(samples[0].len(), 4);
+//! assert_eq!(samples[0][0], 0.0); // a sine starts at phase 0
+//! ```
+#![deny(missing_docs)]
+
+pub mod buffer;
+mod delay;
+mod env;
+mod filters;
+mod mix;
+mod osc;
+mod ports;
+mod sequence;
+mod signal_op;
+#[cfg(test)]
+mod testkit;
+
+pub use buffer::{AUDIO, AUDIO_TYPE, AudioBuffer, AudioCodec};
+pub use delay::{DelayLine, MAX_DELAY_SECONDS};
+pub use env::{Adsr, AdsrParams};
+pub use filters::{Biquad, BiquadMode, OnePole, OnePoleMode};
+pub use mix::{Gain, MIX_INPUTS, Mix};
+pub use osc::{
+    Noise, PhaseOsc, PolyBlepSaw, PolyBlepSquare, SawWave, SineOsc, SineWave, SquareWave,
+    phase_increment, phase_start, sine,
+};
+pub use sequence::Sequence;
+
+pub(crate) use ports::{
+    apply_amp, check_constant, constant, finite_param, float_param, input, non_negative_param,
+    sample_rate, signal_in, signal_out, str_param,
+};
+pub(crate) use signal_op::SignalOp;
+
+use kiln_core::registry::{Registry, RegistryError};
+
+/// A value below the normal range of `f64` (a subnormal, or a zero of either sign) as `+0.0`,
+/// anything else unchanged. Filters and delay lines store their state through it, so a
+/// decaying loop or filter tail reaches exact zero instead of crawling through subnormal
+/// numbers, which are many times slower to compute with on common CPUs. Applied per sample,
+/// it keeps the block-size contract.
+#[inline(always)]
+pub(crate) fn flush_subnormal(x: f64) -> f64 {
+    if x.abs() < f64::MIN_POSITIVE { 0.0 } else { x }
+}
+
+/// Register every audio op into `reg`, with the core's `resample` op (the clock-domain
+/// boundary of signal graphs) and the codec of audio buffers ([`AudioCodec`]).
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    osc::register(reg)?;
+    mix::register(reg)?;
+    filters::register(reg)?;
+    delay::register(reg)?;
+    env::register(reg)?;
+    sequence::register(reg)?;
+    reg.register(kiln_core::signal::ResampleOp::default())?;
+    reg.register_codec(AudioCodec)?;
+    Ok(())
+}
+
+/// The standard library ([`kiln_std::registry`]) with every audio op and codec.
+pub fn registry() -> Registry {
+    let mut reg = kiln_std::registry();
+    // The audio ids are distinct from the standard ones by construction (a unit test checks
+    // it).
+    if let Err(e) = register(&mut reg) {
+        unreachable!("audio ops collide with the standard library: {e}");
+    }
+    reg
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn audio_ids_are_distinct_documented_and_signal_ops() {
+        let mut reg = kiln_std::registry();
+        let before = reg.len();
+        super::register(&mut reg).expect("no id taken twice");
+        let ids = [
+            "osc.sine",
+            "osc.saw",
+            "osc.square",
+            "osc.noise",
+            "gain",
+            "mix",
+            "filter.onepole",
+            "filter.biquad",
+            "delay",
+            "env.adsr",
+            "signal.sequence",
+            "resample",
+        ];
+        assert_eq!(reg.len(), before + ids.len());
+        for id in ids {
+            assert!(reg.get(id).is_some(), "{id} is not registered");
+        }
+        for op in reg.iter() {
+            let s = op.spec();
+            assert!(!s.doc.is_empty(), "{} has no doc", s.id);
+            for p in &s.inputs {
+                assert!(!p.doc.is_empty(), "{}.{} has no doc", s.id, p.name);
+            }
+        }
+        let std_ids: Vec<String> = kiln_std::registry()
+            .iter()
+            .map(|op| op.spec().id.to_string())
+            .collect();
+        for op in reg
+            .iter()
+            .filter(|op| !std_ids.contains(&op.spec().id.to_string()))
+        {
+            let signal = kiln_core::value::ValueType::Signal;
+            assert!(
+                op.spec().outputs.iter().any(|o| o.ty == signal),
+                "{} is in kiln-audio but has no signal output",
+                op.spec().id
+            );
+        }
+        // Registering twice is an error.
+        assert!(super::register(&mut reg).is_err());
+    }
+}

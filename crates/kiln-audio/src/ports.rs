@@ -1,0 +1,122 @@
+//! The ports and params shared by the audio ops: declaring them in a spec, reading them when
+//! a processor is built, and reading signal inputs while it runs.
+
+use kiln_core::op::{InputSpec, OpError, OutputSpec, ParamSpec};
+use kiln_core::signal::SignalCall;
+use kiln_core::value::{Value, ValueType};
+
+/// The `out` port every audio op has.
+pub(crate) fn signal_out(doc: &'static str) -> OutputSpec {
+    OutputSpec::new("out", ValueType::Signal, doc)
+}
+
+/// An optional signal input with a constant default.
+pub(crate) fn signal_in(name: &'static str, default: f64, doc: &'static str) -> InputSpec {
+    InputSpec::optional(name, ValueType::Signal, Value::Float(default), doc)
+}
+
+/// A float param with a default.
+pub(crate) fn float_param(name: &'static str, default: f64, doc: &'static str) -> ParamSpec {
+    ParamSpec::new(name, ValueType::Float, Value::Float(default), doc)
+}
+
+/// The node's sample rate, or an error when it is not a positive finite number.
+pub(crate) fn sample_rate(call: &SignalCall<'_>) -> Result<f64, OpError> {
+    let sr = call.sample_rate;
+    if sr.is_finite() && sr > 0.0 {
+        Ok(sr)
+    } else {
+        Err(OpError::new(format!(
+            "the sample rate must be a positive number of Hz, found {sr}"
+        )))
+    }
+}
+
+/// A float param that must be finite, or an error naming it.
+pub(crate) fn finite_param(call: &SignalCall<'_>, i: usize, name: &str) -> Result<f64, OpError> {
+    let v = call
+        .params
+        .get(i)
+        .and_then(Value::as_f64)
+        .ok_or_else(|| OpError::param(i, format!("`{name}` must be a number")))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(OpError::param(
+            i,
+            format!("`{name}` must be a finite number, found {v}"),
+        ))
+    }
+}
+
+/// A finite float param that must be at least zero, or an error naming it.
+pub(crate) fn non_negative_param(
+    call: &SignalCall<'_>,
+    i: usize,
+    name: &str,
+) -> Result<f64, OpError> {
+    let v = finite_param(call, i, name)?;
+    if v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(OpError::param(
+            i,
+            format!("`{name}` must not be negative, found {v}"),
+        ))
+    }
+}
+
+/// A string param, or an error naming it.
+pub(crate) fn str_param<'a>(
+    call: &'a SignalCall<'_>,
+    i: usize,
+    name: &str,
+) -> Result<&'a str, OpError> {
+    call.params
+        .get(i)
+        .and_then(Value::as_str)
+        .ok_or_else(|| OpError::param(i, format!("`{name}` must be a string")))
+}
+
+/// A constant given to signal input `i` must be finite: an error naming the input otherwise.
+pub(crate) fn check_constant(call: &SignalCall<'_>, i: usize, name: &str) -> Result<(), OpError> {
+    match call.control_float(i) {
+        Some(v) if !v.is_finite() => Err(OpError::input(
+            i,
+            format!("`{name}` must be a finite number, found {v}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Signal input `i`, or an empty slice when the evaluator passed fewer inputs (a broken
+/// contract must not panic: the output is then left partly unwritten).
+#[inline]
+pub(crate) fn input<'a>(inputs: &[&'a [f64]], i: usize) -> &'a [f64] {
+    inputs.get(i).copied().unwrap_or(&[])
+}
+
+/// The value of a constant signal input for this block: its first sample (the slice holds
+/// the constant throughout), or `default` when the slice is empty.
+#[inline]
+pub(crate) fn constant(inputs: &[&[f64]], i: usize, default: f64) -> f64 {
+    input(inputs, i).first().copied().unwrap_or(default)
+}
+
+/// Multiply `out` by signal input `amp` (live, or a constant read once; a constant 1 changes
+/// no bits and is skipped).
+#[inline]
+pub(crate) fn apply_amp(out: &mut [f64], amp: &[f64], live: bool) {
+    if live {
+        for (o, &a) in out.iter_mut().zip(amp) {
+            *o *= a;
+        }
+    } else {
+        let a = amp.first().copied().unwrap_or(1.0);
+        if a != 1.0 {
+            for o in out.iter_mut() {
+                *o *= a;
+            }
+        }
+    }
+}
