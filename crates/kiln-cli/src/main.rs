@@ -1,7 +1,16 @@
 //! The `kiln` command: run, render, validate, inspect and draw Kiln graph files.
+//!
+//! [`cli`] parses the command line ([`args`]) and dispatches to one module per command
+//! ([`commands`]); [`common`], [`evaluator`] and [`report`] hold what several commands share,
+//! and [`library`] the ops a graph may use.
 
+mod args;
 mod cli;
+mod commands;
+mod common;
+mod evaluator;
 mod library;
+mod report;
 
 use std::process::ExitCode;
 

@@ -14,6 +14,8 @@
 //! * [`frame`]: a frame's files written as a group ([`commit_frame`]): all land, or none;
 //! * [`bake`](mod@bake): baked graphs — inputs frozen, pure cones folded into constants,
 //!   heavy values in a blob folder beside the graph file ([`bake()`], [`write_baked`]);
+//! * [`blob`]: values stored by content beside a graph file (the blob folder of a baked
+//!   graph), and the references a graph file makes to them;
 //! * [`cache`]: the persistent result cache ([`DiskCache`]), a directory of checksummed
 //!   entry files under a [`Store`](kiln_core::cache::Store);
 //! * [`value_codec`]: the binary form of values in cache entries and blobs ([`encode_value`],
@@ -42,6 +44,7 @@
 #![deny(missing_docs)]
 
 pub mod bake;
+pub mod blob;
 pub mod cache;
 mod convert;
 pub mod dot;

@@ -38,7 +38,8 @@
 //! param. Values are numbers, `true`/`false`, strings (read as `--set` reads its text: `#rrggbb`
 //! colours, `1,2,3` vectors) or arrays of numbers (vectors, colours).
 
-use super::{CliError, graph_inputs, graph_outputs, set_inputs};
+use crate::args::WatchArgs;
+use crate::common::{CliError, graph_inputs, graph_outputs, set_inputs};
 use kiln_core::prelude::*;
 use kiln_core::session::{Clock, Frame, PresentReport, Session};
 use std::hash::{Hash, Hasher};
@@ -47,51 +48,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
-
-/// The options of `kiln watch`.
-#[derive(clap::Args)]
-pub(super) struct WatchArgs {
-    /// Folder to write the outputs into (created if missing): one file per output, PNG for
-    /// images, JSON otherwise, replaced as a group at each present.
-    #[arg(long, short)]
-    out: PathBuf,
-    /// A JSON file of input values and params (`{"mix": 0.5, "fine.octaves": 5}`), applied
-    /// over the graph and watched too.
-    #[arg(long, value_name = "FILE")]
-    params: Option<PathBuf>,
-    /// How often to look at the files, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 200, value_parser = parse_poll_ms)]
-    poll_ms: u64,
-    /// Stop after N presents, successful or not (exit code 1 if the last one failed);
-    /// otherwise watch until Ctrl-C.
-    #[arg(long, value_name = "N", value_parser = parse_max_presents)]
-    max_presents: Option<u64>,
-    /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    set: Vec<String>,
-    /// Seed for procedural randomness.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-}
-
-fn parse_poll_ms(s: &str) -> Result<u64, String> {
-    match s.parse::<u64>() {
-        Ok(n) if (1..=60_000).contains(&n) => Ok(n),
-        _ => Err(format!(
-            "expected a poll interval of 1 to 60000 milliseconds, not `{s}`"
-        )),
-    }
-}
-
-fn parse_max_presents(s: &str) -> Result<u64, String> {
-    match s.parse::<u64>() {
-        Ok(0) => Err("the number of presents must be at least 1".into()),
-        Ok(n) => Ok(n),
-        Err(_) => Err(format!(
-            "expected a number of presents (a whole number, at least 1), not `{s}`"
-        )),
-    }
-}
 
 /// What identifies a file's version cheaply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,7 +145,7 @@ impl Watched {
 }
 
 /// `kiln watch`.
-pub(super) fn watch(
+pub(crate) fn watch(
     graph_path: &Path,
     reg: &Registry,
     args: &WatchArgs,

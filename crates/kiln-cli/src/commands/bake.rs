@@ -1,32 +1,12 @@
 //! `kiln bake`: write a graph with its inputs frozen and its pure cones folded into
 //! constants (see `kiln_io::bake`).
 
-use super::{CliError, check_valid, load, set_inputs};
+use crate::args::BakeArgs;
+use crate::common::{CliError, check_valid, load, set_inputs};
 use kiln_core::prelude::*;
 use kiln_io::bake::{BakeOptions, blob_dir_for};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
-
-/// The options of `kiln bake`.
-#[derive(clap::Args)]
-pub(super) struct BakeArgs {
-    /// Turn the graph's inputs into constants holding their current values (from --set,
-    /// else their defaults). Without it, inputs stay inputs and what depends on them stays.
-    #[arg(long)]
-    freeze: bool,
-    /// The baked graph file to write; heavy values go into the blob folder <stem>.blobs
-    /// beside it. Its folder is created if missing.
-    #[arg(long, short, value_name = "BAKED.json")]
-    out: PathBuf,
-    /// Set a graph input before freezing it: NAME=VALUE (repeatable). Vectors and colours:
-    /// 1,2,3 or #rrggbb.
-    #[arg(long = "set", value_name = "NAME=VALUE", requires = "freeze")]
-    set: Vec<String>,
-    /// Freeze the seed at N: nodes whose only context read is the seed (noise) are folded
-    /// too, computed at seed N. Without it they stay and read the seed of each run.
-    #[arg(long, value_name = "N")]
-    seed: Option<u64>,
-}
 
 /// Whether `a` and `b` name the same existing file.
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -37,7 +17,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// `kiln bake GRAPH --out BAKED.json [--freeze] [--set NAME=VALUE ...] [--seed N]`.
-pub(super) fn bake(graph: &Path, reg: &Registry, args: &BakeArgs) -> Result<ExitCode, CliError> {
+pub(crate) fn bake(graph: &Path, reg: &Registry, args: &BakeArgs) -> Result<ExitCode, CliError> {
     if same_file(graph, &args.out) {
         return Err(CliError(format!(
             "--out {} is the graph being baked; write the baked graph to another file",

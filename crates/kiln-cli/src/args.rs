@@ -1,0 +1,451 @@
+//! The command line: what `kiln` accepts (commands, options, their value parsers).
+//!
+//! Only parsing lives here; what each command does is in [`crate::commands`].
+
+use clap::{Parser, Subcommand, ValueEnum};
+use kiln_io::wav::WavFormat;
+use std::path::PathBuf;
+
+// The `kiln` command line (no doc comment: clap would read it as the help text).
+#[derive(Parser)]
+#[command(
+    name = "kiln",
+    version,
+    about = "Cook node graphs into pictures, sounds, meshes and data."
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) cmd: Cmd,
+}
+
+/// The options of `kiln run` and `kiln demo`.
+#[derive(clap::Args)]
+pub(crate) struct EvalArgs {
+    /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub(crate) set: Vec<String>,
+    /// Folder to write outputs into (created if missing).
+    #[arg(long, short, default_value = ".")]
+    pub(crate) out: PathBuf,
+    /// Time in seconds.
+    #[arg(long, default_value_t = 0.0)]
+    pub(crate) time: f64,
+    /// Frame number.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) frame: i64,
+    /// Seed for procedural randomness.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Only these outputs (repeatable; default: every output of the graph).
+    #[arg(long = "output", value_name = "NAME")]
+    pub(crate) outputs: Vec<String>,
+    /// Which evaluator runs the graph (all give the same bits).
+    #[arg(long, value_enum, value_name = "NAME", default_value_t = EvaluatorKind::Lazy)]
+    pub(crate) evaluator: EvaluatorKind,
+    /// Run independent nodes at once on a Rayon pool of THREADS threads (default: one per
+    /// core); only levels costly enough to gain from it go parallel. Eager and compiled only.
+    #[arg(
+        long,
+        value_name = "THREADS",
+        num_args = 0..=1,
+        value_parser = parse_threads
+    )]
+    pub(crate) parallel: Option<Option<usize>>,
+    /// What a failing node does: `fail-fast` stops and writes nothing; `propagate` writes
+    /// the outputs that do not depend on the failure and reports the ones that do.
+    #[arg(long, value_enum, value_name = "POLICY", default_value_t = ErrorsArg::FailFast)]
+    pub(crate) errors: ErrorsArg,
+    /// Print evaluation statistics (to stderr).
+    #[arg(long)]
+    pub(crate) stats: bool,
+    /// Time every node and print the slowest ten (to stderr).
+    #[arg(long)]
+    pub(crate) timings: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    /// Keep results in the persistent cache DIR (created if missing) and reuse what an
+    /// earlier run left there; says on stderr how many nodes were cooked and how many came
+    /// from the cache. Lazy and incremental evaluators only.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cache: Option<PathBuf>,
+}
+
+/// The options of `kiln render`.
+#[derive(clap::Args)]
+pub(crate) struct RenderArgs {
+    /// Number of ticks to run: ticks 0 to N-1, one file per output and tick.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = parse_ticks,
+        required_unless_present = "seconds",
+        conflicts_with = "seconds"
+    )]
+    pub(crate) ticks: Option<u64>,
+    /// Seconds of audio to render: stream the graph's signal outputs and write one mono WAV
+    /// per output, DIR/<output>.wav.
+    #[arg(long, value_name = "S", value_parser = parse_seconds)]
+    pub(crate) seconds: Option<f64>,
+    /// Seconds per tick: tick t runs at time t * dt (and frame t). A number or a fraction.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value = "1/60",
+        value_parser = parse_dt,
+        conflicts_with = "seconds"
+    )]
+    pub(crate) dt: f64,
+    /// With --seconds: samples per second.
+    #[arg(
+        long,
+        value_name = "HZ",
+        default_value_t = 48_000,
+        value_parser = parse_rate,
+        conflicts_with = "ticks"
+    )]
+    pub(crate) rate: u32,
+    /// With --seconds: samples per block (the output is the same for every block size).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 64,
+        value_parser = parse_block,
+        conflicts_with = "ticks"
+    )]
+    pub(crate) block: usize,
+    /// With --seconds: the WAV sample format.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        default_value_t = WavFormatArg::F32,
+        conflicts_with = "ticks"
+    )]
+    pub(crate) wav_format: WavFormatArg,
+    /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub(crate) set: Vec<String>,
+    /// Folder to write the frames (or WAV files) into (created if missing).
+    #[arg(long, short, default_value = ".")]
+    pub(crate) out: PathBuf,
+    /// Seed for procedural randomness.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Only these outputs (repeatable; default: every output of the graph).
+    #[arg(long = "output", value_name = "NAME")]
+    pub(crate) outputs: Vec<String>,
+    /// Which evaluator runs each tick (all give the same bits). `incremental` re-cooks only
+    /// what a tick changes and keeps no memo of earlier ticks.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "NAME",
+        default_value_t = EvaluatorKind::Incremental,
+        conflicts_with = "seconds"
+    )]
+    pub(crate) evaluator: EvaluatorKind,
+    /// Run independent nodes at once on a Rayon pool of THREADS threads (default: one per
+    /// core). Eager and compiled only.
+    #[arg(
+        long,
+        value_name = "THREADS",
+        num_args = 0..=1,
+        value_parser = parse_threads,
+        conflicts_with = "seconds"
+    )]
+    pub(crate) parallel: Option<Option<usize>>,
+    /// Print evaluation statistics summed over the ticks (to stderr).
+    #[arg(long, conflicts_with = "seconds")]
+    pub(crate) stats: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    /// With --ticks: keep results in the persistent cache DIR (created if missing) and
+    /// reuse what an earlier render left there. Lazy and incremental evaluators only.
+    #[arg(long, value_name = "DIR", conflicts_with = "seconds")]
+    pub(crate) cache: Option<PathBuf>,
+}
+
+/// The WAV sample formats `--wav-format` chooses between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum WavFormatArg {
+    /// 32-bit float, not clamped.
+    F32,
+    /// 16-bit PCM, clamped to [-1, 1].
+    Pcm16,
+    /// 24-bit PCM, clamped to [-1, 1].
+    Pcm24,
+}
+
+impl WavFormatArg {
+    /// The WAV format this names.
+    pub(crate) fn format(self) -> WavFormat {
+        match self {
+            WavFormatArg::F32 => WavFormat::Float32,
+            WavFormatArg::Pcm16 => WavFormat::Pcm16,
+            WavFormatArg::Pcm24 => WavFormat::Pcm24,
+        }
+    }
+}
+
+/// The evaluators `--evaluator` chooses between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum EvaluatorKind {
+    /// Pulls only what the outputs need, memoising every result by content key.
+    Lazy,
+    /// Runs the requested cone in schedule order.
+    Eager,
+    /// Runs a compiled flat schedule, with scalar kernels for float maths.
+    Compiled,
+    /// Re-runs only what changed since the previous request, with early cutoff.
+    Incremental,
+}
+
+impl EvaluatorKind {
+    /// The name `--evaluator` takes.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            EvaluatorKind::Lazy => "lazy",
+            EvaluatorKind::Eager => "eager",
+            EvaluatorKind::Compiled => "compiled",
+            EvaluatorKind::Incremental => "incremental",
+        }
+    }
+}
+
+/// The error policies `--errors` chooses between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ErrorsArg {
+    /// Stop at the first failure; nothing is written.
+    FailFast,
+    /// Write the outputs that do not depend on a failure; report the ones that do.
+    Propagate,
+}
+
+// The commands, each with its options.
+#[derive(Subcommand)]
+pub(crate) enum Cmd {
+    /// Evaluate a graph's outputs and write them as files (PNG for images, JSON otherwise).
+    Run {
+        /// The graph file.
+        graph: PathBuf,
+        #[command(flatten)]
+        args: EvalArgs,
+    },
+    /// Run a recurrent graph (one with latches) for N ticks and write every output of every
+    /// tick as DIR/<output>_<tick>.<ext>, the tick zero-padded (at least 3 digits); or, with
+    /// --seconds, stream an audio graph and write each signal output as DIR/<output>.wav.
+    Render {
+        /// The graph file.
+        graph: PathBuf,
+        #[command(flatten)]
+        args: RenderArgs,
+    },
+    /// Render the built-in example (noise clouds) to clouds.png.
+    Demo {
+        #[command(flatten)]
+        args: EvalArgs,
+    },
+    /// Check a graph and print every problem; exits non-zero if there are any.
+    Validate {
+        /// The graph file.
+        graph: PathBuf,
+    },
+    /// Describe a graph: inputs, outputs, nodes by op and by determinism class.
+    Info {
+        /// The graph file.
+        graph: PathBuf,
+    },
+    /// Print the graph in Graphviz DOT format.
+    Dot {
+        /// The graph file.
+        graph: PathBuf,
+    },
+    /// Present the graph's outputs into DIR, then present again each time the graph file
+    /// (or the --params file) is saved, printing what recooked and how long it took; a broken
+    /// edit prints the error and keeps the last frame's files.
+    Watch {
+        /// The graph file.
+        graph: PathBuf,
+        #[command(flatten)]
+        args: WatchArgs,
+    },
+    /// Bake a graph into --out: with --freeze its inputs become constants, and every pure
+    /// cone is folded into stored constants (heavy values in a blob folder beside the file,
+    /// <stem>.blobs). The baked graph gives the same outputs with fewer nodes.
+    Bake {
+        /// The graph file.
+        graph: PathBuf,
+        #[command(flatten)]
+        args: BakeArgs,
+    },
+    /// List the registered ops with their ports, params and docs.
+    Ops {
+        /// Only ops whose id contains this text.
+        filter: Option<String>,
+    },
+}
+
+/// The options of `kiln watch`.
+#[derive(clap::Args)]
+pub(crate) struct WatchArgs {
+    /// Folder to write the outputs into (created if missing): one file per output, PNG for
+    /// images, JSON otherwise, replaced as a group at each present.
+    #[arg(long, short)]
+    pub(crate) out: PathBuf,
+    /// A JSON file of input values and params (`{"mix": 0.5, "fine.octaves": 5}`), applied
+    /// over the graph and watched too.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) params: Option<PathBuf>,
+    /// How often to look at the files, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 200, value_parser = parse_poll_ms)]
+    pub(crate) poll_ms: u64,
+    /// Stop after N presents, successful or not (exit code 1 if the last one failed);
+    /// otherwise watch until Ctrl-C.
+    #[arg(long, value_name = "N", value_parser = parse_max_presents)]
+    pub(crate) max_presents: Option<u64>,
+    /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub(crate) set: Vec<String>,
+    /// Seed for procedural randomness.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+}
+
+/// The options of `kiln bake`.
+#[derive(clap::Args)]
+pub(crate) struct BakeArgs {
+    /// Turn the graph's inputs into constants holding their current values (from --set,
+    /// else their defaults). Without it, inputs stay inputs and what depends on them stays.
+    #[arg(long)]
+    pub(crate) freeze: bool,
+    /// The baked graph file to write; heavy values go into the blob folder <stem>.blobs
+    /// beside it. Its folder is created if missing.
+    #[arg(long, short, value_name = "BAKED.json")]
+    pub(crate) out: PathBuf,
+    /// Set a graph input before freezing it: NAME=VALUE (repeatable). Vectors and colours:
+    /// 1,2,3 or #rrggbb.
+    #[arg(long = "set", value_name = "NAME=VALUE", requires = "freeze")]
+    pub(crate) set: Vec<String>,
+    /// Freeze the seed at N: nodes whose only context read is the seed (noise) are folded
+    /// too, computed at seed N. Without it they stay and read the seed of each run.
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
+}
+
+/// A `--ticks` count: a whole number, at least 1.
+fn parse_ticks(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("the tick count must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "expected a tick count (a whole number, at least 1), not `{s}`"
+        )),
+    }
+}
+
+/// A `--dt` in seconds: a number (`0.04`) or a fraction (`1/25`), finite and above zero.
+fn parse_dt(s: &str) -> Result<f64, String> {
+    let num = |t: &str| t.trim().parse::<f64>().ok();
+    let dt = match s.split_once('/') {
+        Some((a, b)) => num(a).zip(num(b)).map(|(a, b)| a / b),
+        None => num(s),
+    };
+    match dt {
+        Some(d) if d.is_finite() && d > 0.0 => Ok(d),
+        Some(_) => Err(format!(
+            "the seconds per tick must be finite and above zero, not `{s}`"
+        )),
+        None => Err(format!(
+            "expected seconds per tick as a number (0.04) or a fraction (1/25), not `{s}`"
+        )),
+    }
+}
+
+/// A `--seconds` length: a number, finite and above zero.
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        Ok(_) => Err(format!(
+            "the length must be finite and above zero seconds, not `{s}`"
+        )),
+        Err(_) => Err(format!(
+            "expected a length in seconds (like 2 or 0.5), not `{s}`"
+        )),
+    }
+}
+
+/// A `--rate` in Hz: a whole number, at least 1.
+fn parse_rate(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(0) => Err("the sample rate must be at least 1 Hz".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "expected a sample rate in Hz (a whole number like 48000), not `{s}`"
+        )),
+    }
+}
+
+/// The largest `--block`.
+const MAX_BLOCK: usize = 1 << 20;
+
+/// A `--block` size: a whole number of samples, 1 to 1048576.
+fn parse_block(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=MAX_BLOCK).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a block size of 1 to {MAX_BLOCK} samples, not `{s}`"
+        )),
+    }
+}
+
+/// A `--parallel` thread count: a whole number, at least 1.
+fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("the thread count must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "expected a thread count (a whole number, at least 1), not `{s}`"
+        )),
+    }
+}
+
+/// A `--poll-ms` interval: 1 to 60000 milliseconds.
+fn parse_poll_ms(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if (1..=60_000).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a poll interval of 1 to 60000 milliseconds, not `{s}`"
+        )),
+    }
+}
+
+/// A `--max-presents` count: a whole number, at least 1.
+fn parse_max_presents(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err("the number of presents must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "expected a number of presents (a whole number, at least 1), not `{s}`"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dt_takes_numbers_and_fractions() {
+        assert_eq!(parse_dt("0.5"), Ok(0.5));
+        assert_eq!(parse_dt("1/60"), Ok(1.0 / 60.0));
+        assert_eq!(parse_dt(" 1 / 25 "), Ok(1.0 / 25.0));
+        for bad in ["0", "-1", "1/0", "0/0", "inf", "nan", "fast", "1/x", ""] {
+            assert!(parse_dt(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_ticks("5"), Ok(5));
+        assert!(parse_ticks("0").is_err());
+        assert!(parse_ticks("-3").is_err());
+    }
+}

@@ -1,0 +1,12 @@
+//! The commands, one module each; [`crate::cli`] dispatches to them.
+
+pub(crate) mod bake;
+pub(crate) mod demo;
+pub(crate) mod dot;
+pub(crate) mod info;
+pub(crate) mod ops;
+pub(crate) mod render;
+pub(crate) mod render_audio;
+pub(crate) mod run;
+pub(crate) mod validate;
+pub(crate) mod watch;

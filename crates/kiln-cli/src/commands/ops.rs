@@ -1,0 +1,47 @@
+//! `kiln ops [FILTER]`: list the registered ops with their ports, params and docs.
+
+use crate::report::show;
+use kiln_core::prelude::*;
+use std::process::ExitCode;
+
+/// Print every op of `reg` whose id contains `filter` (every op without one).
+pub(crate) fn list_ops(reg: &Registry, filter: Option<&str>) -> ExitCode {
+    for op in reg.iter() {
+        let s = op.spec();
+        if filter.is_some_and(|f| !s.id.contains(f)) {
+            continue;
+        }
+        println!("{} (v{}, {})", s.id, s.version, s.purity.name());
+        println!("    {}", s.doc);
+        for i in &s.inputs {
+            let mut extra = vec![];
+            if let Some(d) = &i.default {
+                extra.push(format!("default {}", show(d)));
+            } else {
+                extra.push("required".into());
+            }
+            if i.lazy {
+                extra.push("lazy".into());
+            }
+            println!(
+                "    in  {}: {} [{}] — {}",
+                i.name,
+                i.ty,
+                extra.join(", "),
+                i.doc
+            );
+        }
+        for p in &s.params {
+            let d = p
+                .default
+                .as_ref()
+                .map(|d| format!("default {}", show(d)))
+                .unwrap_or_else(|| "required".into());
+            println!("    par {}: {} [{d}] — {}", p.name, p.ty, p.doc);
+        }
+        for o in &s.outputs {
+            println!("    out {}: {} — {}", o.name, o.ty, o.doc);
+        }
+    }
+    ExitCode::SUCCESS
+}

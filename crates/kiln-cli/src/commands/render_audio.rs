@@ -1,0 +1,255 @@
+//! `kiln render GRAPH --seconds S`: stream an audio graph's signal outputs and write each
+//! as a mono WAV file, `DIR/<output>.wav`, renamed into place only once every output rendered.
+
+use crate::args::RenderArgs;
+use crate::common::{CliError, check_valid, progress_bar, requested_outputs, set_inputs};
+use kiln_core::prelude::*;
+use kiln_io::wav::{StagedFile, WavError, WavStream};
+use kiln_std::graph_io::OUTPUT_OP;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// The signal port a requested output streams from, as `node.port`: a graph output (an
+/// `output` node) streams what is wired into it; any other name is a node (its first output)
+/// or `node.port`. Refuses names that are not signal outputs, naming them.
+fn signal_source(g: &Graph, reg: &Registry, name: &str) -> Result<String, CliError> {
+    let not_signal = |what: String| {
+        CliError(format!(
+            "output `{name}` is not a signal: {what}; `render --seconds` streams signal \
+             (audio) outputs only (use `render --ticks N` or `run` for other values)"
+        ))
+    };
+    let (node, port) = match g.node(name) {
+        Some(n) if n.op == OUTPUT_OP => {
+            let wire = g
+                .wires()
+                .iter()
+                .find(|w| w.to.node.as_str() == name && w.to.port == "value");
+            match wire {
+                Some(w) => (w.from.node.as_str(), Some(w.from.port.as_str())),
+                None => return Err(not_signal("nothing is wired into it".into())),
+            }
+        }
+        Some(n) => (n.id.as_str(), None),
+        None => match name.rsplit_once('.') {
+            Some((node, port)) if g.node(node).is_some() => (node, Some(port)),
+            _ => {
+                return Err(CliError(format!(
+                    "output `{name}`: the graph has no node or output of that name"
+                )));
+            }
+        },
+    };
+    let Some(op_id) = g.node(node).map(|n| n.op.as_str()) else {
+        return Err(not_signal(format!("node `{node}` does not exist")));
+    };
+    let Some(op) = reg.get(op_id) else {
+        return Err(not_signal(format!(
+            "op `{op_id}` of node `{node}` is unknown"
+        )));
+    };
+    let spec = op.spec();
+    let index = match port {
+        Some(p) => spec.output_index(p),
+        None => (!spec.outputs.is_empty()).then_some(0),
+    };
+    let Some(out) = index.and_then(|i| spec.outputs.get(i)) else {
+        return Err(not_signal(format!(
+            "node `{node}` ({op_id}) has no output `{}`",
+            port.unwrap_or("out")
+        )));
+    };
+    if out.ty != ValueType::Signal {
+        return Err(not_signal(format!(
+            "it is the {} output `{node}.{}` ({op_id})",
+            out.ty, out.name
+        )));
+    }
+    Ok(format!("{node}.{}", out.name))
+}
+
+/// How many times faster than real time `seconds` of audio took `elapsed`.
+fn realtime_multiple(seconds: f64, elapsed: Duration) -> String {
+    let took = elapsed.as_secs_f64();
+    if took > 0.0 {
+        format!("{:.1}x real time", seconds / took)
+    } else {
+        "instant".into()
+    }
+}
+
+/// The error for output `name` whose samples could not be written.
+fn sample_error(name: &str, e: WavError, rate: u32) -> CliError {
+    let at = |index: u64| format!("sample {index} ({:.3} s)", index as f64 / f64::from(rate));
+    CliError(match e {
+        WavError::NonFinite { index, value, .. } => format!(
+            "output `{name}` is {value:?} at {}: a WAV file holds finite samples only",
+            at(index)
+        ),
+        WavError::OutOfRange { index, value, .. } => format!(
+            "output `{name}` is {value:e} at {}, beyond the range of a 32-bit float \
+             (--wav-format pcm16 or pcm24 clamps to -1..1)",
+            at(index)
+        ),
+        other => format!("cannot write output `{name}`: {other}"),
+    })
+}
+
+/// `kiln render --seconds`: stream the graph's signal outputs and write each as a mono WAV
+/// file, DIR/<output>.wav. The files are written under temporary names while the stream
+/// runs and renamed into place only once every output rendered, so a failure writes nothing.
+pub(crate) fn render_audio(
+    g: &Graph,
+    reg: &Registry,
+    args: &RenderArgs,
+    seconds: f64,
+) -> Result<ExitCode, CliError> {
+    check_valid(g, reg)?;
+    let outputs = requested_outputs(g, &args.outputs)?;
+    let sources = outputs
+        .iter()
+        .map(|name| signal_source(g, reg, name))
+        .collect::<Result<Vec<String>, CliError>>()?;
+    let format = args.wav_format.format();
+    let rate = args.rate;
+    let total = (seconds * f64::from(rate)).round();
+    if total < 1.0 {
+        return Err(CliError(format!(
+            "--seconds {seconds} at {rate} Hz is less than one sample"
+        )));
+    }
+    // `total` is at least 1 and finite; a float beyond u64 saturates and is refused below.
+    let total = total as u64;
+    let max_frames = kiln_io::wav::MAX_DATA_BYTES / format.bytes_per_sample();
+    if total > max_frames {
+        return Err(CliError(format!(
+            "--seconds {seconds} at {rate} Hz is {total} samples, more than a {format} WAV \
+             file holds ({max_frames}); render less, at a lower rate, or as pcm16"
+        )));
+    }
+    // One file per output: DIR/<output>.wav, dots in names becoming `_` (as for ticks).
+    let mut paths: Vec<PathBuf> = Vec::with_capacity(outputs.len());
+    for name in &outputs {
+        let stem = name.replace('.', "_");
+        if stem.is_empty() || stem.contains(['/', '\\', ':', '\0']) {
+            return Err(CliError(format!(
+                "output name `{name}` cannot be used as a file name"
+            )));
+        }
+        let path = args.out.join(format!("{stem}.wav"));
+        if paths.contains(&path) {
+            return Err(CliError(format!(
+                "outputs `{name}` and another both become {}; pick one with --output",
+                path.display()
+            )));
+        }
+        paths.push(path);
+    }
+    let mut ctx = EvalContext::new();
+    ctx.seed = args.seed;
+    set_inputs(&mut ctx, g, reg, &args.set)?;
+    let config = StreamConfig {
+        sample_rate: rate,
+        block: args.block,
+        seed: args.seed,
+    };
+    let names: Vec<&str> = sources.iter().map(String::as_str).collect();
+    let mut stream = StreamingEvaluator::with_context(reg.clone(), g, &names, config, &ctx)
+        .map_err(|e| CliError(format!("cannot build the stream: {e}; nothing was written")))?;
+
+    // The folders this run creates (the missing ancestors of DIR, DIR first), to take back
+    // if it fails.
+    let created: Vec<PathBuf> = args
+        .out
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .map(Path::to_path_buf)
+        .collect();
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
+    let bar = progress_bar(args.quiet, total, "samples");
+    let started = Instant::now();
+    let result = (|| -> Result<Vec<StagedFile>, CliError> {
+        let mut files = Vec::with_capacity(paths.len());
+        for path in &paths {
+            let file = WavStream::create(path, 1, rate, format)
+                .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
+            files.push(file);
+        }
+        let mut done = 0u64;
+        let mut shown = 0u64;
+        while done < total {
+            let n = (total - done).min(args.block as u64) as usize;
+            stream.process(n).map_err(|e| {
+                CliError(format!(
+                    "rendering failed at sample {done} ({:.3} s): {e}",
+                    done as f64 / f64::from(rate)
+                ))
+            })?;
+            for (i, file) in files.iter_mut().enumerate() {
+                file.write_mono(stream.output(i))
+                    .map_err(|e| sample_error(&outputs[i], e, rate))?;
+            }
+            done += n as u64;
+            if let Some(bar) = &bar
+                && (done - shown >= 4096 || done == total)
+            {
+                bar.set_position(done);
+                bar.set_message(format!("{:.2} s", done as f64 / f64::from(rate)));
+                shown = done;
+            }
+        }
+        files
+            .into_iter()
+            .map(|f| {
+                let path = f.path().to_path_buf();
+                f.finish()
+                    .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))
+            })
+            .collect()
+    })();
+    let elapsed = started.elapsed();
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let staged = match result {
+        Ok(staged) => staged,
+        Err(e) => {
+            // The temporary files are gone; take back the folders this run made (each only
+            // if empty).
+            for d in &created {
+                if std::fs::remove_dir(d).is_err() {
+                    break;
+                }
+            }
+            return Err(CliError(format!("{e}; nothing was written")));
+        }
+    };
+    // Every output rendered: rename the files into place.
+    let mut written = Vec::with_capacity(staged.len());
+    for file in staged {
+        let path = file.path().to_path_buf();
+        // A rename failing after others succeeded is rare (the files are complete by now);
+        // say what landed.
+        let done = file.commit().map_err(|e| {
+            CliError(format!(
+                "cannot write {}: {e}; {}",
+                path.display(),
+                if written.is_empty() {
+                    "nothing was written".to_string()
+                } else {
+                    format!("only {} was written", written.join(", "))
+                }
+            ))
+        })?;
+        written.push(done.display().to_string());
+    }
+    println!(
+        "wrote {} ({total} samples, {:.3} s at {rate} Hz, {format}, {})",
+        written.join(", "),
+        total as f64 / f64::from(rate),
+        realtime_multiple(total as f64 / f64::from(rate), elapsed)
+    );
+    Ok(ExitCode::SUCCESS)
+}

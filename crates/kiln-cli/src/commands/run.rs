@@ -1,0 +1,182 @@
+//! `kiln run GRAPH`: evaluate a graph's outputs once and write each as a file (PNG for
+//! images, JSON otherwise), every output encoded before any is written.
+
+use crate::args::{ErrorsArg, EvalArgs};
+use crate::common::{CliError, check_valid, progress_bar, requested_outputs, set_inputs};
+use crate::evaluator::{CacheRun, parallel_policy};
+use crate::report::{print_failures, print_stats, print_timings};
+use kiln_core::eval::ErrorPolicy;
+use kiln_core::prelude::*;
+use kiln_core::recurrence::LATCH_OP;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The ids of the graph's latch nodes.
+fn latch_nodes(g: &Graph) -> Vec<&str> {
+    g.nodes()
+        .iter()
+        .filter(|n| n.op == LATCH_OP)
+        .map(|n| n.id.as_str())
+        .collect()
+}
+
+/// The hint for `kiln run` on a graph with latches: they need `kiln render`.
+fn latch_hint(g: &Graph, path: Option<&Path>) -> String {
+    let latches = latch_nodes(g);
+    format!(
+        "\nhint: the graph has latch node(s) ({}), which hold state from one tick to the next \
+         and need a recurrent driver: use `kiln render {} --ticks N --out DIR` to run it for N \
+         ticks",
+        latches.join(", "),
+        path.map_or_else(|| "GRAPH".to_string(), |p| p.display().to_string())
+    )
+}
+
+/// Whether `e` is a latch failing outside a recurrent driver.
+fn is_latch_error(e: &EvalError) -> bool {
+    matches!(e, EvalError::Node { op, .. } | EvalError::Panic { op, .. } if op == LATCH_OP)
+}
+
+/// The context of `kiln run`: time, frame, seed and `--set` inputs.
+fn context(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<EvalContext, CliError> {
+    let mut ctx = EvalContext::new();
+    ctx.time = args.time;
+    ctx.frame = args.frame;
+    ctx.seed = args.seed;
+    set_inputs(&mut ctx, g, reg, &args.set)?;
+    Ok(ctx)
+}
+
+/// `kiln run` (and `kiln demo`) on the loaded graph `g`; `path` is its file, for hints.
+pub(crate) fn run(
+    g: &Graph,
+    reg: &Registry,
+    args: &EvalArgs,
+    path: Option<&Path>,
+) -> Result<ExitCode, CliError> {
+    let parallel = parallel_policy(args.parallel, args.evaluator)?;
+    if args.cache.is_some() {
+        CacheRun::check(args.evaluator)?;
+    }
+    check_valid(g, reg)?;
+    let outputs = requested_outputs(g, &args.outputs)?;
+    let mut ctx = context(g, reg, args)?;
+    let bar = progress_bar(args.quiet, 0, "nodes");
+    if let Some(bar) = &bar {
+        let b = bar.clone();
+        ctx.progress = Some(Arc::new(move |p: &Progress<'_>| {
+            b.set_length(p.total as u64);
+            b.set_position(p.completed as u64);
+            if let Some(node) = p.node {
+                match p.node_fraction {
+                    Some(f) => b.set_message(format!("{node} {:.0}%", f * 100.0)),
+                    None => b.set_message(node.to_string()),
+                }
+            }
+        }));
+    }
+    let mut request = Request::new(outputs.iter().cloned()).with_errors(match args.errors {
+        ErrorsArg::FailFast => ErrorPolicy::FailFast,
+        ErrorsArg::Propagate => ErrorPolicy::Propagate,
+    });
+    if args.timings {
+        request = request.with_timings();
+    }
+    let cache = match &args.cache {
+        Some(dir) => Some(CacheRun::open(dir, false, reg)?),
+        None => None,
+    };
+    let mut eval = match &cache {
+        Some(c) => c.evaluator(args.evaluator, reg),
+        None => args.evaluator.build(reg, parallel.clone()),
+    };
+    let started = Instant::now();
+    let result = eval.evaluate(g, &request, &ctx);
+    let elapsed = started.elapsed();
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    if let Some(c) = &cache {
+        // A fresh evaluator over an empty memory: every node it did not cook came from
+        // the store (the directory, or an identical node earlier in this run).
+        match &result {
+            Ok(out) => eprintln!(
+                "cache: {} nodes cooked, {} from cache, {}",
+                out.stats.executed,
+                out.stats.cache_hits,
+                c.entries()
+            ),
+            Err(_) => eprintln!("cache: the evaluation failed, {}", c.entries()),
+        }
+    }
+    let out = result.map_err(|e| {
+        let hint = if is_latch_error(&e) {
+            latch_hint(g, path)
+        } else {
+            String::new()
+        };
+        CliError(format!("evaluation failed: {e}; nothing was written{hint}"))
+    })?;
+    // Under `--errors propagate`, outputs holding an error are reported, not written.
+    let failed: Vec<&str> = out
+        .values
+        .iter()
+        .filter(|(_, v)| matches!(v, Value::Error(_)))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    // Encode every output before writing any, so a frame lands whole or not at all.
+    let mut files = Vec::with_capacity(out.values.len());
+    for (name, v) in &out.values {
+        if matches!(v, Value::Error(_)) {
+            continue;
+        }
+        let file = kiln_io::encode_output(&args.out, &name.replace('.', "_"), v).map_err(|e| {
+            CliError(format!(
+                "cannot write output `{name}`: {e}; nothing was written"
+            ))
+        })?;
+        files.push(file);
+    }
+    if !files.is_empty() {
+        std::fs::create_dir_all(&args.out)
+            .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
+    }
+    for (path, bytes) in &files {
+        kiln_io::write_atomic(path, bytes)
+            .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
+        println!("wrote {}", path.display());
+    }
+    if args.stats {
+        print_stats(args.evaluator, &parallel, &out.stats, elapsed, None);
+        let mut memory = eval.memory_report();
+        if let Some(c) = &cache {
+            memory.extend(c.store.memory_report());
+        }
+        eprintln!("memory:");
+        for line in memory.to_string().lines() {
+            eprintln!("  {line}");
+        }
+    }
+    if args.timings {
+        print_timings(&out);
+    }
+    if !out.failures.is_empty() {
+        print_failures(&out.failures);
+        if out.failures.iter().any(|f| is_latch_error(&f.error)) {
+            eprintln!("{}", latch_hint(g, path).trim_start());
+        }
+    }
+    if failed.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!(
+            "error: {} of {} output(s) failed and were not written: {}",
+            failed.len(),
+            out.values.len(),
+            failed.join(", ")
+        );
+        Ok(ExitCode::from(1))
+    }
+}

@@ -1,0 +1,134 @@
+//! What several commands share: the error they report, loading a graph file, graph inputs
+//! and outputs, `--set`, validation before a run and the progress bar.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use kiln_core::prelude::*;
+use kiln_io::{GraphFile, LoadError};
+use kiln_std::graph_io::{INPUT_PREFIX, OUTPUT_OP};
+use std::path::Path;
+
+/// A failure the CLI reports as `error: ...` and exit code 1.
+#[derive(Debug)]
+pub struct CliError(pub(crate) String);
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<String> for CliError {
+    fn from(s: String) -> Self {
+        CliError(s)
+    }
+}
+
+fn load_error(path: &Path, e: LoadError) -> CliError {
+    CliError(format!("cannot load {}: {e}", path.display()))
+}
+
+/// Read the graph file at `path`.
+pub(crate) fn load(path: &Path, reg: &Registry) -> Result<GraphFile, CliError> {
+    kiln_io::read_graph(path, reg).map_err(|e| load_error(path, e))
+}
+
+/// Graph inputs: `(name, type)`.
+pub(crate) fn graph_inputs<'a>(g: &'a Graph, reg: &Registry) -> Vec<(&'a str, ValueType)> {
+    g.nodes()
+        .iter()
+        .filter(|n| n.op.starts_with(INPUT_PREFIX))
+        .filter_map(|n| {
+            let ty = reg.get(&n.op)?.spec().outputs.first()?.ty;
+            Some((n.id.as_str(), ty))
+        })
+        .collect()
+}
+
+/// The ids of the graph's outputs (its `output` nodes), in graph order.
+pub(crate) fn graph_outputs(g: &Graph) -> Vec<String> {
+    g.nodes()
+        .iter()
+        .filter(|n| n.op == OUTPUT_OP)
+        .map(|n| n.id.to_string())
+        .collect()
+}
+
+/// Apply `--set NAME=VALUE` options to `ctx`, checking each name against the graph's inputs.
+pub(crate) fn set_inputs(
+    ctx: &mut EvalContext,
+    g: &Graph,
+    reg: &Registry,
+    set: &[String],
+) -> Result<(), CliError> {
+    let inputs = graph_inputs(g, reg);
+    for s in set {
+        let (name, text) = s
+            .split_once('=')
+            .ok_or_else(|| CliError(format!("--set `{s}`: expected NAME=VALUE")))?;
+        let Some(&(_, ty)) = inputs.iter().find(|(n, _)| *n == name) else {
+            let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
+            return Err(CliError(format!(
+                "--set `{name}`: the graph has no input of that name ({})",
+                if names.is_empty() {
+                    "it has no inputs".to_string()
+                } else {
+                    format!("inputs: {}", names.join(", "))
+                }
+            )));
+        };
+        let v = kiln_io::parse_cli_value(text, ty)
+            .map_err(|e| CliError(format!("--set `{name}` ({ty}): {e}")))?;
+        ctx.inputs.insert(name.to_string(), v);
+    }
+    Ok(())
+}
+
+/// A progress bar on stderr counting `unit` (indicatif hides it when stderr is not a
+/// terminal); `None` with `--quiet`.
+pub(crate) fn progress_bar(quiet: bool, len: u64, unit: &str) -> Option<ProgressBar> {
+    if quiet {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr_with_hz(10));
+    bar.set_style(
+        ProgressStyle::with_template(&format!(
+            "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{pos}}/{{len}} {unit} {{msg}}"
+        ))
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    Some(bar)
+}
+
+/// Refuse a graph with validation problems (printing each one).
+pub(crate) fn check_valid(g: &Graph, reg: &Registry) -> Result<(), CliError> {
+    let diags = validate(g, reg);
+    if diags.is_empty() {
+        return Ok(());
+    }
+    for d in &diags {
+        eprintln!("{d}");
+    }
+    Err(CliError(format!(
+        "the graph has {} problem(s); nothing was written",
+        diags.len()
+    )))
+}
+
+/// The outputs to evaluate: `--output` names (first occurrence of each), else every graph
+/// output.
+pub(crate) fn requested_outputs(g: &Graph, names: &[String]) -> Result<Vec<String>, CliError> {
+    let mut outputs = if names.is_empty() {
+        graph_outputs(g)
+    } else {
+        names.to_vec()
+    };
+    let mut seen = std::collections::HashSet::new();
+    outputs.retain(|o| seen.insert(o.clone()));
+    if outputs.is_empty() {
+        return Err(CliError(
+            "the graph has no outputs (add an \"outputs\" section, or name nodes with --output)"
+                .into(),
+        ));
+    }
+    Ok(outputs)
+}

@@ -1,0 +1,401 @@
+//! Loading graph files: from a path, bytes or text, then the document step by step — the
+//! top level (version, keys, description), the names of every section, and the graph built
+//! from its inputs, nodes and outputs in that order.
+
+use super::error::from_json_error;
+use super::names::{Names, Section};
+use super::shape::{check_keys, get, object};
+use super::{
+    GraphFile, GraphMeta, INPUT_KEYS, LoadError, NODE_KEYS, TOP_LEVEL_KEYS, VERSION, input_type,
+    param_type, version_mismatch,
+};
+use crate::blob::BlobReader;
+use crate::convert::{self, InputSource, child};
+use crate::json::{self, Json};
+use kiln_core::graph::{Graph, PortRef};
+use kiln_core::registry::Registry;
+use kiln_core::value::{Value, ValueType};
+use kiln_std::graph_io::{INPUT_TYPES, OUTPUT_OP, input_op_for};
+use std::collections::HashSet;
+use std::path::Path;
+
+/// Read and load a graph file. Errors other than [`LoadError::Io`] do not repeat the path;
+/// callers usually print `path: error`. Blob references (in baked graphs, see
+/// [blobs](mod@crate::blob)) are resolved relative to the file's folder.
+pub fn read_graph(path: &Path, registry: &Registry) -> Result<GraphFile, LoadError> {
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    load_bytes(&bytes, registry, Some(dir))
+}
+
+/// Load a graph file from bytes (which must be UTF-8; a leading byte-order mark is skipped).
+/// A blob reference is a [`LoadError::Blob`]: use [`read_graph`] or [`load_graph_in`].
+pub fn load_graph_bytes(bytes: &[u8], registry: &Registry) -> Result<GraphFile, LoadError> {
+    load_bytes(bytes, registry, None)
+}
+
+fn load_bytes(
+    bytes: &[u8],
+    registry: &Registry,
+    blobs: Option<&Path>,
+) -> Result<GraphFile, LoadError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => load_text(text, registry, blobs),
+        Err(e) => {
+            let valid = bytes.get(..e.valid_up_to()).unwrap_or_default();
+            let prefix = std::str::from_utf8(valid).unwrap_or_default();
+            let line = prefix.matches('\n').count() + 1;
+            let last_line = prefix.rsplit('\n').next().unwrap_or_default();
+            Err(LoadError::NotUtf8 {
+                line,
+                column: last_line.chars().count() + 1,
+            })
+        }
+    }
+}
+
+/// Load a graph file from text. The registry directs how values are read (see the module
+/// docs); ops it does not know are kept, for [`kiln_core::validate::validate`] to report.
+/// A blob reference is a [`LoadError::Blob`]: use [`read_graph`] or [`load_graph_in`].
+pub fn load_graph(text: &str, registry: &Registry) -> Result<GraphFile, LoadError> {
+    load_text(text, registry, None)
+}
+
+/// Load a graph file from text, resolving blob references (see [blobs](mod@crate::blob))
+/// relative to the folder `dir`, as [`read_graph`] does for a file in `dir`.
+pub fn load_graph_in(text: &str, registry: &Registry, dir: &Path) -> Result<GraphFile, LoadError> {
+    load_text(text, registry, Some(dir))
+}
+
+fn load_text(
+    text: &str,
+    registry: &Registry,
+    blobs: Option<&Path>,
+) -> Result<GraphFile, LoadError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
+        return Err(LoadError::Empty);
+    }
+    let doc = json::parse(text).map_err(from_json_error)?;
+    load_doc(&doc, registry, blobs)
+}
+
+/// The entries of one section of a graph file (empty when the section is absent).
+type Entries<'a> = &'a [(String, Json)];
+
+/// Build a graph file from its parsed JSON: the top level first (a newer version may use
+/// keys this build does not know), then every name, then inputs, nodes and outputs.
+fn load_doc(doc: &Json, registry: &Registry, blobs: Option<&Path>) -> Result<GraphFile, LoadError> {
+    let top = top_level(doc)?;
+    let mut meta = GraphMeta {
+        description: description(top)?,
+        ..GraphMeta::default()
+    };
+    let [inputs, nodes, outputs] = sections(top)?;
+    claim_names(inputs, nodes, outputs)?;
+    let mut builder = Builder {
+        graph: Graph::new(),
+        registry,
+        blobs: BlobReader::new(blobs, registry),
+    };
+    for (name, def) in inputs {
+        if let Some(doc) = builder.add_input(name, def)? {
+            meta.input_docs.insert(name.clone(), doc);
+        }
+    }
+    for (name, def) in nodes {
+        builder.add_node(name, def)?;
+    }
+    for (name, source) in outputs {
+        builder.add_output(name, source)?;
+    }
+    Ok(GraphFile {
+        graph: builder.graph,
+        meta,
+    })
+}
+
+/// The entries of the top-level object, once its version is one this build reads and its
+/// keys are all known.
+fn top_level(doc: &Json) -> Result<Entries<'_>, LoadError> {
+    let Json::Object(top) = doc else {
+        return Err(LoadError::format(
+            "",
+            format!("a graph file must be a JSON object, found {}", doc.kind()),
+            Some(format!(
+                "a graph file looks like {{\"kiln\": {VERSION}, \"nodes\": {{...}}}}"
+            )),
+        ));
+    };
+    // The version comes first: a newer file may use keys this build does not know.
+    match get(top, "kiln") {
+        None => return Err(LoadError::MissingVersion),
+        Some(Json::Int(VERSION)) => {}
+        Some(other) => {
+            let (found, hint) = version_mismatch(other, VERSION, "file", "kiln");
+            return Err(LoadError::UnsupportedVersion { found, hint });
+        }
+    }
+    check_keys(top, "", "", &TOP_LEVEL_KEYS)?;
+    Ok(top)
+}
+
+/// The file's `description`, which must be a string.
+fn description(top: Entries<'_>) -> Result<Option<String>, LoadError> {
+    match get(top, "description") {
+        None => Ok(None),
+        Some(Json::Str(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(LoadError::format(
+            "description",
+            format!("`description` must be a string, found {}", other.kind()),
+            None,
+        )),
+    }
+}
+
+/// The `inputs`, `nodes` and `outputs` sections, each an object.
+fn sections(top: Entries<'_>) -> Result<[Entries<'_>; 3], LoadError> {
+    let section = |key: &str| -> Result<Entries<'_>, LoadError> {
+        match get(top, key) {
+            Some(j) => object(j, key, &format!("`{key}`")),
+            None => Ok(&[]),
+        }
+    };
+    Ok([section("inputs")?, section("nodes")?, section("outputs")?])
+}
+
+/// Check every name of the three sections: valid, and defined once across them.
+fn claim_names(
+    inputs: Entries<'_>,
+    nodes: Entries<'_>,
+    outputs: Entries<'_>,
+) -> Result<(), LoadError> {
+    let mut names = Names::default();
+    for (section, entries) in [
+        (Section::Inputs, inputs),
+        (Section::Nodes, nodes),
+        (Section::Outputs, outputs),
+    ] {
+        for (name, _) in entries {
+            names.claim(name, section)?;
+        }
+    }
+    Ok(())
+}
+
+fn graph_error(path: &str, e: kiln_core::graph::GraphError) -> LoadError {
+    LoadError::format(path, e.to_string(), None)
+}
+
+/// The graph being built from the sections, with the blob references read so far.
+struct Builder<'a> {
+    graph: Graph,
+    registry: &'a Registry,
+    blobs: BlobReader<'a>,
+}
+
+impl Builder<'_> {
+    /// Add graph input `name` (an `input.<type>` node with params `name` and `default`);
+    /// returns its `doc`, if any.
+    fn add_input(&mut self, name: &str, def: &Json) -> Result<Option<String>, LoadError> {
+        let path = child("inputs", name);
+        let entries = object(def, &path, &format!("input `{name}`")).map_err(|e| match e {
+            LoadError::Format { path, message, .. } => LoadError::Format {
+                path,
+                message,
+                hint: Some(r#"write {"type": "float", "default": 1.0}"#.into()),
+            },
+            other => other,
+        })?;
+        check_keys(entries, &path, &format!("input `{name}`"), &INPUT_KEYS)?;
+        let (ty, op) = input_type_and_op(entries, &path, name)?;
+        let g = &mut self.graph;
+        g.add_node(name, op).map_err(|e| graph_error(&path, e))?;
+        g.set_param(name, "name", Value::str(name))
+            .map_err(|e| graph_error(&path, e))?;
+        if let Some(d) = get(entries, "default") {
+            let dpath = child(&path, "default");
+            let v = convert::decode_value(d, Some(ty), &dpath)?;
+            g.set_param(name, "default", v)
+                .map_err(|e| graph_error(&dpath, e))?;
+        }
+        match get(entries, "doc") {
+            None => Ok(None),
+            Some(Json::Str(doc)) => Ok(Some(doc.clone())),
+            Some(other) => Err(LoadError::format(
+                &child(&path, "doc"),
+                format!("`doc` must be a string, found {}", other.kind()),
+                None,
+            )),
+        }
+    }
+
+    /// Add node `name` with its op, params and inputs (wires and constants).
+    fn add_node(&mut self, name: &str, def: &Json) -> Result<(), LoadError> {
+        let path = child("nodes", name);
+        let entries = match def {
+            Json::Object(e) => e,
+            other => {
+                return Err(LoadError::format(
+                    &path,
+                    format!("node `{name}` must be an object, found {}", other.kind()),
+                    Some(r#"write {"op": "<op id>", "params": {...}, "inputs": {...}}"#.into()),
+                ));
+            }
+        };
+        check_keys(entries, &path, &format!("node `{name}`"), &NODE_KEYS)?;
+        let op = node_op(entries, &path, name)?;
+        self.graph
+            .add_node(name, op)
+            .map_err(|e| graph_error(&path, e))?;
+        if let Some(params) = get(entries, "params") {
+            self.set_params(name, op, params, &child(&path, "params"))?;
+        }
+        if let Some(ins) = get(entries, "inputs") {
+            self.set_inputs(name, op, ins, &child(&path, "inputs"))?;
+        }
+        Ok(())
+    }
+
+    /// Set the params of node `name` (of op `op`) from its `params` object at `ppath`.
+    fn set_params(
+        &mut self,
+        name: &str,
+        op: &str,
+        params: &Json,
+        ppath: &str,
+    ) -> Result<(), LoadError> {
+        let params = object(params, ppath, "`params`")?;
+        let mut seen = HashSet::new();
+        for (p, j) in params {
+            let vpath = child(ppath, p);
+            if !seen.insert(p.as_str()) {
+                return Err(LoadError::format(
+                    &vpath,
+                    format!("param `{p}` is set twice"),
+                    Some("keep one".into()),
+                ));
+            }
+            let v = match self.blobs.read(j, &vpath)? {
+                Some(v) => v,
+                None => convert::decode_value(j, param_type(self.registry, op, p), &vpath)?,
+            };
+            self.graph
+                .set_param(name, p, v)
+                .map_err(|e| graph_error(&vpath, e))?;
+        }
+        Ok(())
+    }
+
+    /// Wire or set the inputs of node `name` (of op `op`) from its `inputs` object at `ipath`.
+    fn set_inputs(
+        &mut self,
+        name: &str,
+        op: &str,
+        ins: &Json,
+        ipath: &str,
+    ) -> Result<(), LoadError> {
+        let ins = object(ins, ipath, "`inputs`")?;
+        let mut has_const = HashSet::new();
+        for (port, j) in ins {
+            let vpath = child(ipath, port);
+            let source = match self.blobs.read(j, &vpath)? {
+                Some(v) => InputSource::Const(v),
+                None => convert::decode_input(j, input_type(self.registry, op, port), &vpath)?,
+            };
+            match source {
+                InputSource::Wire(from) => {
+                    self.graph.connect(from, PortRef::new(name, port));
+                }
+                InputSource::Const(v) => {
+                    // A graph holds one constant per port; a second one has nowhere to go.
+                    if !has_const.insert(port.as_str()) {
+                        return Err(LoadError::format(
+                            &vpath,
+                            format!("input `{port}` is given two constants"),
+                            Some("keep one".into()),
+                        ));
+                    }
+                    self.graph
+                        .set_const(name, port, v)
+                        .map_err(|e| graph_error(&vpath, e))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Add graph output `name` (an `output` node) wired from the port `source` names.
+    fn add_output(&mut self, name: &str, source: &Json) -> Result<(), LoadError> {
+        let path = child("outputs", name);
+        let Json::Str(source) = source else {
+            return Err(LoadError::format(
+                &path,
+                format!(
+                    "output `{name}` must name a port as a string, found {}",
+                    source.kind()
+                ),
+                Some(format!("write \"{name}\": \"node.port\"")),
+            ));
+        };
+        self.graph
+            .add_node(name, OUTPUT_OP)
+            .map_err(|e| graph_error(&path, e))?;
+        self.graph
+            .connect(PortRef::parse(source), PortRef::new(name, "value"));
+        Ok(())
+    }
+}
+
+/// The declared `type` of a graph input and the op of its node.
+fn input_type_and_op(
+    entries: Entries<'_>,
+    path: &str,
+    name: &str,
+) -> Result<(ValueType, &'static str), LoadError> {
+    let types: Vec<&str> = INPUT_TYPES.iter().map(|(_, t)| t.name()).collect();
+    match get(entries, "type") {
+        Some(Json::Str(t)) => ValueType::parse_plain(t)
+            .and_then(|ty| input_op_for(ty).map(|op| (ty, op)))
+            .ok_or_else(|| {
+                LoadError::format(
+                    &child(path, "type"),
+                    format!("graph inputs cannot have type `{t}`"),
+                    Some(format!("one of: {}", types.join(", "))),
+                )
+            }),
+        Some(other) => Err(LoadError::format(
+            &child(path, "type"),
+            format!("`type` must be a string, found {}", other.kind()),
+            Some(format!("one of: {}", types.join(", "))),
+        )),
+        None => Err(LoadError::format(
+            path,
+            format!("input `{name}` has no `type`"),
+            Some(format!("add \"type\": one of {}", types.join(", "))),
+        )),
+    }
+}
+
+/// The `op` of node `name`, which must be a string.
+fn node_op<'a>(entries: Entries<'a>, path: &str, name: &str) -> Result<&'a str, LoadError> {
+    match get(entries, "op") {
+        Some(Json::Str(op)) => Ok(op.as_str()),
+        Some(other) => Err(LoadError::format(
+            &child(path, "op"),
+            format!("`op` must be a string, found {}", other.kind()),
+            Some("`kiln ops` lists the op ids".into()),
+        )),
+        None => Err(LoadError::format(
+            path,
+            format!("node `{name}` has no `op`"),
+            Some(r#"add "op": "<op id>"; `kiln ops` lists them"#.into()),
+        )),
+    }
+}

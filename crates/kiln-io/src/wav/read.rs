@@ -1,0 +1,61 @@
+//! Reading WAV files.
+
+use super::{WavError, WavFormat};
+use std::path::Path;
+
+/// The contents of a WAV file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WavData {
+    /// Samples per second.
+    pub sample_rate: u32,
+    /// The sample format.
+    pub format: WavFormat,
+    /// The samples, one `Vec` per channel; PCM scaled back to `[-1, 1]`.
+    pub channels: Vec<Vec<f64>>,
+}
+
+/// Read a WAV file written in one of the [`WavFormat`]s.
+pub fn read_wav(path: &Path) -> Result<WavData, WavError> {
+    let read = |source| WavError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let reader = hound::WavReader::open(path).map_err(read)?;
+    let spec = reader.spec();
+    let format = match (spec.sample_format, spec.bits_per_sample) {
+        (hound::SampleFormat::Float, 32) => WavFormat::Float32,
+        (hound::SampleFormat::Int, 16) => WavFormat::Pcm16,
+        (hound::SampleFormat::Int, 24) => WavFormat::Pcm24,
+        (kind, bits) => {
+            return Err(WavError::Unsupported {
+                path: path.to_path_buf(),
+                bits,
+                kind: match kind {
+                    hound::SampleFormat::Float => "float",
+                    hound::SampleFormat::Int => "integer",
+                },
+            });
+        }
+    };
+    let n = usize::from(spec.channels.max(1));
+    let mut channels = vec![Vec::with_capacity(reader.len() as usize / n); n];
+    let mut put = |i: usize, x: f64| channels[i % n].push(x);
+    let mut reader = reader;
+    match format.pcm_scale() {
+        None => {
+            for (i, s) in reader.samples::<f32>().enumerate() {
+                put(i, f64::from(s.map_err(read)?));
+            }
+        }
+        Some(scale) => {
+            for (i, s) in reader.samples::<i32>().enumerate() {
+                put(i, f64::from(s.map_err(read)?) / scale);
+            }
+        }
+    }
+    Ok(WavData {
+        sample_rate: spec.sample_rate,
+        format,
+        channels,
+    })
+}
