@@ -43,7 +43,7 @@ pub(crate) struct EvalArgs {
     #[arg(long, value_enum, value_name = "NAME", default_value_t = EvaluatorKind::Lazy)]
     pub(crate) evaluator: EvaluatorKind,
     /// Run independent nodes at once on a Rayon pool of THREADS threads (default: one per
-    /// core); only levels costly enough to gain from it go parallel. Eager and compiled only.
+    /// core); only levels costly enough to gain from it go parallel. Every evaluator.
     #[arg(
         long,
         value_name = "THREADS",
@@ -146,7 +146,7 @@ pub(crate) struct RenderArgs {
     )]
     pub(crate) evaluator: EvaluatorKind,
     /// Run independent nodes at once on a Rayon pool of THREADS threads (default: one per
-    /// core). Eager and compiled only.
+    /// core). Every evaluator.
     #[arg(
         long,
         value_name = "THREADS",

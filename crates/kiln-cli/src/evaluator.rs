@@ -3,55 +3,69 @@
 
 use crate::args::EvaluatorKind;
 use crate::common::CliError;
+use kiln_core::cache::Store;
 use kiln_core::eval::{CompiledEvaluator, EagerEvaluator, IncrementalEvaluator, ParallelPolicy};
 use kiln_core::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 impl EvaluatorKind {
-    /// Whether `--parallel` applies to this evaluator.
-    fn supports_parallel(self) -> bool {
-        matches!(self, EvaluatorKind::Eager | EvaluatorKind::Compiled)
-    }
-
-    /// A fresh evaluator of this kind under `parallel` (which only eager and compiled use).
-    pub(crate) fn build(self, reg: &Registry, parallel: ParallelPolicy) -> Box<dyn Evaluator> {
-        match self {
-            EvaluatorKind::Lazy => Box::new(LazyEvaluator::new(reg.clone())),
-            EvaluatorKind::Eager => {
-                Box::new(EagerEvaluator::new(reg.clone()).with_parallel(parallel))
+    /// A fresh evaluator of this kind under `parallel`, keeping results in `store` when one
+    /// is given (every evaluator can: see `kiln_core::eval`).
+    pub(crate) fn build(
+        self,
+        reg: &Registry,
+        parallel: ParallelPolicy,
+        store: Option<Arc<Store>>,
+    ) -> Box<dyn Evaluator> {
+        let reg = reg.clone();
+        match (self, store) {
+            (EvaluatorKind::Lazy, None) => {
+                Box::new(LazyEvaluator::new(reg).with_parallel(parallel))
             }
-            // One-shot runs: compile on this thread rather than serving lazily meanwhile.
-            EvaluatorKind::Compiled => Box::new(
-                CompiledEvaluator::new(reg.clone())
-                    .with_background(false)
-                    .with_parallel(parallel),
+            (EvaluatorKind::Lazy, Some(s)) => Box::new(
+                LazyEvaluator::new(reg)
+                    .with_parallel(parallel)
+                    .with_store(s),
             ),
-            EvaluatorKind::Incremental => Box::new(IncrementalEvaluator::new(reg.clone())),
+            (EvaluatorKind::Eager, None) => {
+                Box::new(EagerEvaluator::new(reg).with_parallel(parallel))
+            }
+            (EvaluatorKind::Eager, Some(s)) => Box::new(
+                EagerEvaluator::new(reg)
+                    .with_parallel(parallel)
+                    .with_store(s),
+            ),
+            // One-shot runs: compile on this thread rather than serving lazily meanwhile.
+            (EvaluatorKind::Compiled, store) => {
+                let e = CompiledEvaluator::new(reg)
+                    .with_background(false)
+                    .with_parallel(parallel);
+                match store {
+                    Some(s) => Box::new(e.with_store(s)),
+                    None => Box::new(e),
+                }
+            }
+            (EvaluatorKind::Incremental, store) => {
+                let e = IncrementalEvaluator::new(reg).with_parallel(parallel);
+                match store {
+                    Some(s) => Box::new(e.with_store(s)),
+                    None => Box::new(e),
+                }
+            }
         }
     }
 }
 
-/// The policy of `--parallel [THREADS]` for `evaluator`; refuses an evaluator that runs
-/// sequentially only.
-pub(crate) fn parallel_policy(
-    parallel: Option<Option<usize>>,
-    evaluator: EvaluatorKind,
-) -> Result<ParallelPolicy, CliError> {
-    let Some(threads) = parallel else {
-        return Ok(ParallelPolicy::Sequential);
-    };
-    if !evaluator.supports_parallel() {
-        return Err(CliError(format!(
-            "--parallel works with the eager and compiled evaluators only; the {} evaluator \
-             runs sequentially (add --evaluator eager or --evaluator compiled)",
-            evaluator.name()
-        )));
+/// The policy of `--parallel [THREADS]` (`None`: sequential).
+pub(crate) fn parallel_policy(parallel: Option<Option<usize>>) -> ParallelPolicy {
+    match parallel {
+        None => ParallelPolicy::Sequential,
+        Some(threads) => ParallelPolicy::Rayon {
+            threads,
+            min_cost: None,
+        },
     }
-    Ok(ParallelPolicy::Rayon {
-        threads,
-        min_cost: None,
-    })
 }
 
 /// The persistent cache of `--cache DIR`: a store over the cache directory, for one
@@ -63,23 +77,11 @@ pub(crate) struct CacheRun {
 }
 
 impl CacheRun {
-    /// Refuse `--cache` for an evaluator that keeps no results.
-    pub(crate) fn check(kind: EvaluatorKind) -> Result<(), CliError> {
-        match kind {
-            EvaluatorKind::Lazy | EvaluatorKind::Incremental => Ok(()),
-            other => Err(CliError(format!(
-                "--cache works with the lazy and incremental evaluators only; the {} evaluator \
-                 keeps no results (use --evaluator lazy or --evaluator incremental)",
-                other.name()
-            ))),
-        }
-    }
-
     /// Open (creating it if needed) the cache directory `dir`, under an in-memory store
     /// that keeps every result (`bounded`: at most 256 MiB in memory, for long renders;
     /// everything still goes to the directory).
     pub(crate) fn open(dir: &Path, bounded: bool, reg: &Registry) -> Result<CacheRun, CliError> {
-        use kiln_core::cache::{KeepAll, Lru, Store};
+        use kiln_core::cache::{KeepAll, Lru};
         let disk = Arc::new(
             kiln_io::DiskCache::open(dir, reg).map_err(|e| CliError(format!("--cache: {e}")))?,
         );
@@ -94,16 +96,6 @@ impl CacheRun {
             store: store.with_backing(backing).shared(),
             disk,
         })
-    }
-
-    /// A `kind` evaluator (lazy or incremental: see [`CacheRun::check`]) over the store.
-    pub(crate) fn evaluator(&self, kind: EvaluatorKind, reg: &Registry) -> Box<dyn Evaluator> {
-        match kind {
-            EvaluatorKind::Incremental => {
-                Box::new(IncrementalEvaluator::new(reg.clone()).with_store(self.store.clone()))
-            }
-            _ => Box::new(LazyEvaluator::new(reg.clone()).with_store(self.store.clone())),
-        }
     }
 
     /// The damaged entries found and the entries saved, for the report line.

@@ -217,27 +217,45 @@ fn a_cache_that_is_a_file_is_a_readable_error() {
 }
 
 #[test]
-fn the_cache_needs_an_evaluator_that_keeps_results() {
+fn every_evaluator_reads_and_fills_the_cache() {
     let dir = tempfile::tempdir().unwrap();
-    let graph = examples().join("arithmetic.json");
-    let o = kiln(
-        &[
-            "run",
-            graph.to_str().unwrap(),
-            "--cache",
-            "c",
-            "--evaluator",
-            "eager",
-        ],
-        dir.path(),
-    );
-    let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("--cache works with the lazy and incremental"),
-        "{err}"
-    );
-    assert!(!dir.path().join("c").exists());
+    let graph = examples().join("clouds.json");
+    let run = |ev: &str, out: &str| {
+        let o = kiln(
+            &[
+                "run",
+                graph.to_str().unwrap(),
+                "--out",
+                out,
+                "--cache",
+                "c",
+                "--evaluator",
+                ev,
+                "--stats",
+            ],
+            dir.path(),
+        );
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{ev}: {err}");
+        err
+    };
+    // The first run fills the cache; every other evaluator then finds everything there.
+    let first = run("eager", "o0");
+    assert!(!first.contains("cache: 0 nodes cooked"), "{first}");
+    let png = std::fs::read(dir.path().join("o0/clouds.png")).unwrap();
+    for (i, ev) in ["lazy", "compiled", "incremental", "eager"]
+        .iter()
+        .enumerate()
+    {
+        let out = format!("o{}", i + 1);
+        let err = run(ev, &out);
+        assert!(
+            err.contains("cache: 0 nodes cooked"),
+            "{ev} cooked again: {err}"
+        );
+        let again = std::fs::read(dir.path().join(&out).join("clouds.png")).unwrap();
+        assert_eq!(again, png, "{ev}");
+    }
 }
 
 #[test]

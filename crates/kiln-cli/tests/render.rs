@@ -294,8 +294,8 @@ fn set_output_and_stats_work_as_in_run() {
         ],
         dir.path(),
     );
-    assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o).1.contains("eager and compiled"), "{:?}", text(&o));
+    // Every evaluator renders in parallel too.
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
 }
 
 #[test]

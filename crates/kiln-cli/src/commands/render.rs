@@ -45,10 +45,7 @@ pub(crate) fn render(
     args: &RenderArgs,
     ticks: u64,
 ) -> Result<ExitCode, CliError> {
-    let parallel = parallel_policy(args.parallel, args.evaluator)?;
-    if args.cache.is_some() {
-        CacheRun::check(args.evaluator)?;
-    }
+    let parallel = parallel_policy(args.parallel);
     check_valid(g, reg)?;
     let outputs = requested_outputs(g, &args.outputs)?;
     let mut ctx = EvalContext::new();
@@ -70,8 +67,10 @@ pub(crate) fn render(
         None => None,
     };
     let eval = match &cache {
-        Some(c) => c.evaluator(args.evaluator, reg),
-        None => args.evaluator.build(reg, parallel.clone()),
+        Some(c) => args
+            .evaluator
+            .build(reg, parallel.clone(), Some(c.store.clone())),
+        None => args.evaluator.build(reg, parallel.clone(), None),
     };
     let mut driver = Recurrent::new(eval, reg.clone());
     let width = tick_width(ticks);

@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 /// The signal port a requested output streams from, as `node.port`: a graph output (an
-/// `output` node) streams what is wired into it; any other name is a node (its first output)
-/// or `node.port`. Refuses names that are not signal outputs, naming them.
+/// `output` node) streams what is wired into it; any other name is a node (its default
+/// output) or `node.port`. Refuses names that are not signal outputs, naming them.
 fn signal_source(g: &Graph, reg: &Registry, name: &str) -> Result<String, CliError> {
     let not_signal = |what: String| {
         CliError(format!(
@@ -27,14 +27,14 @@ fn signal_source(g: &Graph, reg: &Registry, name: &str) -> Result<String, CliErr
                 .iter()
                 .find(|w| w.to.node.as_str() == name && w.to.port == "value");
             match wire {
-                Some(w) => (w.from.node.as_str(), Some(w.from.port.as_str())),
+                Some(w) => (w.from.node.as_str(), w.from.port.as_str()),
                 None => return Err(not_signal("nothing is wired into it".into())),
             }
         }
-        Some(n) => (n.id.as_str(), None),
-        None => match name.rsplit_once('.') {
-            Some((node, port)) if g.node(node).is_some() => (node, Some(port)),
-            _ => {
+        // Any other name is read as every evaluator reads it (`Graph::output_ref`).
+        _ => match g.output_ref(name) {
+            Some((i, port)) => (g.nodes()[i].id.as_str(), port),
+            None => {
                 return Err(CliError(format!(
                     "output `{name}`: the graph has no node or output of that name"
                 )));
@@ -50,14 +50,9 @@ fn signal_source(g: &Graph, reg: &Registry, name: &str) -> Result<String, CliErr
         )));
     };
     let spec = op.spec();
-    let index = match port {
-        Some(p) => spec.output_index(p),
-        None => (!spec.outputs.is_empty()).then_some(0),
-    };
-    let Some(out) = index.and_then(|i| spec.outputs.get(i)) else {
+    let Some(out) = spec.output_index(port).and_then(|i| spec.outputs.get(i)) else {
         return Err(not_signal(format!(
-            "node `{node}` ({op_id}) has no output `{}`",
-            port.unwrap_or("out")
+            "node `{node}` ({op_id}) has no output `{port}`"
         )));
     };
     if out.ty != ValueType::Signal {

@@ -56,10 +56,7 @@ pub(crate) fn run(
     args: &EvalArgs,
     path: Option<&Path>,
 ) -> Result<ExitCode, CliError> {
-    let parallel = parallel_policy(args.parallel, args.evaluator)?;
-    if args.cache.is_some() {
-        CacheRun::check(args.evaluator)?;
-    }
+    let parallel = parallel_policy(args.parallel);
     check_valid(g, reg)?;
     let outputs = requested_outputs(g, &args.outputs)?;
     let mut ctx = context(g, reg, args)?;
@@ -89,8 +86,10 @@ pub(crate) fn run(
         None => None,
     };
     let mut eval = match &cache {
-        Some(c) => c.evaluator(args.evaluator, reg),
-        None => args.evaluator.build(reg, parallel.clone()),
+        Some(c) => args
+            .evaluator
+            .build(reg, parallel.clone(), Some(c.store.clone())),
+        None => args.evaluator.build(reg, parallel.clone(), None),
     };
     let started = Instant::now();
     let result = eval.evaluate(g, &request, &ctx);
