@@ -548,6 +548,8 @@ pub enum Kernel {
     Unary(fn(f64) -> f64),
     /// A function of the op's two inputs, in port order.
     Binary(fn(f64, f64) -> f64),
+    /// A function of the op's three inputs, in port order.
+    Ternary(fn(f64, f64, f64) -> f64),
 }
 
 impl Kernel {
@@ -557,6 +559,7 @@ impl Kernel {
             Kernel::Const(_) => 0,
             Kernel::Unary(_) => 1,
             Kernel::Binary(_) => 2,
+            Kernel::Ternary(_) => 3,
         }
     }
 }

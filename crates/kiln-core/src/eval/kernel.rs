@@ -9,6 +9,7 @@ use crate::value::{Value, ValueType};
 
 type Un = fn(f64) -> f64;
 type Bin = fn(f64, f64) -> f64;
+type Ter = fn(f64, f64, f64) -> f64;
 
 /// The operation and its operand slots. Constant operands live in slots of their own after
 /// the plan's output slots, so an instruction reads every operand the same way (no branch
@@ -18,6 +19,7 @@ enum Code {
     Const(f64),
     Unary(Un, u32),
     Binary(Bin, u32, u32),
+    Ternary(Ter, u32, u32, u32),
 }
 
 /// A node lowered to a scalar kernel.
@@ -45,6 +47,7 @@ impl KInstr {
             Code::Const(x) => x,
             Code::Unary(f, a) => f(float(vals, a)?),
             Code::Binary(f, a, b) => f(float(vals, a)?, float(vals, b)?),
+            Code::Ternary(f, a, b, c) => f(float(vals, a)?, float(vals, b)?, float(vals, c)?),
         })
     }
 }
@@ -66,6 +69,7 @@ impl KInstr {
             Code::Const(x) => x,
             Code::Unary(f, a) => f(get(a)?),
             Code::Binary(f, a, b) => f(get(a)?, get(b)?),
+            Code::Ternary(f, a, b, c) => f(get(a)?, get(b)?, get(c)?),
         })
     }
 }
@@ -161,7 +165,7 @@ fn lower(plan: &Plan, v: usize, const_base: u32, vals: &mut [Value]) -> Option<K
         return None;
     }
     let mut next_const = const_base;
-    let mut slots = [0u32; 2];
+    let mut slots = [0u32; 3];
     for (i, s) in inputs.iter().enumerate() {
         slots[i] = match s {
             Source::Wire { node, port } => {
@@ -180,6 +184,7 @@ fn lower(plan: &Plan, v: usize, const_base: u32, vals: &mut [Value]) -> Option<K
         Kernel::Const(x) => Code::Const(x),
         Kernel::Unary(f) => Code::Unary(f, slots[0]),
         Kernel::Binary(f) => Code::Binary(f, slots[0], slots[1]),
+        Kernel::Ternary(f) => Code::Ternary(f, slots[0], slots[1], slots[2]),
     };
     Some(KInstr {
         out: plan.output_offset(v) as u32,

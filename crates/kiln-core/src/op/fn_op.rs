@@ -2,9 +2,8 @@
 //!
 //! A builder names the op and its ports, then takes the function. For a function of one, two
 //! or three floats (`float1`, `float2`, `float3`) the op's [`Op::execute`] calls that
-//! function on the inputs it reads, and — for one or two inputs, the forms a [`Kernel`] can
-//! hold — the scalar kernel the evaluators run instead is that very function, so the two
-//! paths cannot disagree. Any other signature (ints, vectors, params, several outputs) takes
+//! function on the inputs it reads, and the scalar [`Kernel`] the evaluators run instead is
+//! that very function, so the two paths cannot disagree. Any other signature (ints, vectors, params, several outputs) takes
 //! the general form [`FnOpBuilder::run`], which reads the [`OpCall`] itself.
 //!
 //! The builder's type parameter counts the float inputs and outputs declared so far, so the
@@ -101,8 +100,8 @@ impl Op for FnOp {
         match self.body {
             Body::Float1(f) => Some(Kernel::Unary(f)),
             Body::Float2(f) => Some(Kernel::Binary(f)),
-            // A kernel holds one or two operands; three run through `execute`.
-            Body::Float3(_) | Body::Call(_) => None,
+            Body::Float3(f) => Some(Kernel::Ternary(f)),
+            Body::Call(_) => None,
         }
     }
 }
@@ -291,8 +290,7 @@ impl<const O: usize> FnOpBuilder<Floats<2, O>> {
 }
 
 impl<const O: usize> FnOpBuilder<Floats<3, O>> {
-    /// Finish with a function of the three float inputs, in port order. (A scalar kernel holds
-    /// at most two operands, so this op always runs through [`Op::execute`].)
+    /// Finish with a function of the three float inputs, in port order.
     pub fn float3(self, f: fn(f64, f64, f64) -> f64) -> FnOp {
         self.float(Body::Float3(f))
     }
@@ -405,7 +403,10 @@ mod tests {
             .input("b", 0.0, "")
             .input("t", 0.0, "")
             .float3(|a, b, t| a + (b - a) * t);
-        assert!(three.kernel(&[Some(ValueType::Float); 3], &[]).is_none());
+        let Some(Kernel::Ternary(k)) = three.kernel(&[Some(ValueType::Float); 3], &[]) else {
+            panic!("a three-float op has a ternary kernel");
+        };
+        assert_eq!(k(2.0, 6.0, 0.25), 3.0);
         let ctx = EvalContext::new();
         let v = [Value::Float(2.0), Value::Float(6.0), Value::Float(0.25)];
         assert_eq!(call(&three, &v, &ctx), Ok(Value::Float(3.0)));
