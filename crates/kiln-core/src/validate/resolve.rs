@@ -1,0 +1,410 @@
+//! Resolving a graph against a registry: every op found, every param and constant checked,
+//! every wire bound, defaults applied, cycles refused (except through a latch or a feedback
+//! input) and output types inferred in topological order. Each step is a method of
+//! [`Resolver`], which gathers every diagnostic instead of stopping at the first.
+
+use super::{Binding, Resolved, unknown_input, value_fits};
+use crate::analysis::Topology;
+use crate::error::{Diagnostic, DiagnosticKind, Diagnostics};
+use crate::graph::Graph;
+use crate::op::Op;
+use crate::registry::Registry;
+use crate::value::{Value, ValueType};
+use std::sync::Arc;
+
+/// Resolve `graph` against `registry` (see the module docs).
+pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Diagnostics> {
+    let n = graph.len();
+    let mut r = Resolver {
+        graph,
+        registry,
+        diags: vec![],
+        ops: Vec::with_capacity(n),
+        params: Vec::with_capacity(n),
+        bindings: Vec::with_capacity(n),
+    };
+    r.nodes();
+    r.wires();
+    r.defaults();
+    let (topo, partial, order) = r.order();
+    let out_types = r.types(&partial);
+    r.latch_types(&out_types);
+    if !r.diags.is_empty() {
+        return Err(Diagnostics(r.diags));
+    }
+    Ok(Resolved {
+        // No diagnostics means every op resolved, so nothing is dropped here.
+        ops: r.ops.into_iter().flatten().collect(),
+        bindings: r.bindings,
+        params: r.params,
+        out_types,
+        topo,
+        order: order.unwrap_or_default(),
+    })
+}
+
+/// What resolution has found so far.
+struct Resolver<'a> {
+    graph: &'a Graph,
+    registry: &'a Registry,
+    diags: Vec<Diagnostic>,
+    /// Per node: its op, when registered.
+    ops: Vec<Option<Arc<dyn Op>>>,
+    params: Vec<Vec<Value>>,
+    bindings: Vec<Vec<Binding>>,
+}
+
+impl Resolver<'_> {
+    /// Each node's op, params and constants.
+    fn nodes(&mut self) {
+        for node in self.graph.nodes() {
+            let Some(op) = self.registry.get(&node.op) else {
+                let mut d = Diagnostic::new(DiagnosticKind::UnknownOp, &node.id, &node.op)
+                    .expected("a registered op id")
+                    .found(format!("`{}`", node.op));
+                if let Some(s) = self.registry.suggest(&node.op) {
+                    d = d.hint(format!("did you mean `{s}`? `kiln ops` lists them all"));
+                } else {
+                    d = d.hint("`kiln ops` lists the registered ops");
+                }
+                self.diags.push(d);
+                self.ops.push(None);
+                self.params.push(vec![]);
+                self.bindings.push(vec![]);
+                continue;
+            };
+            let spec = op.spec();
+            for name in node.params.keys() {
+                if spec.param_index(name).is_none() {
+                    let names: Vec<&str> = spec.params.iter().map(|p| &*p.name).collect();
+                    self.diags.push(
+                        Diagnostic::new(DiagnosticKind::UnknownPort, &node.id, &node.op)
+                            .port(format!("param `{name}`"))
+                            .expected(if names.is_empty() {
+                                "no params".to_string()
+                            } else {
+                                format!("one of: {}", names.join(", "))
+                            })
+                            .found(format!("`{name}`")),
+                    );
+                }
+            }
+            let mut pv = Vec::with_capacity(spec.params.len());
+            for p in &spec.params {
+                match node.params.get(&*p.name).or(p.default.as_ref()) {
+                    Some(v) if value_fits(p.ty, v) => pv.push(v.clone()),
+                    Some(v) => {
+                        self.diags.push(
+                            Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
+                                .port(format!("param `{}`", p.name))
+                                .expected(p.ty.name())
+                                .found(v.type_name()),
+                        );
+                        pv.push(Value::Empty);
+                    }
+                    None => {
+                        self.diags.push(
+                            Diagnostic::new(DiagnosticKind::MissingParam, &node.id, &node.op)
+                                .port(format!("param `{}`", p.name))
+                                .expected(format!("a {} value", p.ty.name()))
+                                .found("nothing"),
+                        );
+                        pv.push(Value::Empty);
+                    }
+                }
+            }
+            self.params.push(pv);
+            let mut b: Vec<Option<Binding>> = vec![None; spec.inputs.len()];
+            for (name, v) in &node.consts {
+                match spec.input_index(name) {
+                    None => {
+                        self.diags
+                            .push(unknown_input(node.id.clone(), &node.op, name, op.as_ref()))
+                    }
+                    Some(i) => {
+                        if !value_fits(spec.inputs[i].ty, v) {
+                            self.diags.push(
+                                Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
+                                    .port(format!("input `{name}`"))
+                                    .expected(spec.inputs[i].ty.name())
+                                    .found(format!("constant of type {}", v.type_name())),
+                            );
+                        }
+                        b[i] = Some(Binding::Const(v.clone()));
+                    }
+                }
+            }
+            self.bindings
+                .push(b.into_iter().map(|x| x.unwrap_or(Binding::Empty)).collect());
+            self.ops.push(Some(op.clone()));
+        }
+    }
+
+    /// Each wire bound to its input (one source per input).
+    fn wires(&mut self) {
+        let mut wired: Vec<Vec<bool>> =
+            self.bindings.iter().map(|b| vec![false; b.len()]).collect();
+        for w in self.graph.wires() {
+            let src = self.graph.index_of(w.from.node.as_str());
+            let dst = self.graph.index_of(w.to.node.as_str());
+            let (Some(si), Some(di)) = (src, dst) else {
+                let (missing, other) = if src.is_none() {
+                    (&w.from, &w.to)
+                } else {
+                    (&w.to, &w.from)
+                };
+                let mut d = Diagnostic {
+                    kind: DiagnosticKind::UnknownNode,
+                    node: self.graph.node(other.node.as_str()).map(|n| n.id.clone()),
+                    op: self.graph.node(other.node.as_str()).map(|n| n.op.clone()),
+                    port: Some(format!("wire {} -> {}", w.from, w.to)),
+                    expected: Some("an existing node".into()),
+                    found: Some(format!("`{}`", missing.node)),
+                    nodes: vec![],
+                    hint: None,
+                };
+                let names: Vec<&str> = self.graph.nodes().iter().map(|n| n.id.as_str()).collect();
+                if let Some(s) = names
+                    .iter()
+                    .min_by_key(|n| crate::registry::edit_distance(n, missing.node.as_str()))
+                    && crate::registry::edit_distance(s, missing.node.as_str()) <= 2
+                {
+                    d.hint = Some(format!("did you mean `{s}`?"));
+                }
+                self.diags.push(d);
+                continue;
+            };
+            let (Some(sop), Some(dop)) = (&self.ops[si], &self.ops[di]) else {
+                continue;
+            };
+            let snode = &self.graph.nodes()[si];
+            let dnode = &self.graph.nodes()[di];
+            let Some(op_port) = sop.spec().output_index(&w.from.port) else {
+                let names: Vec<&str> = sop.spec().outputs.iter().map(|p| &*p.name).collect();
+                self.diags.push(
+                    Diagnostic::new(DiagnosticKind::UnknownPort, &snode.id, &snode.op)
+                        .port(format!("output `{}`", w.from.port))
+                        .expected(format!("one of: {}", names.join(", ")))
+                        .found(format!("`{}` (wire to {})", w.from.port, w.to)),
+                );
+                continue;
+            };
+            let Some(ip) = dop.spec().input_index(&w.to.port) else {
+                self.diags.push(unknown_input(
+                    dnode.id.clone(),
+                    &dnode.op,
+                    &w.to.port,
+                    dop.as_ref(),
+                ));
+                continue;
+            };
+            if wired[di][ip] || matches!(self.bindings[di][ip], Binding::Const(_)) {
+                self.diags.push(
+                    Diagnostic::new(DiagnosticKind::MultipleWires, &dnode.id, &dnode.op)
+                        .port(format!("input `{}`", w.to.port))
+                        .expected("at most one wire or constant")
+                        .found(format!("another source, {}", w.from)),
+                );
+                continue;
+            }
+            wired[di][ip] = true;
+            self.bindings[di][ip] = Binding::Wire {
+                node: si as u32,
+                port: op_port as u16,
+            };
+        }
+    }
+
+    /// Required inputs present, defaults applied where nothing is bound.
+    fn defaults(&mut self) {
+        for (i, node) in self.graph.nodes().iter().enumerate() {
+            let Some(op) = &self.ops[i] else { continue };
+            if op.spec().delay && !matches!(self.bindings[i].first(), Some(Binding::Wire { .. })) {
+                let name = op
+                    .spec()
+                    .inputs
+                    .first()
+                    .map(|p| p.name.to_string())
+                    .unwrap_or_default();
+                self.diags.push(
+                    Diagnostic::new(DiagnosticKind::MissingInput, &node.id, &node.op)
+                        .port(format!("input `{name}`"))
+                        .expected("a wire from the node that seeds the latch")
+                        .found(match self.bindings[i].first() {
+                            Some(Binding::Const(_)) => "a constant",
+                            _ => "nothing",
+                        })
+                        .hint("a latch's seed must come from a node (an `init` wire); it never defaults to zero"),
+                );
+                continue;
+            }
+            for (p, spec) in op.spec().inputs.iter().enumerate() {
+                if matches!(self.bindings[i][p], Binding::Empty) {
+                    match &spec.default {
+                        Some(v) => self.bindings[i][p] = Binding::Const(v.clone()),
+                        None => self.diags.push(
+                            Diagnostic::new(DiagnosticKind::MissingInput, &node.id, &node.op)
+                                .port(format!("input `{}`", spec.name))
+                                .expected(format!("a wire or a constant of type {}", spec.ty))
+                                .found("nothing"),
+                        ),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The tick's dependency topology, a topological order of what can be ordered, and the
+    /// order of every node when there is no cycle (a cycle is a diagnostic).
+    fn order(&mut self) -> (Topology, Vec<u32>, Option<Vec<u32>>) {
+        // Cycles. An edge into a latch's `signal` is captured for the next tick, so it may close
+        // a cycle; every other edge is a dependency within a tick.
+        let is_delay = |w: &crate::graph::Wire, port: Option<usize>| {
+            self.graph
+                .index_of(w.to.node.as_str())
+                .and_then(|d| self.ops[d].as_ref())
+                .is_some_and(|op| {
+                    op.spec().delay
+                        && op
+                            .spec()
+                            .input_index(&w.to.port)
+                            .is_some_and(|i| port.is_none_or(|p| p == i))
+                })
+        };
+        // An edge into a signal op's feedback input is read samples later by the streaming
+        // evaluator, so it may close a loop too (the tick evaluators refuse such loops when they
+        // plan: see `Plan::build`).
+        let is_feedback = |w: &crate::graph::Wire| {
+            self.graph
+                .index_of(w.to.node.as_str())
+                .and_then(|d| self.ops[d].as_ref())
+                .is_some_and(|op| {
+                    op.spec()
+                        .input_index(&w.to.port)
+                        .is_some_and(|i| op.spec().inputs[i].feedback)
+                })
+        };
+        let cyc_topo =
+            Topology::from_graph_filtered(self.graph, |w| !is_delay(w, Some(1)) && !is_feedback(w));
+        // Within a tick a latch depends on nothing: its output is the stored state.
+        let topo = Topology::from_graph_filtered(self.graph, |w| !is_delay(w, None));
+        let (partial, unordered) = cyc_topo.partial_order();
+        let order = match unordered.is_empty() {
+            true => Some(partial.clone()),
+            false => {
+                for cyc in cyc_topo.cycles() {
+                    let first = &self.graph.nodes()[cyc[0] as usize];
+                    let mut d = Diagnostic::new(DiagnosticKind::Cycle, &first.id, &first.op)
+                        .expected("no cycle without a latch (a value cannot depend on itself within a tick)")
+                        .hint("route the loop through a latch's `signal` input (a one-tick delay), or for audio through a feedback input such as `delay.in`");
+                    d.nodes = cyc
+                        .iter()
+                        .map(|&v| self.graph.nodes()[v as usize].id.clone())
+                        .collect();
+                    self.diags.push(d);
+                }
+                None
+            }
+        };
+        (topo, partial, order)
+    }
+
+    /// Output types, inferred in topological order.
+    fn types(&mut self, partial: &[u32]) -> Vec<Vec<ValueType>> {
+        let mut out_types: Vec<Vec<ValueType>> = self
+            .ops
+            .iter()
+            .map(|o| {
+                o.as_ref()
+                    .map(|o| o.spec().outputs.iter().map(|p| p.ty).collect())
+                    .unwrap_or_default()
+            })
+            .collect();
+        {
+            for &v in partial {
+                let v = v as usize;
+                let Some(op) = &self.ops[v] else { continue };
+                let node = &self.graph.nodes()[v];
+                let spec = op.spec();
+                let mut in_types = Vec::with_capacity(spec.inputs.len());
+                let mut ok = true;
+                for (p, ispec) in spec.inputs.iter().enumerate() {
+                    let found = match &self.bindings[v][p] {
+                        Binding::Wire { node: s, port } => {
+                            out_types[*s as usize].get(*port as usize).copied()
+                        }
+                        Binding::Const(c) => c.value_type(),
+                        Binding::Empty => None,
+                    };
+                    if let (Binding::Wire { node: s, port }, Some(t)) =
+                        (&self.bindings[v][p], found)
+                        && !ispec.ty.accepts(t)
+                    {
+                        ok = false;
+                        let src = &self.graph.nodes()[*s as usize];
+                        let sport = &self.ops[*s as usize]
+                            .as_ref()
+                            .map(|o| o.spec().outputs[*port as usize].name.to_string())
+                            .unwrap_or_default();
+                        self.diags.push(
+                                Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
+                                    .port(format!("input `{}`", ispec.name))
+                                    .expected(ispec.ty.name())
+                                    .found(format!("{t} from {}.{sport}", src.id))
+                                    .hint("allowed conversion: int -> float; `number` ports take any numeric type"),
+                            );
+                    }
+                    in_types.push(found);
+                }
+                if !ok {
+                    continue;
+                }
+                match op.infer_outputs(&in_types, &self.params[v]) {
+                    Ok(t) => out_types[v] = t,
+                    Err(msg) => {
+                        let found: Vec<String> = spec
+                            .inputs
+                            .iter()
+                            .zip(&in_types)
+                            .map(|(i, t)| {
+                                format!("{}: {}", i.name, t.map(|t| t.name()).unwrap_or("none"))
+                            })
+                            .collect();
+                        self.diags.push(
+                            Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
+                                .port("inputs".into())
+                                .expected(msg)
+                                .found(found.join(", ")),
+                        )
+                    }
+                }
+            }
+        }
+        out_types
+    }
+
+    /// A latch's signal, known only once the whole tick is typed, must fit its state type.
+    fn latch_types(&mut self, out_types: &[Vec<ValueType>]) {
+        for (i, node) in self.graph.nodes().iter().enumerate() {
+            let Some(op) = &self.ops[i] else { continue };
+            if !op.spec().delay {
+                continue;
+            }
+            if let (Some(Binding::Wire { node: s, port }), Some(&want)) =
+                (self.bindings[i].get(1), out_types[i].first())
+                && let Some(&got) = out_types[*s as usize].get(*port as usize)
+                && want != ValueType::Any
+                && got != ValueType::Any
+                && !want.accepts(got)
+            {
+                let src = &self.graph.nodes()[*s as usize];
+                self.diags.push(
+                    Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
+                        .port("input `signal`".into())
+                        .expected(format!("{want} (the type of the latch's init)"))
+                        .found(format!("{got} from {}", src.id)),
+                );
+            }
+        }
+    }
+}
