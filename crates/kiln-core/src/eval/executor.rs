@@ -6,7 +6,7 @@
 //! check for incremental records.
 
 use super::EvalError;
-use super::exec::{Runner, Taint};
+use super::exec::{Prepared, Runner, Taint, gather};
 use super::parallel::{Parallel, run_level};
 use super::pull::{LazyScratch, LazyStep, lazy_step};
 use super::schedule::{NONE, Schedule};
@@ -31,14 +31,34 @@ pub(crate) trait Strategy {
         runner: &mut Runner,
         scratch: &mut Vec<Value>,
     ) -> Result<(), EvalError>;
+    /// For a parallel level: whether node `v` must run, settling it at once when it need not
+    /// (an up-to-date check, a store hit). The default: it must.
+    fn par_must_run(&mut self, _plan: &Plan, _v: usize, _runner: &mut Runner) -> bool {
+        true
+    }
     /// For a parallel level: settle node `v` at once if it needs no execution (`None`), or
-    /// hand out its gathered inputs and their taint for a worker to run it.
+    /// hand out its gathered inputs and their taint for a worker to run it. An input carrying
+    /// an error the op does not catch settles it too, through [`Strategy::par_finish`].
     fn par_begin(
         &mut self,
         plan: &Plan,
         v: usize,
         runner: &mut Runner,
-    ) -> Result<Option<(Vec<Value>, Taint)>, EvalError>;
+    ) -> Result<Option<(Vec<Value>, Taint)>, EvalError> {
+        if !self.par_must_run(plan, v, runner) {
+            return Ok(None);
+        }
+        let mut inputs = vec![];
+        let taint = gather(plan, v, self.vals(), self.taints(), &[], &mut inputs);
+        let mut out = vec![Value::Empty; plan.n_outputs(v)];
+        match runner.prepare(v, &inputs, &taint, &mut out)? {
+            Prepared::Propagated(t) => {
+                self.par_finish(plan, v, out, t, runner);
+                Ok(None)
+            }
+            Prepared::Run => Ok(Some((inputs, taint))),
+        }
+    }
     /// Take the outputs a worker computed for `v`, already completed under the request's
     /// policy (`taint` is the result's).
     fn par_finish(

@@ -8,7 +8,7 @@
 //! runs the needed nodes (in parallel levels where the policy says so), keeping each result
 //! that depends on no failure under its key.
 
-use super::exec::{Prepared, Runner, Taint, gather};
+use super::exec::{Runner, Taint, gather};
 use super::executor::{Executor, Strategy};
 use super::host::Host;
 use super::keys::KeyPass;
@@ -223,30 +223,6 @@ impl Strategy for Keyed<'_> {
         self.keep(plan, v, &taint, cost);
         self.slots.settle(v, taint);
         Ok(())
-    }
-    fn par_begin(
-        &mut self,
-        plan: &Plan,
-        v: usize,
-        runner: &mut Runner,
-    ) -> Result<Option<(Vec<Value>, Taint)>, EvalError> {
-        let mut inputs = vec![];
-        let taint = gather(
-            plan,
-            v,
-            &self.slots.vals,
-            &self.slots.taints,
-            &[],
-            &mut inputs,
-        );
-        let mut out = vec![Value::Empty; plan.n_outputs(v)];
-        match runner.prepare(v, &inputs, &taint, &mut out)? {
-            Prepared::Propagated(t) => {
-                self.slots.store(plan, v, out, t);
-                Ok(None)
-            }
-            Prepared::Run => Ok(Some((inputs, taint))),
-        }
     }
     fn par_finish(
         &mut self,

@@ -3,7 +3,7 @@
 //! schedule walk ([`super::keyed`]) fills from and beside the memo.
 
 use super::EvalError;
-use super::exec::{Prepared, Runner, Taint, gather};
+use super::exec::{Runner, Taint, gather};
 use super::execute_node;
 use super::executor::Strategy;
 use super::kernel::{Kernels, set_float};
@@ -150,23 +150,6 @@ impl Strategy for Slots {
         self.taints[v] = t;
         self.stamp[v] = self.generation;
         Ok(())
-    }
-    fn par_begin(
-        &mut self,
-        plan: &Plan,
-        v: usize,
-        runner: &mut Runner,
-    ) -> Result<Option<(Vec<Value>, Taint)>, EvalError> {
-        let mut inputs = vec![];
-        let taint = gather(plan, v, &self.vals, &self.taints, &[], &mut inputs);
-        let mut out = vec![Value::Empty; plan.n_outputs(v)];
-        match runner.prepare(v, &inputs, &taint, &mut out)? {
-            Prepared::Propagated(t) => {
-                self.store(plan, v, out, t);
-                Ok(None)
-            }
-            Prepared::Run => Ok(Some((inputs, taint))),
-        }
     }
     fn par_finish(
         &mut self,

@@ -5,7 +5,7 @@
 use super::bits::Bits;
 use crate::cache::Store;
 use crate::eval::EvalError;
-use crate::eval::exec::{Prepared, Runner, Taint, gather};
+use crate::eval::exec::{Runner, Taint, gather};
 use crate::eval::executor::Strategy;
 use crate::eval::kernel::{Kernels, set_float};
 use crate::eval::pull::{digest, is_pulled};
@@ -257,26 +257,8 @@ impl Strategy for State {
     ) -> Result<(), EvalError> {
         self.step_impl(plan, v, pulled, runner, scratch)
     }
-    fn par_begin(
-        &mut self,
-        plan: &Plan,
-        v: usize,
-        runner: &mut Runner,
-    ) -> Result<Option<(Vec<Value>, Taint)>, EvalError> {
-        if !self.must_run(plan, v, &[], runner) {
-            return Ok(None);
-        }
-        let mut inputs = vec![];
-        let taint = gather(plan, v, &self.vals, &self.taints, &[], &mut inputs);
-        self.scratch_out.clear();
-        self.scratch_out.resize(plan.n_outputs(v), Value::Empty);
-        match runner.prepare(v, &inputs, &taint, &mut self.scratch_out)? {
-            Prepared::Propagated(t) => {
-                self.settle(plan, v, t, &[], runner);
-                Ok(None)
-            }
-            Prepared::Run => Ok(Some((inputs, taint))),
-        }
+    fn par_must_run(&mut self, plan: &Plan, v: usize, runner: &mut Runner) -> bool {
+        self.must_run(plan, v, &[], runner)
     }
     fn par_finish(
         &mut self,
