@@ -279,3 +279,61 @@ fn every_evaluator_cancels_preemptively_in_the_middle_of_a_node_that_ignores_it(
     // Nothing the abandoned workers computed reached the store.
     assert_eq!(store.len(), 0);
 }
+
+#[test]
+fn a_stored_value_of_the_wrong_type_is_not_taken_by_any_evaluator() {
+    use kiln_core::cache::{KeepAll, Store};
+    let reg = registry(Arc::default());
+    let mut g = Graph::new();
+    g.add_node("a", "ab").unwrap();
+    g.set_param("a", "value", 2.0).unwrap();
+    g.add_node("p", "pass").unwrap();
+    g.wire("a.second", "p.x");
+    let store = Store::new(KeepAll).shared();
+    // Find the keys of the results through an incremental evaluator on the store.
+    let mut probe = IncrementalEvaluator::new(reg.clone()).with_store(store.clone());
+    let req = Request::new(["p"]);
+    probe.evaluate(&g, &req, &EvalContext::new()).unwrap();
+    let keys: Vec<_> = ["p", "a.first", "a.second"]
+        .iter()
+        .map(|n| probe.output_key(&g, n).expect("kept"))
+        .collect();
+    // Someone (a damaged or foreign cache) put strings where floats belong.
+    let poisoned = || {
+        let s = Store::new(KeepAll).shared();
+        for &k in &keys {
+            s.insert(k, Value::str("hello"), std::time::Duration::ZERO);
+        }
+        s
+    };
+    let with_store = |s: &Arc<Store>| -> Vec<(&'static str, Box<dyn Evaluator>)> {
+        vec![
+            (
+                "lazy",
+                Box::new(LazyEvaluator::new(reg.clone()).with_store(s.clone())),
+            ),
+            (
+                "eager",
+                Box::new(EagerEvaluator::new(reg.clone()).with_store(s.clone())),
+            ),
+            (
+                "compiled",
+                Box::new(
+                    CompiledEvaluator::new(reg.clone())
+                        .with_background(false)
+                        .with_store(s.clone()),
+                ),
+            ),
+            (
+                "incremental",
+                Box::new(IncrementalEvaluator::new(reg.clone()).with_store(s.clone())),
+            ),
+        ]
+    };
+    for i in 0..4 {
+        let (name, mut ev) = with_store(&poisoned()).swap_remove(i);
+        let out = ev.evaluate(&g, &req, &EvalContext::new()).unwrap();
+        assert_eq!(out.get("p"), Some(&Value::Float(4.0)), "{name}");
+        assert_eq!(out.stats.executed, 2, "{name}: {:?}", out.stats);
+    }
+}

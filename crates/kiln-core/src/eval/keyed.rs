@@ -104,7 +104,8 @@ impl KeyedEngine {
                 continue;
             }
             let key = self.keys.key(plan, v);
-            if plan.class(v) != Class::Volatile && memo.fetch(key, self.slots.outputs_mut(plan, v))
+            if plan.class(v) != Class::Volatile
+                && memo.fetch(key, self.slots.outputs_mut(plan, v), plan.output_types(v))
             {
                 self.slots.mark_done(v);
                 runner.stats.cache_hits += 1;

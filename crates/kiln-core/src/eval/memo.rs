@@ -5,7 +5,8 @@
 
 use crate::cache::Store;
 use crate::key::{Key, KeyMap};
-use crate::value::Value;
+use crate::validate::value_fits;
+use crate::value::{Value, ValueType};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,10 +25,12 @@ pub(crate) struct Memo {
 }
 
 impl Memo {
-    /// Fill `out` (one slot per output of a node) with the results kept under `key`, if all
-    /// of them are; returns whether they were.
+    /// Fill `out` (one slot per output of a node, of the declared `types`) with the results
+    /// kept under `key`, if all of them are; returns whether they were. What comes from a
+    /// store (which may have read it from a disk) must also be of the declared types: a
+    /// value of another type under the key is not taken (the node runs instead).
     #[inline]
-    pub(crate) fn fetch(&mut self, key: Key, out: &mut [Value]) -> bool {
+    pub(crate) fn fetch(&mut self, key: Key, out: &mut [Value], types: &[ValueType]) -> bool {
         let n = out.len();
         if n == 1 {
             if let Some(val) = self.own.get(&key) {
@@ -53,7 +56,7 @@ impl Memo {
             return true;
         }
         if let Some(store) = self.store.as_ref().or(self.read_store.as_ref()) {
-            let found = store.get_ports(key, n, &mut self.scratch);
+            let found = store.get_ports(key, n, &mut self.scratch) && fits(types, &self.scratch);
             // Taken, or cleared so no stale value reaches a run's output slots.
             for (o, val) in out.iter_mut().zip(self.scratch.drain(..)) {
                 if found {
@@ -82,4 +85,10 @@ impl Memo {
     pub(crate) fn own_bytes(&self) -> usize {
         self.own.values().map(Value::byte_size).sum()
     }
+}
+
+/// Whether each of `vals` is of the declared output type beside it (a value read back from a
+/// store is checked before it stands for a node's result).
+pub(crate) fn fits(types: &[ValueType], vals: &[Value]) -> bool {
+    types.len() == vals.len() && types.iter().zip(vals).all(|(&t, v)| value_fits(t, v))
 }

@@ -134,7 +134,9 @@ impl PullEngine {
                     let key = self.keys.key(plan, v);
                     let off = plan.output_offset(v);
                     let slots = &mut self.vals[off..off + plan.n_outputs(v)];
-                    if plan.class(v) != Class::Volatile && self.memo.fetch(key, slots) {
+                    if plan.class(v) != Class::Volatile
+                        && self.memo.fetch(key, slots, plan.output_types(v))
+                    {
                         self.val_gen[v] = g;
                         self.taints[v] = None;
                         runner.stats.cache_hits += 1;

@@ -127,6 +127,7 @@ impl State {
         }
         if let (Some(store), Some(key), true) = (&self.store, key, plan.class(v) != Class::Volatile)
             && store.get_ports(key, plan.n_outputs(v), &mut self.scratch_out)
+            && crate::eval::memo::fits(plan.output_types(v), &self.scratch_out)
         {
             // Computed before, by this or another evaluator: take it as if it ran.
             runner.stats.cache_hits += 1;
