@@ -16,6 +16,7 @@ mod parallel;
 mod preempt;
 mod pull;
 mod pull_walk;
+mod release;
 mod schedule;
 mod slot_walk;
 mod slots;

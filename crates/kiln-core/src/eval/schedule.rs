@@ -62,6 +62,9 @@ pub(crate) struct Schedule {
     pub(crate) self_contained: bool,
     /// What each lazy node pulled in the current run.
     pub(crate) pulls: PullSets,
+    /// Per node: how many wired inputs of main-block nodes read it (`u32::MAX` for a
+    /// requested node), when the schedule releases values (see [`super::release`]).
+    uses: Option<Vec<u32>>,
 }
 
 /// Nodes of the cone of `starts` (through `edges`), in topological order: an iterative
@@ -200,7 +203,27 @@ impl Schedule {
                     .all(|&w| main_pos[w as usize] != NONE)
             });
         let simple = blocks.len() == 1 && blocks[0].iter().all(|&v| !plan.is_lazy(v as usize));
+        let makes_heavy = blocks[0].iter().any(|&v| {
+            plan.output_types(v as usize)
+                .iter()
+                .any(|t| matches!(t, ValueType::Heavy(_)))
+        });
+        let uses = (simple && makes_heavy).then(|| {
+            let mut uses = vec![0u32; n];
+            for &v in &blocks[0] {
+                for s in plan.inputs(v as usize) {
+                    if let Source::Wire { node, .. } = s {
+                        uses[*node as usize] = uses[*node as usize].saturating_add(1);
+                    }
+                }
+            }
+            for &(r, _) in roots {
+                uses[r] = u32::MAX;
+            }
+            uses
+        });
         Schedule {
+            uses,
             pulls: PullSets::new(plan),
             simple,
             self_contained,
@@ -218,6 +241,11 @@ impl Schedule {
             cost_epoch: 0,
             first_stale: 0,
         }
+    }
+
+    /// Readers per node, when the schedule releases values (see [`super::release`]).
+    pub(crate) fn uses(&self) -> Option<&[u32]> {
+        self.uses.as_deref()
     }
 
     /// Nodes of the main block.

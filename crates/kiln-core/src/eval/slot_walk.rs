@@ -59,6 +59,7 @@ impl SlotEngine {
         let plan = run.plan;
         let (sched, built) = self.schedules.get(plan, run.cone, run.edges);
         self.slots.next_generation();
+        self.slots.release.begin(sched);
         let main_len = sched.main_len();
         let mut runner = Runner::new(plan, ctx, request, || main_len);
         if run.defer {

@@ -7,6 +7,7 @@ use super::exec::{Runner, Taint, gather};
 use super::execute_node;
 use super::executor::Strategy;
 use super::kernel::{Kernels, set_float};
+use super::release::Release;
 use crate::plan::{Plan, Source};
 use crate::value::Value;
 
@@ -21,6 +22,8 @@ pub(crate) struct Slots {
     generation: u32,
     /// No node holds a taint in this request (the fast path's condition).
     untainted: bool,
+    /// Intermediate values let go once read by their last consumer.
+    pub(crate) release: Release,
 }
 
 impl Slots {
@@ -142,6 +145,8 @@ impl Strategy for Slots {
                 }
             }
             self.stamp[v] = self.generation;
+            scratch.clear();
+            self.release.consumed(plan, v, &mut self.vals);
             return Ok(());
         }
         let taint = gather(plan, v, &self.vals, &self.taints, pulled, scratch);
@@ -149,6 +154,8 @@ impl Strategy for Slots {
         self.untainted &= t.is_none();
         self.taints[v] = t;
         self.stamp[v] = self.generation;
+        scratch.clear();
+        self.release.consumed(plan, v, &mut self.vals);
         Ok(())
     }
     fn par_finish(
@@ -160,6 +167,7 @@ impl Strategy for Slots {
         _runner: &mut Runner,
     ) {
         self.store(plan, v, out, taint);
+        self.release.consumed(plan, v, &mut self.vals);
     }
     fn par_chains(&self) -> bool {
         true
