@@ -15,17 +15,17 @@ mod memo;
 mod parallel;
 mod preempt;
 mod pull;
-mod pull_walk;
+pub(crate) mod pull_walk;
 mod schedule;
 mod slot_walk;
 mod slots;
-mod streaming;
 
 pub use compiled::{CompiledEvaluator, Served};
 pub use eager::EagerEvaluator;
 pub use incremental::IncrementalEvaluator;
 pub use lazy::LazyEvaluator;
-pub use streaming::{StreamConfig, StreamError, StreamSnapshot, StreamingEvaluator};
+/// The streaming evaluator, which lives in [`crate::stream`].
+pub use crate::stream::{StreamConfig, StreamError, StreamSnapshot, StreamingEvaluator};
 
 use crate::context::{EvalContext, Progress};
 use crate::graph::{Graph, NodeId};
