@@ -38,7 +38,7 @@ pub(super) struct ProcSite<'a> {
 
 /// Build the processor of a node, with its panic caught and its errors naming it.
 pub(super) fn build_processor(
-    _registry: &Registry,
+    registry: &Registry,
     site: &ProcSite<'_>,
 ) -> Result<Box<dyn SignalProc>, StreamError> {
     let spec = site.op.spec();
@@ -55,7 +55,10 @@ pub(super) fn build_processor(
         sample_rate: site.sample_rate,
         seed: site.seed,
     };
-    let built = catch_unwind(AssertUnwindSafe(|| site.op.signal(&call)))
+    let Some(op) = registry.signal(&spec.id) else {
+        return Err(err(None, format!("op `{}` has no audio-rate form", spec.id)));
+    };
+    let built = catch_unwind(AssertUnwindSafe(|| op.build(&call)))
         .map_err(|p| err(None, format!("panicked: {}", panic_message(&*p))))?;
     built.map_err(|e: OpError| err(e.port.map(|p| spec.port_name(p)), e.message))
 }
