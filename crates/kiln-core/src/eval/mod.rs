@@ -20,12 +20,12 @@ mod schedule;
 mod slot_walk;
 mod slots;
 
+/// The streaming evaluator, which lives in [`crate::stream`].
+pub use crate::stream::{StreamConfig, StreamError, StreamSnapshot, StreamingEvaluator};
 pub use compiled::{CompiledEvaluator, Served};
 pub use eager::EagerEvaluator;
 pub use incremental::IncrementalEvaluator;
 pub use lazy::LazyEvaluator;
-/// The streaming evaluator, which lives in [`crate::stream`].
-pub use crate::stream::{StreamConfig, StreamError, StreamSnapshot, StreamingEvaluator};
 
 use crate::context::{EvalContext, Progress};
 use crate::graph::{Graph, NodeId};

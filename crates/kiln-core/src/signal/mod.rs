@@ -234,4 +234,3 @@ impl<'a> Words<'a> {
         self.words
     }
 }
-

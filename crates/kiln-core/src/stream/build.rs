@@ -1,11 +1,11 @@
 //! Building a stream: the requested outputs, the signal cone and its control values, then
 //! the node table (`table`), the order (`order`) and the sample arena.
 
+use super::StreamingEvaluator;
 use super::config::{StreamConfig, StreamError};
 use super::controls::Controls;
 use super::node::InSrc;
 use super::order::steps;
-use super::StreamingEvaluator;
 use crate::context::EvalContext;
 use crate::graph::{Graph, NodeId};
 use crate::op::Op;

@@ -58,8 +58,8 @@ impl Controls {
         }
         let keep = control_cone(graph, r, sig, &wanted)?;
         let sub = sub_graph(graph, &keep);
-        let plan = Plan::build(&sub, registry)
-            .map_err(|d| StreamError::Control(EvalError::Invalid(d)))?;
+        let plan =
+            Plan::build(&sub, registry).map_err(|d| StreamError::Control(EvalError::Invalid(d)))?;
         let mut roots = Vec::with_capacity(wanted.len());
         let mut names = Vec::with_capacity(wanted.len());
         for &(s, p) in &wanted {
@@ -117,28 +117,31 @@ impl Controls {
         &self.values[i]
     }
 
-    /// The context control values are evaluated in.
-    pub(super) fn context(&self) -> &EvalContext {
-        &self.ctx
-    }
-
     /// Counters summed over every evaluation of the control values.
     pub(super) fn stats(&self) -> Stats {
         self.stats
     }
 
-    /// Give graph input `name` the value `value` and evaluate the control values again (the
-    /// memo serves those that do not depend on it). Returns the indices of the values that
-    /// changed, or the evaluation's error, in which case nothing changes.
-    pub(super) fn set_input(&mut self, name: &str, value: Value) -> Result<Vec<usize>, EvalError> {
-        let old = self.ctx.inputs.insert(name.to_string(), value);
+    /// Give graph input `name` the value `value` (`None`: no value, so graph input nodes
+    /// fall back to their defaults) and evaluate the control values again (the memo serves
+    /// those that do not depend on it). Returns the input's previous value and the indices
+    /// of the values that changed, or the evaluation's error, in which case nothing changes.
+    pub(super) fn set_input(
+        &mut self,
+        name: &str,
+        value: Option<Value>,
+    ) -> Result<(Option<Value>, Vec<usize>), EvalError> {
+        let old = match value {
+            Some(v) => self.ctx.inputs.insert(name.to_string(), v),
+            None => self.ctx.inputs.remove(name),
+        };
         match self.evaluate(false) {
             Ok(values) => {
                 let changed = (0..values.len())
                     .filter(|&i| !same_bits(&values[i], &self.values[i]))
                     .collect();
                 self.values = values;
-                Ok(changed)
+                Ok((old, changed))
             }
             Err(e) => {
                 match old {

@@ -21,6 +21,9 @@
 //! - **Clock domains** (`run`). Upstream of a `resample` node, nodes run at the rate it
 //!   names. Before each block, every such domain is run (in chunks of at most one block) as
 //!   far as its resampler needs, deepest first, without recursion.
+//! - **Changing inputs** (`live`). A graph input may change between blocks
+//!   ([`StreamingEvaluator::set_input`]); the control values depending on it are evaluated
+//!   again and take effect at the next block.
 //! - **Block-size invariance.** Because every processor treats samples one after another, the
 //!   output is the same, bit for bit, for every block size.
 //! - **Failures.** An op's panic is caught and reported as that node's error; the stream is
@@ -28,12 +31,13 @@
 //!
 //! The parts, one file each: `config` (configuration and errors), `build` (outputs, the
 //! signal cone, the arena), `table` (nodes, domains, processors), `order`, `run`,
-//! `snapshot`, `inputs` (slicing the arena).
+//! `snapshot`, `live` (changing inputs), `inputs` (slicing the arena).
 
 mod build;
 mod config;
 mod controls;
 mod inputs;
+mod live;
 mod node;
 mod order;
 mod run;
@@ -51,7 +55,6 @@ use node::{Domain, SNode};
 pub struct StreamingEvaluator {
     config: StreamConfig,
     /// The registry the processors were built from (to rebuild one when a control changes).
-    #[allow(dead_code)]
     registry: Registry,
     /// The control values and the engine that evaluates them.
     controls: Controls,

@@ -19,8 +19,8 @@ pub(super) enum InSrc {
 pub(super) struct SNode {
     pub(super) id: NodeId,
     pub(super) op: String,
-    /// The node's index in the graph the stream was built from.
-    pub(super) graph_index: usize,
+    /// The node's params (defaults filled in), to rebuild its processor.
+    pub(super) params: Vec<Value>,
     pub(super) proc: Box<dyn SignalProc>,
     /// What the processor was built with: one value per input port (see
     /// [`SignalCall::controls`](crate::signal::SignalCall::controls)).

@@ -1,10 +1,10 @@
 //! Running a stream: blocks of the outer domain, inner domains run ahead as far as their
 //! resamplers need, loops emitted, processed and absorbed.
 
+use super::StreamingEvaluator;
 use super::config::StreamError;
 use super::inputs::with_inputs;
 use super::node::{InSrc, Step};
-use super::StreamingEvaluator;
 use crate::context::CancelToken;
 use crate::eval::panic_message;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -1,7 +1,7 @@
 //! A stream's state: reset to the start, snapshot and restore.
 
-use super::config::StreamError;
 use super::StreamingEvaluator;
+use super::config::StreamError;
 use crate::graph::NodeId;
 
 /// The state of a stream: each domain's position and each node's processor state.

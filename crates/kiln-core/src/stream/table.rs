@@ -7,7 +7,7 @@ use super::controls::Controls;
 use super::node::{Domain, InSrc, SNode};
 use crate::eval::panic_message;
 use crate::graph::NodeId;
-use crate::op::{Op, OpError};
+use crate::op::OpError;
 use crate::registry::Registry;
 use crate::signal::{SignalCall, SignalProc};
 use crate::validate::Binding;
@@ -29,7 +29,7 @@ pub(super) struct Table {
 /// What building a processor needs to know of its node.
 pub(super) struct ProcSite<'a> {
     pub(super) id: &'a NodeId,
-    pub(super) op: &'a Arc<dyn Op>,
+    pub(super) op: &'a str,
     pub(super) params: &'a [Value],
     pub(super) controls: &'a [Value],
     pub(super) sample_rate: f64,
@@ -41,10 +41,9 @@ pub(super) fn build_processor(
     registry: &Registry,
     site: &ProcSite<'_>,
 ) -> Result<Box<dyn SignalProc>, StreamError> {
-    let spec = site.op.spec();
     let err = |port: Option<String>, message: String| StreamError::Node {
         node: site.id.clone(),
-        op: spec.id.to_string(),
+        op: site.op.to_string(),
         port,
         message,
     };
@@ -55,12 +54,15 @@ pub(super) fn build_processor(
         sample_rate: site.sample_rate,
         seed: site.seed,
     };
-    let Some(op) = registry.signal(&spec.id) else {
-        return Err(err(None, format!("op `{}` has no audio-rate form", spec.id)));
+    let Some(op) = registry.signal(site.op) else {
+        return Err(err(
+            None,
+            format!("op `{}` has no audio-rate form", site.op),
+        ));
     };
     let built = catch_unwind(AssertUnwindSafe(|| op.build(&call)))
         .map_err(|p| err(None, format!("panicked: {}", panic_message(&*p))))?;
-    built.map_err(|e: OpError| err(e.port.map(|p| spec.port_name(p)), e.message))
+    built.map_err(|e: OpError| err(e.port.map(|p| op.spec().port_name(p)), e.message))
 }
 
 impl Cone<'_> {
@@ -136,7 +138,7 @@ impl Cone<'_> {
             }
             let site = ProcSite {
                 id: self.id(v),
-                op,
+                op: &spec.id,
                 params: &r.params[v],
                 controls: &ctl,
                 sample_rate: domains[d as usize].rate as f64,
@@ -188,7 +190,7 @@ impl Cone<'_> {
             nodes.push(SNode {
                 id: self.id(v).clone(),
                 op: self.graph.nodes()[v].op.clone(),
-                graph_index: v,
+                params: r.params[v].clone(),
                 proc,
                 controls: ctl,
                 control_of,
