@@ -199,6 +199,11 @@ impl StreamingEvaluator {
             node.out_off = u * block;
             node.in_offs = node.inputs.iter().map(|&s| offset(s)).collect();
         }
+        let fused = if block == 1 {
+            super::fused::programs(&domains, &nodes, data.len())
+        } else {
+            None
+        };
         let outputs = table.outputs;
         let targets = vec![0; domains.len()];
         Ok(StreamingEvaluator {
@@ -214,6 +219,7 @@ impl StreamingEvaluator {
             stopped: None,
             last_len: 0,
             targets,
+            fused,
         })
     }
 }

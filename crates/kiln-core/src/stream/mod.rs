@@ -31,11 +31,12 @@
 //!
 //! The parts, one file each: `config` (configuration and errors), `build` (outputs, the
 //! signal cone, the arena), `table` (nodes, domains, processors), `order`, `run`,
-//! `snapshot`, `live` (changing inputs), `inputs` (slicing the arena).
+//! `snapshot`, `live` (changing inputs), `fused` (block size 1), `inputs` (slicing the arena).
 
 mod build;
 mod config;
 mod controls;
+mod fused;
 mod inputs;
 mod live;
 mod node;
@@ -71,6 +72,8 @@ pub struct StreamingEvaluator {
     /// Samples in the outputs' buffers from the last block.
     last_len: usize,
     targets: Vec<u64>,
+    /// The flattened per-sample programs of block size 1 (see `fused`).
+    fused: Option<Vec<fused::Program>>,
 }
 
 impl std::fmt::Debug for StreamingEvaluator {

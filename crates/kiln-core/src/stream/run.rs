@@ -105,6 +105,27 @@ impl StreamingEvaluator {
     }
 
     fn run_domain(&mut self, d: usize, n: usize) {
+        if self.fused.is_some() {
+            // Block size 1, so `n` is 1.
+            self.run_fused(d);
+        } else {
+            self.run_steps(d, n);
+        }
+        if let Some((rn, src)) = self.domains[d].feeds {
+            let off = match src {
+                InSrc::Node(u) => self.nodes[u as usize].out_off,
+                InSrc::Const(c) => self.const_base + c as usize * self.config.block,
+            };
+            let samples = &self.data[off..off + n];
+            self.current = rn;
+            if let Some(r) = self.nodes[rn as usize].proc.resampler() {
+                r.push(samples);
+            }
+        }
+        self.domains[d].position += n as u64;
+    }
+
+    fn run_steps(&mut self, d: usize, n: usize) {
         let steps = Arc::clone(&self.domains[d].steps);
         for step in steps.iter() {
             match step {
@@ -124,18 +145,6 @@ impl StreamingEvaluator {
                 }
             }
         }
-        if let Some((rn, src)) = self.domains[d].feeds {
-            let off = match src {
-                InSrc::Node(u) => self.nodes[u as usize].out_off,
-                InSrc::Const(c) => self.const_base + c as usize * self.config.block,
-            };
-            let samples = &self.data[off..off + n];
-            self.current = rn;
-            if let Some(r) = self.nodes[rn as usize].proc.resampler() {
-                r.push(samples);
-            }
-        }
-        self.domains[d].position += n as u64;
     }
 
     fn run_loop(&mut self, delays: &[u32], nodes: &[u32], at: usize, len: usize) {
