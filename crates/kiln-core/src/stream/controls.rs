@@ -51,8 +51,8 @@ impl Controls {
         let mut index = BTreeMap::new();
         let mut wanted = vec![];
         for &p in ports {
-            if !index.contains_key(&p) {
-                index.insert(p, wanted.len());
+            if let std::collections::btree_map::Entry::Vacant(e) = index.entry(p) {
+                e.insert(wanted.len());
                 wanted.push(p);
             }
         }
