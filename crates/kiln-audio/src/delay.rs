@@ -2,7 +2,7 @@
 //! graph loop may close.
 
 use crate::{
-    SignalOp, finite_param, float_param, input, non_negative_param, sample_rate, signal_out,
+    AudioOp, finite_param, float_param, input, non_negative_param, sample_rate, signal_out,
 };
 use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec};
 use kiln_core::registry::{Registry, RegistryError};
@@ -166,7 +166,7 @@ fn build_delay(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
 
 /// Register `delay`.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(SignalOp::new(
+    reg.register_signal(AudioOp::new(
         OpSpec::new(
             "delay",
             "Delays a signal by D samples (`samples`, or `time` rounded to samples; at least 1), \

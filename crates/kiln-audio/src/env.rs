@@ -1,6 +1,6 @@
 //! `env.adsr`: a linear attack–decay–sustain–release envelope driven by a gate signal.
 
-use crate::{SignalOp, float_param, input, non_negative_param, sample_rate, signal_in, signal_out};
+use crate::{AudioOp, float_param, input, non_negative_param, sample_rate, signal_in, signal_out};
 use kiln_core::op::{OpError, OpSpec};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
@@ -162,7 +162,7 @@ fn build_adsr(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
 
 /// Register `env.adsr`.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(SignalOp::new(
+    reg.register_signal(AudioOp::new(
         OpSpec::new(
             "env.adsr",
             "A linear ADSR envelope (level 0 to 1): a rising gate starts the attack from the \

@@ -1,7 +1,7 @@
 //! Filters: `filter.onepole` (a one-pole low/high-pass) and `filter.biquad` (the RBJ cookbook
 //! biquads in transposed direct form II).
 
-use crate::{SignalOp, finite_param, float_param, input, sample_rate, signal_out, str_param};
+use crate::{AudioOp, finite_param, float_param, input, sample_rate, signal_out, str_param};
 use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
@@ -243,7 +243,7 @@ fn mode_spec(doc: &'static str) -> ParamSpec {
 // The `q` default is the documented 0.7071, not `FRAC_1_SQRT_2`.
 #[allow(clippy::approx_constant)]
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(SignalOp::new(
+    reg.register_signal(AudioOp::new(
         filter_spec(
             "filter.onepole",
             "A one-pole filter: y += a · (x - y) with a = 1 - exp(-2π · cutoff / sample rate); \
@@ -257,7 +257,7 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .param(mode_spec("`lowpass` or `highpass`")),
         build_onepole,
     ))?;
-    reg.register(SignalOp::new(
+    reg.register_signal(AudioOp::new(
         filter_spec(
             "filter.biquad",
             "A second-order filter with the RBJ cookbook coefficients, in transposed direct \

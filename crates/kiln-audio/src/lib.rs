@@ -6,10 +6,10 @@
 //!
 //! Every node here is a *signal op* (see [`kiln_core::signal`]): its output `out` has type
 //! [`ValueType::Signal`](kiln_core::value::ValueType::Signal), it runs only in the streaming
-//! evaluator (its ordinary `execute` returns
+//! evaluator (a tick evaluator gets
 //! [`streaming_only`](kiln_core::signal::streaming_only)), and
-//! [`Op::signal`](kiln_core::op::Op::signal) builds the per-sample processor that evaluator
-//! owns. Frequencies are in Hz, times in seconds.
+//! [`SignalOp::build`](kiln_core::signal::SignalOp::build) makes the per-sample processor
+//! that evaluator owns. Frequencies are in Hz, times in seconds.
 //!
 //! | op | inputs | params |
 //! |----|--------|--------|
@@ -73,7 +73,7 @@ pub(crate) use ports::{
     apply_amp, check_constant, constant, finite_param, float_param, input, non_negative_param,
     sample_rate, signal_in, signal_out, str_param,
 };
-pub(crate) use signal_op::SignalOp;
+pub(crate) use signal_op::AudioOp;
 
 use kiln_core::registry::{Registry, RegistryError};
 
@@ -96,7 +96,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     delay::register(reg)?;
     env::register(reg)?;
     sequence::register(reg)?;
-    reg.register(kiln_core::signal::ResampleOp::default())?;
+    reg.register_signal(kiln_core::signal::ResampleOp::default())?;
     reg.register_codec(AudioCodec)?;
     Ok(())
 }

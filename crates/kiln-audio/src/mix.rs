@@ -1,9 +1,9 @@
 //! `gain` (a product of two signals) and `mix` (a sum of up to eight).
 
-use crate::{SignalOp, check_constant, constant, input, signal_in, signal_out};
+use crate::{AudioOp, check_constant, constant, input, signal_in, signal_out};
 use kiln_core::op::{InputSpec, OpError, OpSpec};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::signal::{SignalCall, SignalProc, Words};
+use kiln_core::signal::{SignalCall, SignalProc};
 use kiln_core::value::ValueType;
 
 /// The `gain` processor: `in · gain`, sample by sample.
@@ -33,11 +33,6 @@ impl SignalProc for Gain {
                 *o = a * g;
             }
         }
-    }
-    fn reset(&mut self) {}
-    fn save(&self, _words: &mut Vec<u64>) {}
-    fn load(&mut self, words: &[u64]) -> Result<(), String> {
-        Words::exact(words, 0).map(|_| ())
     }
 }
 
@@ -178,11 +173,6 @@ impl SignalProc for Mix {
             }
         }
     }
-    fn reset(&mut self) {}
-    fn save(&self, _words: &mut Vec<u64>) {}
-    fn load(&mut self, words: &[u64]) -> Result<(), String> {
-        Words::exact(words, 0).map(|_| ())
-    }
 }
 
 fn build_gain(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
@@ -200,7 +190,7 @@ fn build_mix(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
 
 /// Register `gain` and `mix`.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(SignalOp::new(
+    reg.register_signal(AudioOp::new(
         OpSpec::new(
             "gain",
             "Multiplies a signal by a gain (a constant or another signal).",
@@ -231,7 +221,7 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     for (name, doc) in MIX_INPUTS.into_iter().zip(DOCS) {
         spec = spec.input(signal_in(name, 0.0, doc));
     }
-    reg.register(SignalOp::new(
+    reg.register_signal(AudioOp::new(
         spec.output(signal_out("the sum of the inputs")),
         build_mix,
     ))?;

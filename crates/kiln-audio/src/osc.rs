@@ -6,7 +6,7 @@
 //! before that sample's increment. The output is `amp · wave`.
 
 use crate::{
-    SignalOp, apply_amp, check_constant, constant, finite_param, float_param, input, sample_rate,
+    AudioOp, apply_amp, check_constant, constant, finite_param, float_param, input, sample_rate,
     signal_in, signal_out,
 };
 use kiln_core::op::{OpError, OpSpec, Reads};
@@ -414,7 +414,7 @@ fn build_noise(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
 
 /// Register the oscillators.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(SignalOp::new(
+    reg.register_signal(AudioOp::new(
         periodic_spec(
             "osc.sine",
             "A sine oscillator: amp · sin(2π · phase), the phase advancing by freq / sample \
@@ -422,14 +422,14 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         ),
         build_periodic::<SineWave>,
     ))?;
-    reg.register(SignalOp::new(
+    reg.register_signal(AudioOp::new(
         periodic_spec(
             "osc.saw",
             "A sawtooth oscillator rising from -1 to 1 each cycle, band-limited with PolyBLEP.",
         ),
         build_periodic::<SawWave>,
     ))?;
-    reg.register(SignalOp::new(
+    reg.register_signal(AudioOp::new(
         periodic_spec(
             "osc.square",
             "A square oscillator: 1 for the first `duty` of each cycle, then -1, band-limited \
@@ -442,7 +442,7 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         )),
         build_square,
     ))?;
-    reg.register(SignalOp::new(
+    reg.register_signal(AudioOp::new(
         OpSpec::new(
             "osc.noise",
             "White noise, uniform in [-1, 1), times amp. Seeded by the run's seed and the node \

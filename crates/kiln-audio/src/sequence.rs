@@ -1,6 +1,6 @@
 //! `signal.sequence`: a fixed list of samples, played once (then silence) or looped.
 
-use crate::{SignalOp, signal_out};
+use crate::{AudioOp, signal_out};
 use kiln_core::op::{OpError, OpSpec, ParamSpec};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
@@ -106,7 +106,7 @@ fn build_sequence(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError>
 
 /// Register `signal.sequence`.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(SignalOp::new(
+    reg.register_signal(AudioOp::new(
         OpSpec::new(
             "signal.sequence",
             "Outputs a list of values, one per sample, then 0.0 (or the list again, when \

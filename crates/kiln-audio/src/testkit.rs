@@ -66,7 +66,7 @@ impl<'a> Setup<'a> {
     /// The resolved inputs, one per signal input port.
     fn resolved(&self) -> Vec<In> {
         let reg = registry();
-        let op = reg.get(self.op).expect("op registered");
+        let op = reg.signal(self.op).expect("signal op registered");
         op.spec()
             .inputs
             .iter()
@@ -78,10 +78,10 @@ impl<'a> Setup<'a> {
             .collect()
     }
 
-    /// Build the processor through the op's `signal`.
+    /// Build the processor through the signal op's `build`.
     pub fn try_build(&self) -> Result<Box<dyn SignalProc>, OpError> {
         let reg = registry();
-        let op = reg.get(self.op).expect("op registered");
+        let op = reg.signal(self.op).expect("signal op registered");
         let spec = op.spec();
         let params: Vec<Value> = spec
             .params
@@ -116,7 +116,7 @@ impl<'a> Setup<'a> {
             sample_rate: self.sr,
             seed: self.seed,
         };
-        op.signal(&call)
+        op.build(&call)
     }
 
     pub fn build(&self) -> Box<dyn SignalProc> {

@@ -46,6 +46,7 @@ pub mod recurrence;
 pub mod registry;
 pub mod session;
 pub mod signal;
+pub mod stream;
 pub mod validate;
 pub mod value;
 

@@ -113,9 +113,9 @@ pub struct InputSpec {
     /// [`ErrorPolicy::Propagate`](crate::eval::ErrorPolicy::Propagate)); without it, an
     /// error arriving here is passed on without running the op.
     pub catches_errors: bool,
-    /// A feedback input of a signal op: the op's output at a sample depends on this input only
-    /// at earlier samples (at least [`SignalProc::latency`](crate::signal::SignalProc::latency)
-    /// samples before), so a loop through it is legal in the streaming evaluator.
+    /// A feedback input: the op's output at a sample depends on this input only at earlier
+    /// samples (at least its processor's latency before), so a loop through it is legal in
+    /// the streaming evaluator (see `crate::stream`).
     pub feedback: bool,
     /// One-line description.
     pub doc: Cow<'static, str>,
@@ -238,9 +238,9 @@ pub struct OpSpec {
     pub purity: Purity,
     /// Context fields read.
     pub reads: Reads,
-    /// A unit delay (the latch): input 0 (`init`) seeds it and input 1 (`signal`) is captured
-    /// for the next tick. Neither is a dependency within a tick, so a cycle through the
-    /// `signal` input is legal; its output is the stored state (see [`crate::recurrence`]).
+    /// A unit delay (the latch): input 0 (`init`) seeds it and input 1 is captured for the
+    /// next tick. Neither is a dependency within a tick, so a cycle through input 1 is legal;
+    /// its output is the stored state (see [`crate::recurrence`]).
     pub delay: bool,
 }
 
@@ -523,18 +523,6 @@ pub trait Op: Send + Sync + 'static {
     /// The default has none.
     fn kernel(&self, _inputs: &[Option<ValueType>], _params: &[Value]) -> Option<Kernel> {
         None
-    }
-
-    /// For signal ops (ops with a [`ValueType::Signal`] output): build the per-sample
-    /// processor the streaming evaluator runs and owns. The default refuses.
-    fn signal(
-        &self,
-        _call: &crate::signal::SignalCall<'_>,
-    ) -> Result<Box<dyn crate::signal::SignalProc>, OpError> {
-        Err(OpError::new(format!(
-            "op `{}` has no audio-rate form",
-            self.spec().id
-        )))
     }
 }
 

@@ -1,7 +1,9 @@
-//! The op registry: op ids to ops, and heavy type names to their binary codecs.
+//! The op registry: op ids to ops (and to the signal ops among them), and heavy type names to
+//! their binary codecs.
 
 use crate::codec::{CodecConflict, Codecs, HeavyCodec};
 use crate::op::Op;
+use crate::signal::{SignalOp, SignalOpFace};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -21,6 +23,8 @@ pub enum RegistryError {
 #[derive(Clone, Default)]
 pub struct Registry {
     ops: BTreeMap<String, Arc<dyn Op>>,
+    /// The signal ops, by id (each is in `ops` too, through its [`Op`] face).
+    signals: BTreeMap<String, Arc<dyn SignalOp>>,
     codecs: Codecs,
 }
 
@@ -41,6 +45,23 @@ impl Registry {
         }
         self.ops.insert(id, op);
         Ok(())
+    }
+    /// Register a signal op (see [`crate::signal`]): the streaming evaluator finds it with
+    /// [`signal`](Self::signal), and everything else sees it as an [`Op`] derived from it
+    /// (its spec; an `execute` that says only the streaming evaluator runs it).
+    pub fn register_signal(&mut self, op: impl SignalOp) -> Result<(), RegistryError> {
+        self.register_signal_arc(Arc::new(op))
+    }
+    /// Register a shared signal op.
+    pub fn register_signal_arc(&mut self, op: Arc<dyn SignalOp>) -> Result<(), RegistryError> {
+        let id = op.spec().id.to_string();
+        self.register_arc(Arc::new(SignalOpFace(op.clone())))?;
+        self.signals.insert(id, op);
+        Ok(())
+    }
+    /// Look a signal op up.
+    pub fn signal(&self, id: &str) -> Option<&Arc<dyn SignalOp>> {
+        self.signals.get(id)
     }
     /// Register the binary codec of a heavy type (see [`crate::codec`]); a type or a tag
     /// registered twice is an error.

@@ -5,7 +5,7 @@ mod common;
 
 use kiln_core::eval::{StreamConfig, StreamError, StreamingEvaluator};
 use kiln_core::prelude::*;
-use kiln_core::signal::{ResampleOp, SignalCall, SignalProc, Words, streaming_only};
+use kiln_core::signal::{ResampleOp, SignalCall, SignalOp, SignalProc, Words};
 
 /// A signal op made of a spec and a processor factory.
 struct SigOp {
@@ -13,14 +13,11 @@ struct SigOp {
     make: fn(&SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError>,
 }
 
-impl Op for SigOp {
+impl SignalOp for SigOp {
     fn spec(&self) -> &OpSpec {
         &self.spec
     }
-    fn execute(&self, _call: &OpCall<'_>, _out: &mut [Value]) -> Result<(), OpError> {
-        Err(streaming_only(&self.spec.id))
-    }
-    fn signal(&self, call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    fn build(&self, call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
         (self.make)(call)
     }
 }
@@ -58,11 +55,6 @@ impl SignalProc for AddScaled {
         for (i, o) in out.iter_mut().enumerate() {
             *o = inputs[0][i] + self.k * inputs[1][i];
         }
-    }
-    fn reset(&mut self) {}
-    fn save(&self, _w: &mut Vec<u64>) {}
-    fn load(&mut self, _w: &[u64]) -> Result<(), String> {
-        Ok(())
     }
 }
 
@@ -221,9 +213,9 @@ fn registry() -> Registry {
         },
     ];
     for op in ops {
-        reg.register(op).unwrap();
+        reg.register_signal(op).unwrap();
     }
-    reg.register(ResampleOp::default()).unwrap();
+    reg.register_signal(ResampleOp::default()).unwrap();
     reg
 }
 

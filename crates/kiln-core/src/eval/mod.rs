@@ -15,18 +15,18 @@ mod memo;
 mod parallel;
 mod preempt;
 mod pull;
-mod pull_walk;
+pub(crate) mod pull_walk;
 mod release;
 mod schedule;
 mod slot_walk;
 mod slots;
-mod streaming;
 
+/// The streaming evaluator, which lives in [`crate::stream`].
+pub use crate::stream::{StreamConfig, StreamError, StreamSnapshot, StreamingEvaluator};
 pub use compiled::{CompiledEvaluator, Served};
 pub use eager::EagerEvaluator;
 pub use incremental::IncrementalEvaluator;
 pub use lazy::LazyEvaluator;
-pub use streaming::{StreamConfig, StreamError, StreamSnapshot, StreamingEvaluator};
 
 use crate::context::{EvalContext, Progress};
 use crate::graph::{Graph, NodeId};

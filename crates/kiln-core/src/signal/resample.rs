@@ -1,176 +1,9 @@
-//! Audio-rate signals: what a signal op gives the streaming evaluator.
-//!
-//! A *signal op* is an op with a [`ValueType::Signal`] output. Besides its ordinary
-//! declaration it implements [`Op::signal`], which builds a
-//! [`SignalProc`]: a per-sample processor whose state (oscillator phase, filter memory, delay
-//! line) belongs to the [`StreamingEvaluator`](crate::eval::StreamingEvaluator) that built it,
-//! so it can be reset and saved without touching the graph. Signal ops do not run in the tick
-//! evaluators; their `execute` returns [`streaming_only`].
-//!
-//! The contract that makes a stream's output identical for every block size: a processor
-//! treats its samples one after another, so `process` over `n` samples gives the same bits as
-//! `n` calls over one sample each.
-//!
-//! Clock domains: a graph runs at one sample rate, except upstream of a [`ResampleOp`] node,
-//! whose input runs at the rate the node names (`from`) and is converted by linear or
-//! windowed-sinc interpolation.
+//! Clock domains: the [`Resampler`] and the `resample` op ([`ResampleOp`]), which joins a
+//! signal from another clock domain.
 
-use crate::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, PortIndex};
+use super::{SignalCall, SignalOp, SignalProc, Words};
+use crate::op::{InputSpec, OpError, OpSpec, OutputSpec, ParamSpec, PortIndex};
 use crate::value::{Value, ValueType};
-
-/// What a signal op sees when the streaming evaluator builds its processor.
-pub struct SignalCall<'a> {
-    /// The node's id.
-    pub node: &'a str,
-    /// Param values, one per param (defaults filled in).
-    pub params: &'a [Value],
-    /// One value per input port: the control value of a non-signal input, the constant of a
-    /// signal input given a number (a constant signal), or [`Value::Empty`] for a signal input
-    /// wired from another signal op.
-    pub controls: &'a [Value],
-    /// Samples per second of the node's clock domain.
-    pub sample_rate: f64,
-    /// The run's seed (from the evaluation context), for noise sources.
-    pub seed: u64,
-}
-
-impl SignalCall<'_> {
-    /// A float param, or an error naming it.
-    pub fn param_float(&self, i: usize) -> Result<f64, OpError> {
-        self.params
-            .get(i)
-            .and_then(Value::as_f64)
-            .ok_or_else(|| OpError::param(i, "expected a number"))
-    }
-    /// An int param, or an error naming it.
-    pub fn param_int(&self, i: usize) -> Result<i64, OpError> {
-        self.params
-            .get(i)
-            .and_then(Value::as_i64)
-            .ok_or_else(|| OpError::param(i, "expected an int"))
-    }
-    /// A string param, or an error naming it.
-    pub fn param_str(&self, i: usize) -> Result<&str, OpError> {
-        self.params
-            .get(i)
-            .and_then(Value::as_str)
-            .ok_or_else(|| OpError::param(i, "expected a string"))
-    }
-    /// The control value of input `i` as a float: `Some` for a control input or a constant
-    /// signal, `None` for a signal wired from another signal op.
-    pub fn control_float(&self, i: usize) -> Option<f64> {
-        self.controls.get(i).and_then(Value::as_f64)
-    }
-    /// Whether input `i` is a signal wired from another signal op (not a constant).
-    pub fn is_live(&self, i: usize) -> bool {
-        matches!(self.controls.get(i), Some(Value::Empty) | None)
-    }
-    /// A seed for this node: the run's seed mixed with the node id, so two noise nodes differ
-    /// and the same node gives the same noise in every run.
-    pub fn node_seed(&self) -> u64 {
-        let mut h = crate::key::KeyHasher::new();
-        h.u64(self.seed);
-        h.str(self.node);
-        h.finish_key().0 as u64
-    }
-}
-
-/// A per-sample processor owned by the streaming evaluator (see the module docs).
-///
-/// `inputs` always holds one slice per *signal* input port of the op, in port order (a
-/// constant signal arrives as a slice of that constant), each as long as `out`.
-pub trait SignalProc: Send {
-    /// Compute `out.len()` samples from as many samples of each signal input.
-    fn process(&mut self, inputs: &[&[f64]], out: &mut [f64]);
-
-    /// For ops with [`feedback`](crate::op::InputSpec::feedback) inputs: the least number of
-    /// samples (at least 1) between a sample arriving at a feedback input and its first effect
-    /// on the output. A loop through this node whose latency is at least the block size runs
-    /// block by block; a shorter one runs sample by sample. The default, 0, means no feedback
-    /// input.
-    fn latency(&self) -> usize {
-        0
-    }
-
-    /// For ops with latency: produce the next `out.len()` (at most [`latency`](Self::latency))
-    /// samples from state alone, before their inputs are known. Followed by
-    /// [`absorb`](Self::absorb) of the same number of input samples.
-    fn emit(&mut self, out: &mut [f64]) {
-        out.fill(0.0);
-    }
-
-    /// For ops with latency: take in the input samples of the samples last emitted.
-    fn absorb(&mut self, _inputs: &[&[f64]]) {}
-
-    /// Return to the state the processor was built with.
-    fn reset(&mut self);
-
-    /// Append the state as raw words (floats as their bits).
-    fn save(&self, words: &mut Vec<u64>);
-
-    /// Restore a state written by [`save`](Self::save), or say why it does not fit.
-    fn load(&mut self, words: &[u64]) -> Result<(), String>;
-
-    /// The resampler behind a [`ResampleOp`] node: the streaming evaluator feeds it from
-    /// another clock domain. Other processors return `None`.
-    fn resampler(&mut self) -> Option<&mut Resampler> {
-        None
-    }
-}
-
-/// The error a signal op's ordinary `execute` returns: signal ops run only in the streaming
-/// evaluator.
-pub fn streaming_only(op: &str) -> OpError {
-    OpError::new(format!(
-        "`{op}` makes an audio-rate signal, which only the streaming evaluator runs \
-         (`StreamingEvaluator`, or `kiln render --seconds`)"
-    ))
-}
-
-/// Read words saved by [`SignalProc::save`]: checks the count and hands them out in order.
-pub struct Words<'a> {
-    words: &'a [u64],
-}
-
-impl<'a> Words<'a> {
-    /// Read `words`, which must hold exactly `expected` words.
-    pub fn exact(words: &'a [u64], expected: usize) -> Result<Self, String> {
-        if words.len() != expected {
-            return Err(format!(
-                "expected {expected} state words, found {}",
-                words.len()
-            ));
-        }
-        Ok(Words { words })
-    }
-    /// Read `words`, which must hold at least `least` words.
-    pub fn at_least(words: &'a [u64], least: usize) -> Result<Self, String> {
-        if words.len() < least {
-            return Err(format!(
-                "expected at least {least} state words, found {}",
-                words.len()
-            ));
-        }
-        Ok(Words { words })
-    }
-    /// The next word.
-    pub fn u64(&mut self) -> u64 {
-        let (first, rest) = self
-            .words
-            .split_first()
-            .map_or((0, &[][..]), |(a, b)| (*a, b));
-        self.words = rest;
-        first
-    }
-    /// The next word as a float.
-    pub fn f64(&mut self) -> f64 {
-        f64::from_bits(self.u64())
-    }
-    /// The remaining words.
-    pub fn rest(&self) -> &'a [u64] {
-        self.words
-    }
-}
 
 /// The op id of the resampler.
 pub const RESAMPLE_OP: &str = "resample";
@@ -458,14 +291,11 @@ impl Default for ResampleOp {
     }
 }
 
-impl Op for ResampleOp {
+impl SignalOp for ResampleOp {
     fn spec(&self) -> &OpSpec {
         &self.0
     }
-    fn execute(&self, _call: &OpCall<'_>, _out: &mut [Value]) -> Result<(), OpError> {
-        Err(streaming_only(RESAMPLE_OP))
-    }
-    fn signal(&self, call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    fn build(&self, call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
         let from = call.param_int(0)?;
         if !(1..=10_000_000).contains(&from) {
             return Err(OpError::param(
