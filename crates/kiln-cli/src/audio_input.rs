@@ -30,12 +30,9 @@ pub(crate) fn audio_value(
 
 /// The WAV file at `path` as an audio buffer (interleaved `f32`).
 fn read_buffer(name: &str, path: &Path) -> Result<Value, CliError> {
-    let data = kiln_io::wav::read_wav(path).map_err(|e| {
-        CliError(format!(
-            "--set `{name}`: cannot read {}: {e}",
-            path.display()
-        ))
-    })?;
+    // Reading errors name the file.
+    let data = kiln_io::wav::read_wav(path)
+        .map_err(|e| CliError(format!("--set `{name}` (audio): {e}")))?;
     let channels = u16::try_from(data.channels.len()).map_err(|_| {
         CliError(format!(
             "--set `{name}`: {} has {} channels, more than an audio buffer holds",

@@ -82,6 +82,17 @@ fn a_wav_file_plays_through_a_graph_input() {
 }
 
 #[test]
+fn an_audio_input_is_read_and_written_back_as_a_graph_input() {
+    let reg = kiln_audio::registry();
+    let f = kiln_io::load_graph(PLAYER, &reg).unwrap();
+    assert_eq!(f.graph.node("voice").unwrap().op, "input.audio");
+    let saved = f.to_json(&reg);
+    assert!(saved.contains(r#""voice": {"type": "audio""#), "{saved}");
+    let again = kiln_io::load_graph(&saved, &reg).unwrap();
+    assert_eq!(again.to_json(&reg), saved);
+}
+
+#[test]
 fn bad_audio_inputs_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
