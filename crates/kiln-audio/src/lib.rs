@@ -2,9 +2,9 @@
 //!
 //! Kiln's audio domain: the audio-rate signal nodes run by the streaming evaluator
 //! (oscillators, noise, gain and mixing, filters, a delay line, an envelope and a sample
-//! sequence) and the audio buffer heavy type ([`AudioBuffer`]).
+//! sequence, playing an audio buffer) and the audio buffer heavy type ([`AudioBuffer`]).
 //!
-//! Every node here is a *signal op* (see [`kiln_core::signal`]): its output `out` has type
+//! Every node here but `input.audio` is a *signal op* (see [`kiln_core::signal`]): its output `out` has type
 //! [`ValueType::Signal`](kiln_core::value::ValueType::Signal), it runs only in the streaming
 //! evaluator (a tick evaluator gets
 //! [`streaming_only`](kiln_core::signal::streaming_only)), and
@@ -24,6 +24,12 @@
 //! | `env.adsr` | `gate` (1) | `attack` (0.01), `decay` (0.1), `sustain` (0.7), `release` (0.2) |
 //! | `signal.sequence` | | `values` (`[]`), `loop` (false) |
 //! | `resample` | `in` (signal at another rate) | (see [`kiln_core::signal::ResampleOp`]) |
+//! | `audio.play` | `buffer` (an [`AudioBuffer`], a control value) | `channel` (0), `loop` (false) |
+//!
+//! One op here is not a signal op: `input.audio`, a named graph input holding an
+//! [`AudioBuffer`] (no default; `kiln render --set NAME=@file.wav` gives it a WAV file), which
+//! `audio.play` reads. A buffer whose rate is not its node's is refused (play it into a
+//! `resample` node).
 //!
 //! Every processor honours the block-size contract of
 //! [`SignalProc`](kiln_core::signal::SignalProc): processing `n` samples in one call gives the
@@ -52,6 +58,7 @@ mod env;
 mod filters;
 mod mix;
 mod osc;
+mod play;
 mod ports;
 mod sequence;
 mod signal_op;
@@ -67,6 +74,7 @@ pub use osc::{
     Noise, PhaseOsc, PolyBlepSaw, PolyBlepSquare, SawWave, SineOsc, SineWave, SquareWave,
     phase_increment, phase_start, sine,
 };
+pub use play::{INPUT_AUDIO_OP, Play};
 pub use sequence::Sequence;
 
 pub(crate) use ports::{
@@ -96,6 +104,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     delay::register(reg)?;
     env::register(reg)?;
     sequence::register(reg)?;
+    play::register(reg)?;
     reg.register_signal(kiln_core::signal::ResampleOp::default())?;
     reg.register_codec(AudioCodec)?;
     Ok(())
@@ -132,6 +141,8 @@ mod tests {
             "env.adsr",
             "signal.sequence",
             "resample",
+            "audio.play",
+            super::INPUT_AUDIO_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());
         for id in ids {
@@ -151,6 +162,7 @@ mod tests {
         for op in reg
             .iter()
             .filter(|op| !std_ids.contains(&op.spec().id.to_string()))
+            .filter(|op| op.spec().id != super::INPUT_AUDIO_OP)
         {
             let signal = kiln_core::value::ValueType::Signal;
             assert!(

@@ -22,6 +22,8 @@ pub struct Setup<'a> {
     pub op: &'a str,
     pub params: Vec<(&'a str, Value)>,
     pub inputs: Vec<(&'a str, In)>,
+    /// Values of non-signal (control) inputs, by name.
+    pub controls: Vec<(&'a str, Value)>,
     pub node: &'a str,
     pub seed: u64,
     pub sr: f64,
@@ -33,6 +35,7 @@ impl<'a> Setup<'a> {
             op,
             params: vec![],
             inputs: vec![],
+            controls: vec![],
             node: "n",
             seed: 0,
             sr: SR,
@@ -48,6 +51,10 @@ impl<'a> Setup<'a> {
     }
     pub fn constant(mut self, name: &'a str, v: f64) -> Self {
         self.inputs.push((name, In::Const(v)));
+        self
+    }
+    pub fn control(mut self, name: &'a str, v: Value) -> Self {
+        self.controls.push((name, v));
         self
     }
     pub fn node(mut self, node: &'a str) -> Self {
@@ -101,12 +108,28 @@ impl<'a> Setup<'a> {
         for (n, _) in &self.inputs {
             assert!(spec.input_index(n).is_some(), "no input {n} on {}", self.op);
         }
-        let controls: Vec<Value> = self
-            .resolved()
+        for (n, _) in &self.controls {
+            assert!(spec.input_index(n).is_some(), "no input {n} on {}", self.op);
+        }
+        // One value per input port: a signal's constant (or Empty when live), else the
+        // control value given.
+        let mut signals = self.resolved().into_iter();
+        let controls: Vec<Value> = spec
+            .inputs
             .iter()
-            .map(|i| match i {
-                In::Const(c) => Value::Float(*c),
-                In::Live(_) => Value::Empty,
+            .map(|p| {
+                if p.ty == ValueType::Signal {
+                    match signals.next() {
+                        Some(In::Const(c)) => Value::Float(c),
+                        _ => Value::Empty,
+                    }
+                } else {
+                    self.controls
+                        .iter()
+                        .find(|(n, _)| *n == p.name)
+                        .map(|(_, v)| v.clone())
+                        .unwrap_or(Value::Empty)
+                }
             })
             .collect();
         let call = SignalCall {

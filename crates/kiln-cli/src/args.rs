@@ -123,7 +123,18 @@ pub(crate) struct RenderArgs {
         conflicts_with = "ticks"
     )]
     pub(crate) wav_format: WavFormatArg,
-    /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
+    /// With --seconds: write the signal outputs LEFT and RIGHT as the two channels of one
+    /// WAV file, DIR/LEFT+RIGHT.wav (then only the --output names are also written as mono
+    /// files).
+    #[arg(
+        long,
+        value_name = "LEFT,RIGHT",
+        value_parser = parse_stereo,
+        conflicts_with = "ticks"
+    )]
+    pub(crate) stereo: Option<StereoPair>,
+    /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb;
+    /// audio inputs: NAME=@file.wav.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub(crate) set: Vec<String>,
     /// Folder to write the frames (or WAV files) into (created if missing).
@@ -359,6 +370,22 @@ fn parse_dt(s: &str) -> Result<f64, String> {
         )),
         None => Err(format!(
             "expected seconds per tick as a number (0.04) or a fraction (1/25), not `{s}`"
+        )),
+    }
+}
+
+/// The two outputs of `--stereo`: left, then right.
+#[derive(Clone, Debug)]
+pub(crate) struct StereoPair(pub(crate) [String; 2]);
+
+/// A `--stereo` pair: two output names separated by a comma.
+fn parse_stereo(s: &str) -> Result<StereoPair, String> {
+    match s.split_once(',') {
+        Some((l, r)) if !l.trim().is_empty() && !r.trim().is_empty() && !r.contains(',') => {
+            Ok(StereoPair([l.trim().to_string(), r.trim().to_string()]))
+        }
+        _ => Err(format!(
+            "expected two output names, LEFT,RIGHT (like `left,right`), not `{s}`"
         )),
     }
 }

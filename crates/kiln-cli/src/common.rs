@@ -53,7 +53,8 @@ pub(crate) fn graph_outputs(g: &Graph) -> Vec<String> {
         .collect()
 }
 
-/// Apply `--set NAME=VALUE` options to `ctx`, checking each name against the graph's inputs.
+/// Apply `--set NAME=VALUE` options to `ctx`, checking each name against the graph's inputs
+/// (an audio input takes a WAV file, `NAME=@file.wav`).
 pub(crate) fn set_inputs(
     ctx: &mut EvalContext,
     g: &Graph,
@@ -76,8 +77,11 @@ pub(crate) fn set_inputs(
                 }
             )));
         };
-        let v = kiln_io::parse_cli_value(text, ty)
-            .map_err(|e| CliError(format!("--set `{name}` ({ty}): {e}")))?;
+        let v = match crate::audio_input::audio_value(name, text, ty)? {
+            Some(buffer) => buffer,
+            None => kiln_io::parse_cli_value(text, ty)
+                .map_err(|e| CliError(format!("--set `{name}` ({ty}): {e}")))?,
+        };
         ctx.inputs.insert(name.to_string(), v);
     }
     Ok(())

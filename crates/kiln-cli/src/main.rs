@@ -5,6 +5,7 @@
 //! and [`library`] the ops a graph may use.
 
 mod args;
+mod audio_input;
 mod cli;
 mod commands;
 mod common;

@@ -66,11 +66,32 @@ pub fn coerce_input(ty: ValueType, v: &Value) -> Option<Value> {
 pub struct GraphInput {
     spec: OpSpec,
     ty: ValueType,
+    /// Whether the op has a `default` param (second param) to fall back to.
+    has_default: bool,
 }
 
 impl GraphInput {
+    /// A graph input op `id` of type `ty` with only a `name` param and no default: the value
+    /// supplied for `name`, and an error naming the input when none is. For the heavy types
+    /// (an audio buffer, say), which have no default a graph file could write. Registered by
+    /// the domain crate owning the type (`input.audio` in `kiln-audio`).
+    pub fn without_default(id: &'static str, doc: &'static str, ty: ValueType) -> Self {
+        GraphInput {
+            spec: OpSpec::new(id, doc)
+                .purity(Purity::UserInput)
+                .param(ParamSpec::required(
+                    "name",
+                    ValueType::String,
+                    "the input's name",
+                ))
+                .output(OutputSpec::new("out", ty, "the input's value")),
+            ty,
+            has_default: false,
+        }
+    }
+
     fn value(&self, params: &[Value], ctx: &EvalContext) -> Result<Value, OpError> {
-        let name = params[0].as_str().unwrap_or("");
+        let name = params.first().and_then(Value::as_str).unwrap_or("");
         match ctx.inputs.get(name) {
             Some(v) => coerce_input(self.ty, v).ok_or_else(|| {
                 OpError::new(format!(
@@ -79,7 +100,13 @@ impl GraphInput {
                     v.type_name()
                 ))
             }),
-            None => Ok(params[1].clone()),
+            None => match params.get(1) {
+                Some(default) if self.has_default => Ok(default.clone()),
+                _ => Err(OpError::new(format!(
+                    "graph input `{name}` ({}) has no default and was given no value",
+                    self.ty
+                ))),
+            },
         }
     }
 }
@@ -193,6 +220,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             ))
             .output(OutputSpec::new("out", ty, "the input's value")),
             ty,
+            has_default: true,
         })?;
     }
     reg.register(

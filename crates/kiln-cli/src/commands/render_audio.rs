@@ -1,5 +1,7 @@
 //! `kiln render GRAPH --seconds S`: stream an audio graph's signal outputs and write each
-//! as a mono WAV file, `DIR/<output>.wav`, renamed into place only once every output rendered.
+//! as a mono WAV file, `DIR/<output>.wav`, and with `--stereo LEFT,RIGHT` two of them as the
+//! channels of one file, `DIR/LEFT+RIGHT.wav`; every file is renamed into place only once
+//! every output rendered.
 
 use crate::args::RenderArgs;
 use crate::common::{CliError, check_valid, progress_bar, requested_outputs, set_inputs};
@@ -74,6 +76,58 @@ fn realtime_multiple(seconds: f64, elapsed: Duration) -> String {
     }
 }
 
+/// A WAV file to write: the outputs that are its channels, in channel order.
+struct Target {
+    outputs: Vec<String>,
+    path: PathBuf,
+}
+
+/// The file name stem of output `name` (dots becoming `_`, as for ticks), or an error when
+/// it cannot be one.
+fn file_stem(name: &str) -> Result<String, CliError> {
+    let stem = name.replace('.', "_");
+    if stem.is_empty() || stem.contains(['/', '\\', ':', '\0']) {
+        return Err(CliError(format!(
+            "output name `{name}` cannot be used as a file name"
+        )));
+    }
+    Ok(stem)
+}
+
+/// The files to write: one mono file per name of `mono`, DIR/<output>.wav, and for
+/// `--stereo LEFT,RIGHT` one two-channel file, DIR/LEFT+RIGHT.wav. Refuses two files of one
+/// path.
+fn targets(
+    dir: &Path,
+    mono: &[String],
+    stereo: Option<&[String]>,
+) -> Result<Vec<Target>, CliError> {
+    let mut targets: Vec<Target> = Vec::new();
+    let mut add = |outputs: Vec<String>, stem: String| {
+        let path = dir.join(format!("{stem}.wav"));
+        if targets.iter().any(|t| t.path == path) {
+            return Err(CliError(format!(
+                "outputs `{}` and another both become {}; pick one with --output",
+                outputs.join("+"),
+                path.display()
+            )));
+        }
+        targets.push(Target { outputs, path });
+        Ok(())
+    };
+    for name in mono {
+        add(vec![name.clone()], file_stem(name)?)?;
+    }
+    if let Some(pair) = stereo {
+        let stems = pair
+            .iter()
+            .map(|n| file_stem(n))
+            .collect::<Result<Vec<String>, CliError>>()?;
+        add(pair.to_vec(), stems.join("+"))?;
+    }
+    Ok(targets)
+}
+
 /// The error for output `name` whose samples could not be written.
 fn sample_error(name: &str, e: WavError, rate: u32) -> CliError {
     let at = |index: u64| format!("sample {index} ({:.3} s)", index as f64 / f64::from(rate));
@@ -92,7 +146,8 @@ fn sample_error(name: &str, e: WavError, rate: u32) -> CliError {
 }
 
 /// `kiln render --seconds`: stream the graph's signal outputs and write each as a mono WAV
-/// file, DIR/<output>.wav. The files are written under temporary names while the stream
+/// file, DIR/<output>.wav (with `--stereo L,R`, only the `--output` names are mono files, and
+/// L and R are the two channels of DIR/L+R.wav). The files are written under temporary names while the stream
 /// runs and renamed into place only once every output rendered, so a failure writes nothing.
 pub(crate) fn render_audio(
     g: &Graph,
@@ -101,11 +156,33 @@ pub(crate) fn render_audio(
     seconds: f64,
 ) -> Result<ExitCode, CliError> {
     check_valid(g, reg)?;
-    let outputs = requested_outputs(g, &args.outputs)?;
-    let sources = outputs
-        .iter()
-        .map(|name| signal_source(g, reg, name))
-        .collect::<Result<Vec<String>, CliError>>()?;
+    let stereo = args.stereo.as_ref().map(|p| &p.0[..]);
+    let mono = if stereo.is_some() && args.outputs.is_empty() {
+        Vec::new()
+    } else {
+        requested_outputs(g, &args.outputs)?
+    };
+    let targets = targets(&args.out, &mono, stereo)?;
+    // The stream's outputs (each signal once) and, per file, the stream output of each
+    // channel.
+    let mut sources: Vec<String> = Vec::new();
+    let mut channels_of: Vec<Vec<usize>> = Vec::with_capacity(targets.len());
+    for t in &targets {
+        let mut channels = Vec::with_capacity(t.outputs.len());
+        for name in &t.outputs {
+            let source = signal_source(g, reg, name)?;
+            let i = match sources.iter().position(|s| *s == source) {
+                Some(i) => i,
+                None => {
+                    sources.push(source);
+                    sources.len() - 1
+                }
+            };
+            channels.push(i);
+        }
+        channels_of.push(channels);
+    }
+    let widest = targets.iter().map(|t| t.outputs.len()).max().unwrap_or(1) as u64;
     let format = args.wav_format.format();
     let rate = args.rate;
     let total = (seconds * f64::from(rate)).round();
@@ -116,30 +193,12 @@ pub(crate) fn render_audio(
     }
     // `total` is at least 1 and finite; a float beyond u64 saturates and is refused below.
     let total = total as u64;
-    let max_frames = kiln_io::wav::MAX_DATA_BYTES / format.bytes_per_sample();
+    let max_frames = kiln_io::wav::MAX_DATA_BYTES / (format.bytes_per_sample() * widest);
     if total > max_frames {
         return Err(CliError(format!(
             "--seconds {seconds} at {rate} Hz is {total} samples, more than a {format} WAV \
              file holds ({max_frames}); render less, at a lower rate, or as pcm16"
         )));
-    }
-    // One file per output: DIR/<output>.wav, dots in names becoming `_` (as for ticks).
-    let mut paths: Vec<PathBuf> = Vec::with_capacity(outputs.len());
-    for name in &outputs {
-        let stem = name.replace('.', "_");
-        if stem.is_empty() || stem.contains(['/', '\\', ':', '\0']) {
-            return Err(CliError(format!(
-                "output name `{name}` cannot be used as a file name"
-            )));
-        }
-        let path = args.out.join(format!("{stem}.wav"));
-        if paths.contains(&path) {
-            return Err(CliError(format!(
-                "outputs `{name}` and another both become {}; pick one with --output",
-                path.display()
-            )));
-        }
-        paths.push(path);
     }
     let mut ctx = EvalContext::new();
     ctx.seed = args.seed;
@@ -166,9 +225,10 @@ pub(crate) fn render_audio(
     let bar = progress_bar(args.quiet, total, "samples");
     let started = Instant::now();
     let result = (|| -> Result<Vec<StagedFile>, CliError> {
-        let mut files = Vec::with_capacity(paths.len());
-        for path in &paths {
-            let file = WavStream::create(path, 1, rate, format)
+        let mut files = Vec::with_capacity(targets.len());
+        for t in &targets {
+            let path = &t.path;
+            let file = WavStream::create(path, t.outputs.len(), rate, format)
                 .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
             files.push(file);
         }
@@ -182,9 +242,17 @@ pub(crate) fn render_audio(
                     done as f64 / f64::from(rate)
                 ))
             })?;
-            for (i, file) in files.iter_mut().enumerate() {
-                file.write_mono(stream.output(i))
-                    .map_err(|e| sample_error(&outputs[i], e, rate))?;
+            for ((file, t), channels) in files.iter_mut().zip(&targets).zip(&channels_of) {
+                let blocks: Vec<&[f64]> = channels.iter().map(|&i| stream.output(i)).collect();
+                file.write(&blocks).map_err(|e| {
+                    let channel = match &e {
+                        WavError::NonFinite { channel, .. }
+                        | WavError::OutOfRange { channel, .. } => *channel,
+                        _ => 0,
+                    };
+                    let name = t.outputs.get(channel).map_or("?", String::as_str);
+                    sample_error(name, e, rate)
+                })?;
             }
             done += n as u64;
             if let Some(bar) = &bar

@@ -214,7 +214,7 @@ impl Builder<'_> {
             other => other,
         })?;
         check_keys(entries, &path, &format!("input `{name}`"), &INPUT_KEYS)?;
-        let (ty, op) = input_type_and_op(entries, &path, name)?;
+        let (ty, op) = input_type_and_op(self.registry, entries, &path, name)?;
         let g = &mut self.graph;
         g.add_node(name, op).map_err(|e| graph_error(&path, e))?;
         g.set_param(name, "name", Value::str(name))
@@ -353,16 +353,30 @@ impl Builder<'_> {
     }
 }
 
-/// The declared `type` of a graph input and the op of its node.
-fn input_type_and_op(
+/// A graph input op of a heavy type registered by a domain crate (`input.audio` for type
+/// `audio`): the op `input.<t>` whose output is of the heavy type `t`.
+fn heavy_input_op<'r>(registry: &'r Registry, t: &str) -> Option<(ValueType, &'r str)> {
+    let op = registry.get(&format!("input.{t}"))?;
+    let spec = op.spec();
+    match spec.outputs.first()?.ty {
+        ty @ ValueType::Heavy(n) if n == t => Some((ty, &*spec.id)),
+        _ => None,
+    }
+}
+
+/// The declared `type` of a graph input and the op of its node: a plain type of
+/// [`INPUT_TYPES`], or a heavy type whose domain registered an `input.<type>` op.
+fn input_type_and_op<'r>(
+    registry: &'r Registry,
     entries: Entries<'_>,
     path: &str,
     name: &str,
-) -> Result<(ValueType, &'static str), LoadError> {
+) -> Result<(ValueType, &'r str), LoadError> {
     let types: Vec<&str> = INPUT_TYPES.iter().map(|(_, t)| t.name()).collect();
     match get(entries, "type") {
         Some(Json::Str(t)) => ValueType::parse_plain(t)
             .and_then(|ty| input_op_for(ty).map(|op| (ty, op)))
+            .or_else(|| heavy_input_op(registry, t))
             .ok_or_else(|| {
                 LoadError::format(
                     &child(path, "type"),

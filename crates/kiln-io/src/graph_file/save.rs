@@ -28,12 +28,21 @@ fn reference(p: &PortRef) -> String {
     full
 }
 
-/// The type of a node that can be written as a graph input.
-fn as_graph_input(node: &Node, incoming: &[&Wire]) -> Option<ValueType> {
+/// The type of a node that can be written as a graph input: a plain graph input op, or the
+/// `input.<type>` op a domain registered for its heavy type (as the loader reads them).
+fn as_graph_input(node: &Node, incoming: &[&Wire], registry: &Registry) -> Option<ValueType> {
+    let heavy = || {
+        let ty = registry.get(&node.op)?.spec().outputs.first()?.ty;
+        match ty {
+            ValueType::Heavy(n) if node.op.strip_prefix("input.") == Some(n) => Some(ty),
+            _ => None,
+        }
+    };
     let ty = INPUT_TYPES
         .iter()
         .find(|(op, _)| *op == node.op)
-        .map(|(_, t)| *t)?;
+        .map(|(_, t)| *t)
+        .or_else(heavy)?;
     let named = node.params.get("name").and_then(Value::as_str) == Some(node.id.as_str());
     let only_known = node.params.keys().all(|k| k == "name" || k == "default");
     (named && only_known && node.consts.is_empty() && incoming.is_empty()).then_some(ty)
@@ -94,7 +103,7 @@ pub(crate) fn save_graph_with(
     for node in graph.nodes() {
         let id = node.id.to_string();
         let into: &[&Wire] = incoming.get(node.id.as_str()).map_or(&[], |v| v);
-        if let Some(ty) = as_graph_input(node, into) {
+        if let Some(ty) = as_graph_input(node, into, registry) {
             let mut def = vec![("type".to_string(), Json::Str(ty.name().into()))];
             if let Some(d) = node.params.get("default") {
                 let j = convert::encode(d, Some(ty), Ctx::Param, ColorStyle::Hex);
