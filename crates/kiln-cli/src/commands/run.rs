@@ -125,27 +125,35 @@ pub(crate) fn run(
         .filter(|(_, v)| matches!(v, Value::Error(_)))
         .map(|(n, _)| n.as_str())
         .collect();
-    // Encode every output before writing any, so a frame lands whole or not at all.
+    // Encode every output before writing any, then commit them as one frame: every file
+    // lands, or (on any failure) the folder keeps the files it had.
     let mut files = Vec::with_capacity(out.values.len());
     for (name, v) in &out.values {
         if matches!(v, Value::Error(_)) {
             continue;
         }
-        let file = kiln_io::encode_output(&args.out, &name.replace('.', "_"), v).map_err(|e| {
-            CliError(format!(
-                "cannot write output `{name}`: {e}; nothing was written"
-            ))
-        })?;
-        files.push(file);
+        let (path, bytes) =
+            kiln_io::encode_output(&args.out, &name.replace('.', "_"), v).map_err(|e| {
+                CliError(format!(
+                    "cannot write output `{name}`: {e}; nothing was written"
+                ))
+            })?;
+        let file = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| CliError(format!("output `{name}` has no file name")))?;
+        files.push((file, bytes));
     }
     if !files.is_empty() {
         std::fs::create_dir_all(&args.out)
             .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
+        kiln_io::commit_frame(&args.out, &files).map_err(|e| match e {
+            kiln_io::FrameError::Incomplete { .. } => CliError(e.to_string()),
+            _ => CliError(format!("{e}; every output file was left as it was")),
+        })?;
     }
-    for (path, bytes) in &files {
-        kiln_io::write_atomic(path, bytes)
-            .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
-        println!("wrote {}", path.display());
+    for (file, _) in &files {
+        println!("wrote {}", args.out.join(file).display());
     }
     if args.stats {
         print_stats(args.evaluator, &parallel, &out.stats, elapsed, None);
