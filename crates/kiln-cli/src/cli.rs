@@ -3,7 +3,7 @@
 
 use crate::args::{Cli, Cmd};
 use crate::commands::{bake, demo, dot, info, ops, render, render_audio, run, validate, watch};
-use crate::common::{CliError, load};
+use crate::common::{CliError, load, sweep_leftovers};
 use clap::Parser;
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -25,6 +25,8 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
         }
         Cmd::Render { graph, args } => {
             let file = load(&graph, &reg)?;
+            // Both kinds of render (ticks and audio) write into `--out`.
+            sweep_leftovers(&args.out);
             match (args.seconds, args.ticks) {
                 (Some(seconds), _) => render_audio::render_audio(&file.graph, &reg, &args, seconds),
                 (None, Some(ticks)) => render::render(&file.graph, &reg, &args, ticks),

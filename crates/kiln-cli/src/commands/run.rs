@@ -2,7 +2,9 @@
 //! images, JSON otherwise), every output encoded before any is written.
 
 use crate::args::{ErrorsArg, EvalArgs};
-use crate::common::{CliError, check_valid, progress_bar, requested_outputs, set_inputs};
+use crate::common::{
+    CliError, check_valid, progress_bar, requested_outputs, set_inputs, sweep_leftovers,
+};
 use crate::evaluator::{CacheRun, parallel_policy};
 use crate::report::{print_failures, print_stats, print_timings};
 use kiln_core::eval::ErrorPolicy;
@@ -57,6 +59,7 @@ pub(crate) fn run(
     path: Option<&Path>,
 ) -> Result<ExitCode, CliError> {
     let parallel = parallel_policy(args.parallel);
+    sweep_leftovers(&args.out);
     check_valid(g, reg)?;
     let outputs = requested_outputs(g, &args.outputs)?;
     let mut ctx = context(g, reg, args)?;

@@ -152,6 +152,7 @@ pub(crate) fn watch(
 ) -> Result<ExitCode, CliError> {
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
+    crate::common::sweep_leftovers(&args.out);
     let poll = Duration::from_millis(args.poll_ms);
     let mut files = vec![Watched::new(graph_path)];
     if let Some(p) = &args.params {
