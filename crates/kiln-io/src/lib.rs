@@ -50,6 +50,7 @@ pub mod blob;
 pub mod cache;
 mod convert;
 pub mod dot;
+mod entry_file;
 mod files;
 pub mod frame;
 pub mod graph_file;
