@@ -2,7 +2,9 @@
 //! `kiln` accepts and [`crate::commands`] for what each command does).
 
 use crate::args::{Cli, Cmd};
-use crate::commands::{bake, demo, dot, info, ops, render, render_audio, run, validate, watch};
+use crate::commands::{
+    bake, cache, demo, dot, info, ops, render, render_audio, run, validate, watch,
+};
 use crate::common::{CliError, load, sweep_leftovers};
 use clap::Parser;
 use std::ffi::OsString;
@@ -43,6 +45,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
         Cmd::Dot { graph } => Ok(dot::dot(&load(&graph, &reg)?)),
         Cmd::Watch { graph, args } => watch::watch(&graph, &reg, &args),
         Cmd::Bake { graph, args } => bake::bake(&graph, &reg, &args),
+        Cmd::Cache { action } => cache::cache(&action),
         Cmd::Ops { filter } => Ok(ops::list_ops(&reg, filter.as_deref())),
     }
 }

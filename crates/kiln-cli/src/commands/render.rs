@@ -130,6 +130,7 @@ pub(crate) fn render(
             c.disk.stats().hits,
             c.entries()
         );
+        c.trim(args.cache_max);
     }
     result?;
     // `written` is tick by tick, each tick's files in output order.

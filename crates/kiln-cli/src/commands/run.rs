@@ -112,6 +112,7 @@ pub(crate) fn run(
             ),
             Err(_) => eprintln!("cache: the evaluation failed, {}", c.entries()),
         }
+        c.trim(args.cache_max);
     }
     let out = result.map_err(|e| {
         let hint = if is_latch_error(&e) {
