@@ -43,7 +43,8 @@ pub(crate) struct EvalArgs {
     #[arg(long, value_enum, value_name = "NAME", default_value_t = EvaluatorKind::Lazy)]
     pub(crate) evaluator: EvaluatorKind,
     /// Run independent nodes at once on a Rayon pool of THREADS threads (default: one per
-    /// core); only levels costly enough to gain from it go parallel. Every evaluator.
+    /// core; at most 4 per core, or 256); only levels costly enough to gain from it go
+    /// parallel. Every evaluator.
     #[arg(
         long,
         value_name = "THREADS",
@@ -432,10 +433,21 @@ fn parse_block(s: &str) -> Result<usize, String> {
     }
 }
 
-/// A `--parallel` thread count: a whole number, at least 1.
+/// The most threads `--parallel` takes: 4 × the cores of this machine, and at least 256.
+fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.saturating_mul(4).max(256)
+}
+
+/// A `--parallel` thread count: a whole number, 1 to [`max_threads`].
 fn parse_threads(s: &str) -> Result<usize, String> {
+    let max = max_threads();
     match s.parse::<usize>() {
         Ok(0) => Err("the thread count must be at least 1".into()),
+        Ok(n) if n > max => Err(format!(
+            "{n} threads is more than the most this machine takes, {max} (4 x its cores, at \
+             least 256)"
+        )),
         Ok(n) => Ok(n),
         Err(_) => Err(format!(
             "expected a thread count (a whole number, at least 1), not `{s}`"

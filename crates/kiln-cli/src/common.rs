@@ -107,7 +107,7 @@ pub(crate) fn check_valid(g: &Graph, reg: &Registry) -> Result<(), CliError> {
         return Ok(());
     }
     for d in &diags {
-        eprintln!("{d}");
+        eprintln!("{}", crate::report::abridged(d));
     }
     Err(CliError(format!(
         "the graph has {} problem(s); nothing was written",

@@ -4,6 +4,7 @@
 //!
 //! * [`graph_file`]: the graph file format (versioned JSON) — [`load_graph`], [`read_graph`],
 //!   [`save_graph`], with errors as [`LoadError`];
+//! * [`input_file`]: input files read safely (regular files only, size-limited);
 //! * [`values`]: result values as files (PNG for images, JSON for plain values), written
 //!   atomically, and values typed on the command line;
 //! * [`snapshot`]: the state of a recurrent run (each latch's value) as a versioned JSON
@@ -54,6 +55,7 @@ mod entry_file;
 mod files;
 pub mod frame;
 pub mod graph_file;
+pub mod input_file;
 mod json;
 pub mod leftovers;
 pub mod snapshot;

@@ -27,7 +27,7 @@ pub(crate) fn cache(action: &CacheCmd) -> Result<ExitCode, CliError> {
             check_dir(dir)?;
             let usage = budget::disk_usage(dir)
                 .map_err(|e| CliError(format!("cannot read {}: {e}", dir.display())))?;
-            println!(
+            crate::outln!(
                 "{}: {} entries, {} bytes ({})",
                 dir.display(),
                 usage.entries,
@@ -37,7 +37,7 @@ pub(crate) fn cache(action: &CacheCmd) -> Result<ExitCode, CliError> {
         }
         CacheCmd::Trim { dir, max } => {
             check_dir(dir)?;
-            println!("{}: {}", dir.display(), trim(dir, *max)?);
+            crate::outln!("{}: {}", dir.display(), trim(dir, *max)?);
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -137,9 +137,9 @@ pub(crate) fn render(
     let last_tick = &written[written.len().saturating_sub(outputs.len())..];
     for (first, last) in written.iter().zip(last_tick) {
         if ticks == 1 {
-            println!("wrote {}", first.display());
+            crate::outln!("wrote {}", first.display());
         } else {
-            println!(
+            crate::outln!(
                 "wrote {} … {} ({} ticks)",
                 first.display(),
                 last.display(),

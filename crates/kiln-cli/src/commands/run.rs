@@ -157,7 +157,7 @@ pub(crate) fn run(
         })?;
     }
     for (file, _) in &files {
-        println!("wrote {}", args.out.join(file).display());
+        crate::outln!("wrote {}", args.out.join(file).display());
     }
     if args.stats {
         print_stats(args.evaluator, &parallel, &out.stats, elapsed, None);
