@@ -43,7 +43,8 @@ pub(crate) struct EvalArgs {
     #[arg(long, value_enum, value_name = "NAME", default_value_t = EvaluatorKind::Lazy)]
     pub(crate) evaluator: EvaluatorKind,
     /// Run independent nodes at once on a Rayon pool of THREADS threads (default: one per
-    /// core); only levels costly enough to gain from it go parallel. Every evaluator.
+    /// core; at most 4 per core, or 256); only levels costly enough to gain from it go
+    /// parallel. Every evaluator.
     #[arg(
         long,
         value_name = "THREADS",
@@ -69,6 +70,10 @@ pub(crate) struct EvalArgs {
     /// from the cache. Lazy and incremental evaluators only.
     #[arg(long, value_name = "DIR")]
     pub(crate) cache: Option<PathBuf>,
+    /// After the run, trim the --cache directory to at most SIZE bytes (like 500M or 2G),
+    /// removing the oldest entries first.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "cache")]
+    pub(crate) cache_max: Option<u64>,
 }
 
 /// The options of `kiln render`.
@@ -176,6 +181,10 @@ pub(crate) struct RenderArgs {
     /// reuse what an earlier render left there. Lazy and incremental evaluators only.
     #[arg(long, value_name = "DIR", conflicts_with = "seconds")]
     pub(crate) cache: Option<PathBuf>,
+    /// After the render, trim the --cache directory to at most SIZE bytes (like 500M or 2G),
+    /// removing the oldest entries first.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "cache")]
+    pub(crate) cache_max: Option<u64>,
 }
 
 /// The WAV sample formats `--wav-format` chooses between.
@@ -291,10 +300,34 @@ pub(crate) enum Cmd {
         #[command(flatten)]
         args: BakeArgs,
     },
+    /// Measure or trim a persistent cache directory (the DIR of --cache).
+    Cache {
+        #[command(subcommand)]
+        action: CacheCmd,
+    },
     /// List the registered ops with their ports, params and docs.
     Ops {
         /// Only ops whose id contains this text.
         filter: Option<String>,
+    },
+}
+
+/// What `kiln cache` does.
+#[derive(Subcommand)]
+pub(crate) enum CacheCmd {
+    /// Print the number of entries in a cache directory and their bytes.
+    Du {
+        /// The cache directory.
+        dir: PathBuf,
+    },
+    /// Remove the oldest entries (by the time they were written) until the entries of the
+    /// cache directory take at most SIZE bytes.
+    Trim {
+        /// The cache directory.
+        dir: PathBuf,
+        /// The budget: bytes, or a number with K, M, G or T (powers of 1024), like 500M.
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        max: u64,
     },
 }
 
@@ -427,15 +460,53 @@ fn parse_block(s: &str) -> Result<usize, String> {
     }
 }
 
-/// A `--parallel` thread count: a whole number, at least 1.
+/// The most threads `--parallel` takes: 4 × the cores of this machine, and at least 256.
+fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.saturating_mul(4).max(256)
+}
+
+/// A `--parallel` thread count: a whole number, 1 to [`max_threads`].
 fn parse_threads(s: &str) -> Result<usize, String> {
+    let max = max_threads();
     match s.parse::<usize>() {
         Ok(0) => Err("the thread count must be at least 1".into()),
+        Ok(n) if n > max => Err(format!(
+            "{n} threads is more than the most this machine takes, {max} (4 x its cores, at \
+             least 256)"
+        )),
         Ok(n) => Ok(n),
         Err(_) => Err(format!(
             "expected a thread count (a whole number, at least 1), not `{s}`"
         )),
     }
+}
+
+/// A size in bytes: a whole or decimal number, then optionally a unit, `B`, `K`, `M`, `G`
+/// or `T` (powers of 1024; `KiB`, `MB` and the like mean the same), any case: `500M`, `2G`,
+/// `1.5GiB`, `4096`.
+pub(crate) fn parse_size(s: &str) -> Result<u64, String> {
+    let bad = || format!("expected a size like 4096, 500M or 2G, not `{s}`");
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let shift = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return Err(bad()),
+    };
+    let value: f64 = number.parse().map_err(|_| bad())?;
+    let bytes = (value * (1u64 << shift) as f64).floor();
+    // Below 2^63 bytes: exactly representable bounds, and far more than any disk.
+    if !bytes.is_finite() || !(0.0..9.2e18).contains(&bytes) {
+        return Err(format!("the size `{s}` is too large"));
+    }
+    Ok(bytes as u64)
 }
 
 /// A `--poll-ms` interval: 1 to 60000 milliseconds.
@@ -474,5 +545,19 @@ mod tests {
         assert_eq!(parse_ticks("5"), Ok(5));
         assert!(parse_ticks("0").is_err());
         assert!(parse_ticks("-3").is_err());
+    }
+
+    #[test]
+    fn sizes_take_binary_units() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("0"), Ok(0));
+        assert_eq!(parse_size("500M"), Ok(500 * 1024 * 1024));
+        assert_eq!(parse_size("2G"), Ok(2 * 1024 * 1024 * 1024));
+        assert_eq!(parse_size("2gib"), Ok(2 << 30));
+        assert_eq!(parse_size("1.5K"), Ok(1536));
+        assert_eq!(parse_size("7b"), Ok(7));
+        for bad in ["", "M", "-1M", "1.2.3", "5X", "1 M", "99999999T"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -2,8 +2,10 @@
 //! `kiln` accepts and [`crate::commands`] for what each command does).
 
 use crate::args::{Cli, Cmd};
-use crate::commands::{bake, demo, dot, info, ops, render, render_audio, run, validate, watch};
-use crate::common::{CliError, load};
+use crate::commands::{
+    bake, cache, demo, dot, info, ops, render, render_audio, run, validate, watch,
+};
+use crate::common::{CliError, load, sweep_leftovers};
 use clap::Parser;
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -25,6 +27,8 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
         }
         Cmd::Render { graph, args } => {
             let file = load(&graph, &reg)?;
+            // Both kinds of render (ticks and audio) write into `--out`.
+            sweep_leftovers(&args.out);
             match (args.seconds, args.ticks) {
                 (Some(seconds), _) => render_audio::render_audio(&file.graph, &reg, &args, seconds),
                 (None, Some(ticks)) => render::render(&file.graph, &reg, &args, ticks),
@@ -41,6 +45,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
         Cmd::Dot { graph } => Ok(dot::dot(&load(&graph, &reg)?)),
         Cmd::Watch { graph, args } => watch::watch(&graph, &reg, &args),
         Cmd::Bake { graph, args } => bake::bake(&graph, &reg, &args),
+        Cmd::Cache { action } => cache::cache(&action),
         Cmd::Ops { filter } => Ok(ops::list_ops(&reg, filter.as_deref())),
     }
 }

@@ -1,5 +1,6 @@
 //! What several commands share: the error they report, loading a graph file, graph inputs
-//! and outputs, `--set`, validation before a run and the progress bar.
+//! and outputs, `--set`, validation before a run, the progress bar and the sweep of leftover
+//! temporary files in an output folder.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use kiln_core::prelude::*;
@@ -110,7 +111,7 @@ pub(crate) fn check_valid(g: &Graph, reg: &Registry) -> Result<(), CliError> {
         return Ok(());
     }
     for d in &diags {
-        eprintln!("{d}");
+        eprintln!("{}", crate::report::abridged(d));
     }
     Err(CliError(format!(
         "the graph has {} problem(s); nothing was written",
@@ -135,4 +136,19 @@ pub(crate) fn requested_outputs(g: &Graph, names: &[String]) -> Result<Vec<Strin
         ));
     }
     Ok(outputs)
+}
+
+/// Remove from the output folder `dir` the temporary files that killed kiln processes left
+/// (see [`kiln_io::leftovers`]), saying on stderr how many went. A folder that cannot be
+/// listed is left to the writes that follow, which report it.
+pub(crate) fn sweep_leftovers(dir: &Path) {
+    if let Ok(removed) = kiln_io::remove_dead_leftovers(dir)
+        && !removed.is_empty()
+    {
+        eprintln!(
+            "removed {} temporary file(s) left in {} by stopped kiln processes",
+            removed.len(),
+            dir.display()
+        );
+    }
 }

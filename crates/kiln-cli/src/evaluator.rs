@@ -98,6 +98,16 @@ impl CacheRun {
         })
     }
 
+    /// With `--cache-max SIZE`, trim the directory to `max` bytes and say so on stderr (a
+    /// failure to trim is said too, and does not fail the run).
+    pub(crate) fn trim(&self, max: Option<u64>) {
+        let Some(max) = max else { return };
+        match crate::commands::cache::trim(&self.dir, max) {
+            Ok(line) => eprintln!("cache: {line}"),
+            Err(e) => eprintln!("cache: {e}"),
+        }
+    }
+
     /// The damaged entries found and the entries saved, for the report line.
     pub(crate) fn entries(&self) -> String {
         let d = self.disk.stats();

@@ -2,7 +2,8 @@
 //!
 //! [`cli`] parses the command line ([`args`]) and dispatches to one module per command
 //! ([`commands`]); [`common`], [`evaluator`] and [`report`] hold what several commands share,
-//! and [`library`] the ops a graph may use.
+//! [`library`] the ops a graph may use, and [`stdout`] how output reaches a pipe that may
+//! close.
 
 mod args;
 mod audio_input;
@@ -12,6 +13,7 @@ mod common;
 mod evaluator;
 mod library;
 mod report;
+mod stdout;
 
 use std::process::ExitCode;
 

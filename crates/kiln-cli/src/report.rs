@@ -106,3 +106,24 @@ pub(crate) fn show(v: &Value) -> String {
         Value::Error(e) => format!("<error: {e}>"),
     }
 }
+
+/// How many nodes of a cycle a diagnostic names at each end before the rest is counted.
+const CYCLE_ENDS: usize = 4;
+
+/// A diagnostic as one line of reasonable length: a cycle of more than a few nodes names its
+/// first and last [`CYCLE_ENDS`] and counts the rest (the diagnostic itself keeps them all).
+pub(crate) fn abridged(d: &Diagnostic) -> String {
+    if d.nodes.len() <= 3 * CYCLE_ENDS {
+        return d.to_string();
+    }
+    let n = d.nodes.len();
+    let mut short = d.clone();
+    let middle = NodeId::from(format!("… {} more …", n - 2 * CYCLE_ENDS));
+    short.nodes = d.nodes[..CYCLE_ENDS]
+        .iter()
+        .cloned()
+        .chain(std::iter::once(middle))
+        .chain(d.nodes[n - CYCLE_ENDS..].iter().cloned())
+        .collect();
+    format!("{short} (a cycle of {n} nodes)")
+}

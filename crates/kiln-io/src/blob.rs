@@ -7,9 +7,11 @@
 //! (magic, length, XXH3-128 checksum, key) and the value in the binary codec of
 //! [`encode_value`](crate::encode_value); its key, and so its name, is the XXH3-128 of that
 //! payload. Reading a reference checks the blob against its name and its
-//! type against the reference.
+//! type against the reference; only a regular file (or a link to one) is opened, and no more
+//! than its header declares is read.
 
 use crate::cache::check_entry;
+use crate::entry_file::{EntryReadError, Links, read_entry_file};
 use crate::graph_file::LoadError;
 use crate::json::Json;
 use crate::value_codec::decode_value;
@@ -171,12 +173,13 @@ fn read_blob(
     registry: &Registry,
 ) -> Result<Value, (String, Option<&'static str>)> {
     let rebake = Some("the blob folder must stay beside the graph file; bake the graph again");
-    let bytes = std::fs::read(file).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            (format!("is missing ({} not found)", file.display()), rebake)
-        } else {
-            (format!("cannot be read ({}): {e}", file.display()), None)
+    let bytes = read_entry_file(file, Links::Follow).map_err(|e| match e {
+        EntryReadError::Missing => (format!("is missing ({} not found)", file.display()), rebake),
+        EntryReadError::NotAFile(_) => {
+            (format!("cannot be read ({}): {e}", file.display()), rebake)
         }
+        EntryReadError::Damaged(m) => (format!("is damaged ({}): {m}", file.display()), rebake),
+        EntryReadError::Io(e) => (format!("cannot be read ({}): {e}", file.display()), None),
     })?;
     let payload = check_entry(key, &bytes)
         .map_err(|m| (format!("is damaged ({}): {m}", file.display()), rebake))?;

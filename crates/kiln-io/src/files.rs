@@ -1,5 +1,5 @@
 //! The file helpers every writer in this crate shares: temporary files beside their
-//! destination (named `.kiln-*`, with the permissions a plain `File::create` gives), the
+//! destination (named `.kiln-<pid>-*`, with the permissions a plain `File::create` gives), the
 //! folder of a path, and what counts as a plain file name.
 
 use std::io::Write;
@@ -14,10 +14,23 @@ pub(crate) fn folder_of(path: &Path) -> &Path {
     }
 }
 
-/// A builder for Kiln's temporary names: `.kiln-<random><suffix>`.
+/// How many random characters a temporary name holds after the pid.
+pub(crate) const RANDOM_LEN: usize = 6;
+
+/// The start of every temporary name this process makes: `.kiln-<pid>-`.
+fn temp_prefix() -> &'static str {
+    static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PREFIX.get_or_init(|| format!("{}{}-", crate::leftovers::PREFIX, std::process::id()))
+}
+
+/// A builder for Kiln's temporary names: `.kiln-<pid>-<random><suffix>`, where `<pid>` is
+/// this process's id and `<random>` is [`RANDOM_LEN`] letters and digits (see
+/// [`crate::leftovers`] for why the pid is there).
 pub(crate) fn kiln_temp(suffix: &str) -> Builder<'static, '_> {
     let mut b = Builder::new();
-    b.prefix(".kiln-").suffix(suffix);
+    b.prefix(temp_prefix())
+        .rand_bytes(RANDOM_LEN)
+        .suffix(suffix);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -8,14 +8,18 @@
 //!    the folder (`.kiln-*.tmp`). A failure here changes nothing.
 //! 2. **Swap**: file by file, the existing file (if any) is kept aside under a backup name
 //!    (`.kiln-*.bak`: a hard link, so the file never goes missing; where the file system
-//!    cannot link, the file is renamed aside), then the new file is renamed over it.
+//!    cannot link, the file is renamed aside as `.kiln-*.aside`), then the new file is
+//!    renamed over it.
 //! 3. **Rollback** on any failure in the swap: the files already swapped are put back from
 //!    their backups (or removed, if the frame added them), the staged files are deleted.
 //! 4. **Finish**: once every file is in place, the backups are deleted.
 //!
 //! No temporary or backup file is left behind, except in one case: if putting a previous
-//! file back itself fails (the disk vanished mid-way), its backup is kept, never deleted,
-//! and the error names it ([`FrameError::Incomplete`]).
+//! file back itself fails (the disk vanished mid-way), its backup is kept, never deleted
+//! (renamed to `.kiln-*.kept` where it can be), and the error names it
+//! ([`FrameError::Incomplete`]). A process killed mid-way leaves its staged and backup
+//! files; their names carry its pid, so a later run can remove them safely
+//! ([`crate::leftovers`]).
 //!
 //! ```
 //! use kiln_io::frame::commit_frame;
@@ -115,7 +119,9 @@ fn back_up(dir: &Path, target: &Path) -> Result<Option<TempPath>, FrameError> {
         Err(_) => {}
     }
     // No hard links here: rename the file aside (it is missing until the new one lands).
-    match builder(".bak").make_in(dir, |p| std::fs::rename(target, p)) {
+    // `.aside`, not `.bak`: if the process dies now, this is the only copy of the file, so
+    // the sweep of dead processes' leftovers must leave it.
+    match builder(".aside").make_in(dir, |p| std::fs::rename(target, p)) {
         Ok(f) => Ok(Some(f.into_temp_path())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !exists(target) => Ok(None),
         Err(source) => Err(FrameError::Io {
@@ -146,8 +152,9 @@ fn roll_back(swapped: Vec<Swapped>) -> Vec<String> {
         match s.backup {
             Some(backup) => {
                 if let Err(e) = backup.persist(&s.target) {
-                    // Keep the backup: it holds the only copy of the previous file.
-                    let kept = e.path.keep().ok();
+                    // Keep the backup: it holds the only copy of the previous file. It is
+                    // renamed out of the pattern that leftover sweeps remove, if it can be.
+                    let kept = e.path.keep().ok().map(|p| keep_aside(&p));
                     problems.push(format!(
                         "cannot restore `{}`: {} (the previous file is at `{}`)",
                         s.target.display(),
@@ -169,6 +176,16 @@ fn roll_back(swapped: Vec<Swapped>) -> Vec<String> {
         }
     }
     problems
+}
+
+/// Rename a backup that must be kept to the same name with the suffix `.kept`, which the
+/// sweep of leftovers never removes; where that fails, it stays where it is.
+fn keep_aside(backup: &Path) -> PathBuf {
+    let kept = backup.with_extension("kept");
+    match std::fs::rename(backup, &kept) {
+        Ok(()) => kept,
+        Err(_) => backup.to_path_buf(),
+    }
 }
 
 /// Write `files` (`(file name, bytes)`) into the folder `dir` as one frame: either every

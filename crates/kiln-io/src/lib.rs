@@ -4,6 +4,7 @@
 //!
 //! * [`graph_file`]: the graph file format (versioned JSON) — [`load_graph`], [`read_graph`],
 //!   [`save_graph`], with errors as [`LoadError`];
+//! * [`input_file`]: input files read safely (regular files only, size-limited);
 //! * [`values`]: result values as files (PNG for images, JSON for plain values), written
 //!   atomically, and values typed on the command line;
 //! * [`snapshot`]: the state of a recurrent run (each latch's value) as a versioned JSON
@@ -12,6 +13,8 @@
 //!   block by block into a temporary file renamed into place on commit;
 //! * [`dot`]: Graphviz export;
 //! * [`frame`]: a frame's files written as a group ([`commit_frame`]): all land, or none;
+//! * [`leftovers`]: the temporary files of processes that died while writing, found by the
+//!   pid in their names and removed ([`remove_dead_leftovers`]);
 //! * [`bake`](mod@bake): baked graphs — inputs frozen, pure cones folded into constants,
 //!   heavy values in a blob folder beside the graph file ([`bake()`], [`write_baked`]);
 //! * [`blob`]: values stored by content beside a graph file (the blob folder of a baked
@@ -48,10 +51,13 @@ pub mod blob;
 pub mod cache;
 mod convert;
 pub mod dot;
+mod entry_file;
 mod files;
 pub mod frame;
 pub mod graph_file;
+pub mod input_file;
 mod json;
+pub mod leftovers;
 pub mod snapshot;
 pub mod value_codec;
 pub mod values;
@@ -65,6 +71,7 @@ pub use graph_file::{
     GraphFile, GraphMeta, LoadError, load_graph, load_graph_bytes, load_graph_in, read_graph,
     save_graph, save_graph_with_meta, write_graph,
 };
+pub use leftovers::remove_dead_leftovers;
 pub use snapshot::{SnapshotError, parse_snapshot, read_snapshot, snapshot_json, write_snapshot};
 pub use value_codec::{decode_value, encode_value};
 pub use values::{WriteError, encode_output, parse_cli_value, write_atomic, write_output};

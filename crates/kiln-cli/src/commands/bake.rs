@@ -57,8 +57,8 @@ pub(crate) fn bake(graph: &Path, reg: &Registry, args: &BakeArgs) -> Result<Exit
     }
     let written = kiln_io::write_baked(&args.out, &baked.file, reg)
         .map_err(|e| CliError(format!("cannot write the baked graph: {e}")))?;
-    println!("baked {} into {}", graph.display(), written.graph.display());
-    print!("{}", baked.report);
-    println!("{written}");
+    crate::outln!("baked {} into {}", graph.display(), written.graph.display());
+    crate::out!("{}", baked.report);
+    crate::outln!("{written}");
     Ok(ExitCode::SUCCESS)
 }

@@ -5,6 +5,6 @@ use std::process::ExitCode;
 
 /// `kiln dot` on the graph file `file`.
 pub(crate) fn dot(file: &GraphFile) -> ExitCode {
-    print!("{}", kiln_io::to_dot(&file.graph));
+    crate::out!("{}", kiln_io::to_dot(&file.graph));
     ExitCode::SUCCESS
 }

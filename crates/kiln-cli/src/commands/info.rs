@@ -12,12 +12,12 @@ use std::process::ExitCode;
 /// `kiln info` on the graph file `file`, read from `path`.
 pub(crate) fn info(path: &Path, file: &GraphFile, reg: &Registry) -> Result<ExitCode, CliError> {
     let g = &file.graph;
-    println!("graph: {}", path.display());
+    crate::outln!("graph: {}", path.display());
     if let Some(d) = &file.meta.description {
-        println!("description: {d}");
+        crate::outln!("description: {d}");
     }
-    println!("nodes: {}, wires: {}", g.len(), g.wires().len());
-    println!("inputs:");
+    crate::outln!("nodes: {}, wires: {}", g.len(), g.wires().len());
+    crate::outln!("inputs:");
     for (name, ty) in graph_inputs(g, reg) {
         let default = g
             .node(name)
@@ -30,9 +30,9 @@ pub(crate) fn info(path: &Path, file: &GraphFile, reg: &Registry) -> Result<Exit
             .get(name)
             .map(|d| format!("  ({d})"))
             .unwrap_or_default();
-        println!("  {name}: {ty}{default}{doc}");
+        crate::outln!("  {name}: {ty}{default}{doc}");
     }
-    println!("outputs:");
+    crate::outln!("outputs:");
     let plan = Plan::build(g, reg);
     let types = kiln_core::validate::output_types(g, reg);
     for name in graph_outputs(g) {
@@ -44,20 +44,20 @@ pub(crate) fn info(path: &Path, file: &GraphFile, reg: &Registry) -> Result<Exit
                 .unwrap_or_default(),
             _ => "?".into(),
         };
-        println!("  {name}: {ty}");
+        crate::outln!("  {name}: {ty}");
     }
     let mut by_op: std::collections::BTreeMap<&str, usize> = Default::default();
     for n in g.nodes() {
         *by_op.entry(&n.op).or_default() += 1;
     }
-    println!("ops:");
+    crate::outln!("ops:");
     for (op, n) in by_op {
-        println!("  {op} x{n}");
+        crate::outln!("  {op} x{n}");
     }
     match plan {
         Ok(p) => {
             let count = |c: Class| (0..p.len()).filter(|&i| p.class(i) == c).count();
-            println!(
+            crate::outln!(
                 "determinism: {} static, {} context-dependent, {} volatile",
                 count(Class::Static),
                 count(Class::Context),
@@ -67,14 +67,14 @@ pub(crate) fn info(path: &Path, file: &GraphFile, reg: &Registry) -> Result<Exit
         }
         // Valid, but not plannable for ticks: its loops close through audio feedback inputs.
         Err(_) if types.is_ok() => {
-            println!(
+            crate::outln!(
                 "determinism: an audio graph with feedback loops; it streams \
                  (`kiln render GRAPH --seconds S`), the tick evaluators refuse it"
             );
             Ok(ExitCode::SUCCESS)
         }
         Err(d) => {
-            println!("{d}");
+            crate::outln!("{d}");
             Ok(ExitCode::from(1))
         }
     }

@@ -1,6 +1,7 @@
 //! The commands, one module each; [`crate::cli`] dispatches to them.
 
 pub(crate) mod bake;
+pub(crate) mod cache;
 pub(crate) mod demo;
 pub(crate) mod dot;
 pub(crate) mod info;

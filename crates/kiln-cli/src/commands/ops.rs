@@ -11,8 +11,8 @@ pub(crate) fn list_ops(reg: &Registry, filter: Option<&str>) -> ExitCode {
         if filter.is_some_and(|f| !s.id.contains(f)) {
             continue;
         }
-        println!("{} (v{}, {})", s.id, s.version, s.purity.name());
-        println!("    {}", s.doc);
+        crate::outln!("{} (v{}, {})", s.id, s.version, s.purity.name());
+        crate::outln!("    {}", s.doc);
         for i in &s.inputs {
             let mut extra = vec![];
             if let Some(d) = &i.default {
@@ -23,7 +23,7 @@ pub(crate) fn list_ops(reg: &Registry, filter: Option<&str>) -> ExitCode {
             if i.lazy {
                 extra.push("lazy".into());
             }
-            println!(
+            crate::outln!(
                 "    in  {}: {} [{}] — {}",
                 i.name,
                 i.ty,
@@ -37,10 +37,10 @@ pub(crate) fn list_ops(reg: &Registry, filter: Option<&str>) -> ExitCode {
                 .as_ref()
                 .map(|d| format!("default {}", show(d)))
                 .unwrap_or_else(|| "required".into());
-            println!("    par {}: {} [{d}] — {}", p.name, p.ty, p.doc);
+            crate::outln!("    par {}: {} [{d}] — {}", p.name, p.ty, p.doc);
         }
         for o in &s.outputs {
-            println!("    out {}: {} — {}", o.name, o.ty, o.doc);
+            crate::outln!("    out {}: {} — {}", o.name, o.ty, o.doc);
         }
     }
     ExitCode::SUCCESS

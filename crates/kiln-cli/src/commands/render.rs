@@ -130,15 +130,16 @@ pub(crate) fn render(
             c.disk.stats().hits,
             c.entries()
         );
+        c.trim(args.cache_max);
     }
     result?;
     // `written` is tick by tick, each tick's files in output order.
     let last_tick = &written[written.len().saturating_sub(outputs.len())..];
     for (first, last) in written.iter().zip(last_tick) {
         if ticks == 1 {
-            println!("wrote {}", first.display());
+            crate::outln!("wrote {}", first.display());
         } else {
-            println!(
+            crate::outln!(
                 "wrote {} … {} ({} ticks)",
                 first.display(),
                 last.display(),

@@ -2,7 +2,9 @@
 //! images, JSON otherwise), every output encoded before any is written.
 
 use crate::args::{ErrorsArg, EvalArgs};
-use crate::common::{CliError, check_valid, progress_bar, requested_outputs, set_inputs};
+use crate::common::{
+    CliError, check_valid, progress_bar, requested_outputs, set_inputs, sweep_leftovers,
+};
 use crate::evaluator::{CacheRun, parallel_policy};
 use crate::report::{print_failures, print_stats, print_timings};
 use kiln_core::eval::ErrorPolicy;
@@ -57,6 +59,7 @@ pub(crate) fn run(
     path: Option<&Path>,
 ) -> Result<ExitCode, CliError> {
     let parallel = parallel_policy(args.parallel);
+    sweep_leftovers(&args.out);
     check_valid(g, reg)?;
     let outputs = requested_outputs(g, &args.outputs)?;
     let mut ctx = context(g, reg, args)?;
@@ -109,6 +112,7 @@ pub(crate) fn run(
             ),
             Err(_) => eprintln!("cache: the evaluation failed, {}", c.entries()),
         }
+        c.trim(args.cache_max);
     }
     let out = result.map_err(|e| {
         let hint = if is_latch_error(&e) {
@@ -125,27 +129,35 @@ pub(crate) fn run(
         .filter(|(_, v)| matches!(v, Value::Error(_)))
         .map(|(n, _)| n.as_str())
         .collect();
-    // Encode every output before writing any, so a frame lands whole or not at all.
+    // Encode every output before writing any, then commit them as one frame: every file
+    // lands, or (on any failure) the folder keeps the files it had.
     let mut files = Vec::with_capacity(out.values.len());
     for (name, v) in &out.values {
         if matches!(v, Value::Error(_)) {
             continue;
         }
-        let file = kiln_io::encode_output(&args.out, &name.replace('.', "_"), v).map_err(|e| {
-            CliError(format!(
-                "cannot write output `{name}`: {e}; nothing was written"
-            ))
-        })?;
-        files.push(file);
+        let (path, bytes) =
+            kiln_io::encode_output(&args.out, &name.replace('.', "_"), v).map_err(|e| {
+                CliError(format!(
+                    "cannot write output `{name}`: {e}; nothing was written"
+                ))
+            })?;
+        let file = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| CliError(format!("output `{name}` has no file name")))?;
+        files.push((file, bytes));
     }
     if !files.is_empty() {
         std::fs::create_dir_all(&args.out)
             .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
+        kiln_io::commit_frame(&args.out, &files).map_err(|e| match e {
+            kiln_io::FrameError::Incomplete { .. } => CliError(e.to_string()),
+            _ => CliError(format!("{e}; every output file was left as it was")),
+        })?;
     }
-    for (path, bytes) in &files {
-        kiln_io::write_atomic(path, bytes)
-            .map_err(|e| CliError(format!("cannot write {}: {e}", path.display())))?;
-        println!("wrote {}", path.display());
+    for (file, _) in &files {
+        crate::outln!("wrote {}", args.out.join(file).display());
     }
     if args.stats {
         print_stats(args.evaluator, &parallel, &out.stats, elapsed, None);

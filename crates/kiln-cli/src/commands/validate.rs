@@ -10,7 +10,7 @@ use std::process::ExitCode;
 pub(crate) fn validate(path: &Path, file: &GraphFile, reg: &Registry) -> ExitCode {
     let diags = kiln_core::validate::validate(&file.graph, reg);
     if diags.is_empty() {
-        println!(
+        crate::outln!(
             "ok: {} is valid ({} nodes, {} wires)",
             path.display(),
             file.graph.len(),
@@ -19,7 +19,7 @@ pub(crate) fn validate(path: &Path, file: &GraphFile, reg: &Registry) -> ExitCod
         ExitCode::SUCCESS
     } else {
         for d in &diags {
-            println!("{d}");
+            crate::outln!("{}", crate::report::abridged(d));
         }
         eprintln!("error: {} problem(s) in {}", diags.len(), path.display());
         ExitCode::from(1)

@@ -82,6 +82,12 @@ impl Stamp {
     }
 }
 
+/// The bytes of a watched file: a regular file (a FIFO or a device is refused, never
+/// waited on) of at most the size of a graph file.
+fn read_input(path: &Path) -> Result<Vec<u8>, kiln_io::input_file::InputFileError> {
+    kiln_io::input_file::read_input_file(path, kiln_io::input_file::MAX_INPUT_BYTES)
+}
+
 /// A watched file: the stamp and content hash of the version last presented.
 struct Watched {
     path: PathBuf,
@@ -109,14 +115,14 @@ impl Watched {
     fn read(&mut self) -> Result<Vec<u8>, String> {
         // The stamp before the read: a write after it changes the stamp again.
         self.stamp = Stamp::of(&self.path);
-        match std::fs::read(&self.path) {
+        match read_input(&self.path) {
             Ok(bytes) => {
                 self.hash = Some(hash_bytes(&bytes));
                 Ok(bytes)
             }
             Err(e) => {
                 self.hash = None;
-                Err(format!("cannot read {}: {e}", self.path.display()))
+                Err(e.to_string())
             }
         }
     }
@@ -127,7 +133,7 @@ impl Watched {
         if stamp == self.stamp && !stamp.is_some_and(|s| s.is_recent()) {
             return false;
         }
-        let hash = std::fs::read(&self.path).ok().map(|b| hash_bytes(&b));
+        let hash = read_input(&self.path).ok().map(|b| hash_bytes(&b));
         if hash == self.hash {
             // Same content: remember the stamp, so it is not read again.
             self.stamp = stamp;
@@ -152,6 +158,7 @@ pub(crate) fn watch(
 ) -> Result<ExitCode, CliError> {
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
+    crate::common::sweep_leftovers(&args.out);
     let poll = Duration::from_millis(args.poll_ms);
     let mut files = vec![Watched::new(graph_path)];
     if let Some(p) = &args.params {
@@ -189,7 +196,7 @@ pub(crate) fn watch(
                 } else {
                     format!(" ({} changed)", trigger.join(", "))
                 };
-                println!("{report}; wrote {}{why}", written.join(", "));
+                crate::outln!("{report}; wrote {}{why}", written.join(", "));
                 true
             }
             Err(e) => {
@@ -197,7 +204,7 @@ pub(crate) fn watch(
                     Some(f) => format!("the files of frame {} are kept", f.number),
                     None => "nothing was written".to_string(),
                 };
-                println!("error: {}; {kept}", one_line(&e));
+                crate::outln!("error: {}; {kept}", one_line(&e));
                 false
             }
         };
@@ -303,7 +310,7 @@ fn present(
     }
     let diags = validate(&graph, reg);
     if !diags.is_empty() {
-        let shown: Vec<String> = diags.iter().take(5).map(|d| d.to_string()).collect();
+        let shown: Vec<String> = diags.iter().take(5).map(crate::report::abridged).collect();
         return Err(format!(
             "{}: {} problem(s): {}{}",
             graph_path.display(),

@@ -4,6 +4,7 @@ use super::BakeError;
 use super::storage::needs_blob;
 use crate::blob::{BLOB_DIR_SUFFIX, blob_dir_for, blob_file_name};
 use crate::cache::{check_entry, encode_entry};
+use crate::entry_file::{Links, read_entry_file};
 use crate::graph_file::{GraphFile, save_graph_with};
 use crate::value_codec::encode_value;
 use crate::values::{WriteError, write_atomic};
@@ -156,7 +157,7 @@ impl Blobs {
             let key = Key(xxhash_rust::xxh3::xxh3_128(payload));
             let blob_path = dir.join(blob_file_name(key));
             report.blob_bytes += payload.len() as u64;
-            let intact = std::fs::read(&blob_path)
+            let intact = read_entry_file(&blob_path, Links::Follow)
                 .ok()
                 .is_some_and(|b| check_entry(key, &b).is_ok());
             if intact {

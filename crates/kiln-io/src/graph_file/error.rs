@@ -20,6 +20,9 @@ pub enum LoadError {
         #[source]
         source: std::io::Error,
     },
+    /// The file is not a regular file, or is too large to be a graph file.
+    #[error(transparent)]
+    Input(crate::input_file::InputFileError),
     /// The file is empty (or only whitespace).
     #[error(
         "the file is empty (hint: a graph file is a JSON object such as {{\"kiln\": 1, \"nodes\": {{}}}})"

@@ -11,6 +11,7 @@ use super::{
 };
 use crate::blob::BlobReader;
 use crate::convert::{self, InputSource, child};
+use crate::input_file::{InputFileError, MAX_INPUT_BYTES, read_input_file};
 use crate::json::{self, Json};
 use kiln_core::graph::{Graph, PortRef};
 use kiln_core::registry::Registry;
@@ -19,13 +20,14 @@ use kiln_std::graph_io::{INPUT_TYPES, OUTPUT_OP, input_op_for};
 use std::collections::HashSet;
 use std::path::Path;
 
-/// Read and load a graph file. Errors other than [`LoadError::Io`] do not repeat the path;
+/// Read and load a graph file: a regular file (not a FIFO or a device) of at most
+/// [`MAX_INPUT_BYTES`], refused from its metadata before it is read. Errors other than [`LoadError::Io`] do not repeat the path;
 /// callers usually print `path: error`. Blob references (in baked graphs, see
 /// [blobs](mod@crate::blob)) are resolved relative to the file's folder.
 pub fn read_graph(path: &Path, registry: &Registry) -> Result<GraphFile, LoadError> {
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
+    let bytes = read_input_file(path, MAX_INPUT_BYTES).map_err(|e| match e {
+        InputFileError::Io { path, source } => LoadError::Io { path, source },
+        other => LoadError::Input(other),
     })?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,

@@ -15,11 +15,13 @@
 //! | 32 | 16 | the entry's key, u128 little-endian |
 //! | 48 | length | the payload: the value in the binary codec of [`encode_value`] (see [`crate::value_codec`]) |
 //!
-//! An entry is read back only if it is intact: the magic, the length (equal to the file's
-//! size less the header), the checksum and the key (equal to the key asked for, so a file
-//! copied or renamed to another key's path is refused) all match, and the payload decodes.
-//! A damaged entry reads as absent, is counted ([`DiskStats::corrupt`]) and removed, so the
-//! caller recomputes and rewrites it.
+//! An entry is read back only if it is intact: it is a regular file (not a link, FIFO or
+//! device: these are refused before anything opens them), the magic, the length (equal to
+//! the file's size less the header; no more than that is ever read), the checksum and the
+//! key (equal to the key asked for, so a file copied or renamed to another key's path is
+//! refused) all match, and the payload decodes. A damaged entry reads as absent, is counted
+//! ([`DiskStats::corrupt`]) and removed (a link or FIFO itself, never what it points to), so
+//! the caller recomputes and rewrites it.
 //!
 //! Entries are written atomically: into a temporary file (`.kiln-*.tmp`) in the shard folder,
 //! then renamed over the final name, so a reader never sees a partly written entry, and two
@@ -31,6 +33,9 @@
 //! Programs with other codecs may share a directory: an intact entry holding a heavy type
 //! this cache has no codec for reads as absent, is counted ([`DiskStats::unknown_type`]) and
 //! left in place for the programs that can read it.
+//!
+//! The directory grows until it is trimmed: [`budget`] measures it and removes the oldest
+//! entries until it fits a size.
 //!
 //! Nothing here panics or fails an evaluation: I/O failures are counted
 //! ([`DiskStats::errors`]), values without a binary form are counted and not kept
@@ -56,6 +61,9 @@
 //! assert_eq!(again.stats().backing_hits, 1);
 //! ```
 
+pub mod budget;
+
+use crate::entry_file::{EntryReadError, Links, read_entry_file};
 use crate::value_codec::{decode_with, encode_with};
 use kiln_core::cache::Backing;
 use kiln_core::codec::Codecs;
@@ -107,8 +115,8 @@ pub struct DiskStats {
     pub loads: u64,
     /// Loads that returned an intact entry.
     pub hits: u64,
-    /// Damaged entries found (a bad magic, length, checksum, key or payload) and removed:
-    /// by a load, or by a save before replacing one.
+    /// Damaged entries found (not a regular file, or a bad magic, length, checksum, key or
+    /// payload) and removed: by a load, or by a save before replacing one.
     pub corrupt: u64,
     /// Entries written.
     pub saves: u64,
@@ -207,23 +215,10 @@ impl DiskCache {
     }
 
     /// The number of entry files in the directory (found by walking it; unreadable folders
-    /// count as empty, and entries are not checked).
+    /// count as empty, and entries are not checked). See [`budget::disk_usage`] for their
+    /// bytes too.
     pub fn entry_count(&self) -> usize {
-        let Ok(shards) = std::fs::read_dir(&self.root) else {
-            return 0;
-        };
-        shards
-            .flatten()
-            .filter(|s| is_hex(&s.file_name().to_string_lossy(), 2))
-            .filter_map(|s| std::fs::read_dir(s.path()).ok())
-            .flat_map(|files| files.flatten())
-            .filter(|f| {
-                let name = f.file_name();
-                let name = name.to_string_lossy();
-                name.strip_suffix(".kv").is_some_and(|h| is_hex(h, 30))
-                    && f.file_type().is_ok_and(|t| t.is_file())
-            })
-            .count()
+        budget::disk_usage(&self.dir).map_or(0, |u| u.entries as usize)
     }
 
     /// Remove a damaged entry file (best effort: a failure is counted as an error).
@@ -247,10 +242,6 @@ impl DiskCache {
         tmp.persist(path).map_err(|e| e.error)?;
         Ok(())
     }
-}
-
-fn is_hex(s: &str, len: usize) -> bool {
-    s.len() == len && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// The entry file for `payload` under `key`: header, then payload.
@@ -303,11 +294,16 @@ impl Backing for DiskCache {
     fn load(&self, key: Key) -> Option<Value> {
         bump(&self.counters.loads);
         let path = self.entry_path(key);
-        let bytes = match std::fs::read(&path) {
+        let bytes = match read_entry_file(&path, Links::Refuse) {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-            Err(_) => {
+            Err(EntryReadError::Missing) => return None,
+            Err(EntryReadError::Io(_)) => {
                 bump(&self.counters.errors);
+                return None;
+            }
+            // Not a regular file, or not the size its header says: damaged.
+            Err(EntryReadError::NotAFile(_) | EntryReadError::Damaged(_)) => {
+                self.discard(&path);
                 return None;
             }
         };
@@ -342,7 +338,7 @@ impl Backing for DiskCache {
             return;
         };
         let path = self.entry_path(key);
-        match std::fs::read(&path) {
+        match read_entry_file(&path, Links::Refuse) {
             Ok(existing) => {
                 if check_entry(key, &existing).is_ok() {
                     bump(&self.counters.skipped);
@@ -351,8 +347,13 @@ impl Backing for DiskCache {
                 // Damaged: replaced below (the rename overwrites it).
                 bump(&self.counters.corrupt);
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(_) => {
+            // Not a regular file (the rename replaces a link or a FIFO, not what it points
+            // to), or the wrong size: replaced below.
+            Err(EntryReadError::NotAFile(_) | EntryReadError::Damaged(_)) => {
+                bump(&self.counters.corrupt);
+            }
+            Err(EntryReadError::Missing) => {}
+            Err(EntryReadError::Io(_)) => {
                 // Unreadable: try to replace it anyway.
                 bump(&self.counters.errors);
             }
