@@ -308,7 +308,7 @@ pub(crate) fn render_audio(
         })?;
         written.push(done.display().to_string());
     }
-    println!(
+    crate::outln!(
         "wrote {} ({total} samples, {:.3} s at {rate} Hz, {format}, {})",
         written.join(", "),
         total as f64 / f64::from(rate),
