@@ -30,8 +30,8 @@ pub(crate) struct KInstr {
     code: Code,
 }
 
-/// Call sites of kernel functions: the first [`SITES`] distinct functions of a plan each get
-/// a call instruction of their own, the rest share the last.
+/// Call sites of kernel functions: the first `SITES - 1` distinct functions of a plan each get
+/// a call instruction of their own, the others share the last.
 const SITES: u8 = 4;
 
 /// Call `f` through the call instruction of `site`.
@@ -61,7 +61,7 @@ fn site_call<const N: u8>(f: Bin, x: f64, y: f64) -> f64 {
     f(x, y)
 }
 
-/// [`call_site`] for a unary function (its second operand ignored).
+/// [`call_site`] for a unary function.
 #[inline(always)]
 fn call_site_unary(site: u8, f: Un, x: f64) -> f64 {
     match site {
