@@ -195,7 +195,11 @@ impl Strategy for Slots {
 impl Slots {
     /// The loop of [`Strategy::run_kernels`]: with `MARKS`, skip nodes already done and mark
     /// the ones run; without, neither (see `fresh`).
-    #[inline(always)]
+    ///
+    /// Never inlined: compiled on its own, away from the large walk that calls it once per
+    /// block, the loop keeps its forwarded result and operands in registers (the standard
+    /// chain ran about 10 % faster this way than inlined).
+    #[inline(never)]
     fn kernel_loop<const MARKS: bool>(
         &mut self,
         block: &[u32],
