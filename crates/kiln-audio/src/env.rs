@@ -25,6 +25,9 @@ const DECAY: u64 = 2;
 const SUSTAIN: u64 = 3;
 const RELEASE: u64 = 4;
 
+/// How close to a segment's target counts as there (see [`Adsr::tick`]).
+const ENDS: f64 = 1e-9;
+
 /// The `env.adsr` processor. The gate is on while above 0.5. A rising gate edge (re)starts
 /// the attack from the current level; a falling edge starts the release from the current
 /// level. Segments are linear; each sample outputs the level after that sample's step.
@@ -77,16 +80,20 @@ impl Adsr {
             }
         }
         match self.stage {
+            // A segment ends on the sample whose level is within rounding of its target: n
+            // steps of 1/n add up to 1 only up to rounding (about n ulps), and comparing
+            // exactly would hold the level one sample too long. `ENDS` is far above that
+            // error and far below a step (a jump of it is inaudible).
             ATTACK => {
                 self.level += self.attack_step;
-                if self.level >= 1.0 {
+                if self.level >= 1.0 - ENDS {
                     self.level = 1.0;
                     self.stage = DECAY;
                 }
             }
             DECAY => {
                 self.level -= self.decay_step;
-                if self.level <= self.sustain {
+                if self.level <= self.sustain + ENDS {
                     self.level = self.sustain;
                     self.stage = SUSTAIN;
                 }
@@ -94,7 +101,7 @@ impl Adsr {
             SUSTAIN => self.level = self.sustain,
             RELEASE => {
                 self.level -= self.release_step;
-                if self.level <= 0.0 {
+                if self.level <= ENDS {
                     self.level = 0.0;
                     self.stage = IDLE;
                 }
@@ -241,6 +248,33 @@ mod tests {
         }
         assert!(out[33_600 + 5..].iter().all(|&x| x == 0.0));
         assert!(out.iter().all(|&x| (0.0..=1.0).contains(&x)));
+    }
+
+    #[test]
+    fn each_segment_ends_on_the_sample_its_time_says() {
+        // At 48 kHz, an attack of n samples reaches 1.0 on sample n - 1 (the level after each
+        // sample's step is k/n on sample k - 1) and the decay starts on sample n; the decay to
+        // sustain 0.5 over m samples reaches it on sample n + m - 1.
+        for n in [2usize, 5, 10, 50, 96, 480, 2400] {
+            let m = 7 * n;
+            let attack = n as f64 / 48_000.0;
+            let decay = m as f64 / 48_000.0;
+            let g = gate(10 * n + 100, 1_000_000, 10 * n + 100);
+            let out = run(
+                &Setup::new("env.adsr")
+                    .live("gate", g)
+                    .param("attack", attack)
+                    .param("decay", decay)
+                    .param("sustain", 0.5),
+                10 * n + 100,
+                64,
+            );
+            assert!(out[n - 2] < 1.0, "n = {n}: {}", out[n - 2]);
+            assert_eq!(out[n - 1], 1.0, "n = {n}");
+            assert!(out[n] < 1.0, "n = {n}: the decay starts on sample n");
+            assert!(out[n + m - 2] > 0.5, "n = {n}");
+            assert_eq!(out[n + m - 1], 0.5, "n = {n}");
+        }
     }
 
     #[test]
