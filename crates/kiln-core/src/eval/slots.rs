@@ -151,9 +151,7 @@ impl Strategy for Slots {
         }
         let taint = gather(plan, v, &self.vals, &self.taints, pulled, scratch);
         let t = runner.run(v, scratch, taint, &mut self.vals[off..off + n])?;
-        self.untainted &= t.is_none();
-        self.taints[v] = t;
-        self.stamp[v] = self.generation;
+        self.settle(v, t);
         scratch.clear();
         self.release.consumed(plan, v, &mut self.vals);
         Ok(())

@@ -199,7 +199,10 @@ impl Evaluator for IncrementalEvaluator {
         self.state.fused = fused;
         // With few stale nodes, list where they sit in the main block and visit only those.
         // (Positions go through a bitmap over the main block, which hands them back sorted.)
-        let use_visit = !fused && self.state.stale_count * 4 < main_len.saturating_sub(start);
+        // (The schedule walk ignores a visit list under a parallel policy: none is made then.)
+        let use_visit = !fused
+            && self.host.sequential()
+            && self.state.stale_count * 4 < main_len.saturating_sub(start);
         if use_visit {
             self.pos_bits.0.clear();
             self.pos_bits.0.resize(main_len.div_ceil(64), 0);

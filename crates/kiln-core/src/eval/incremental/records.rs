@@ -80,10 +80,6 @@ impl State {
 }
 
 impl State {
-    #[inline]
-    pub(super) fn is_done_impl(&self, v: usize) -> bool {
-        !self.fused && !self.stale.get(v)
-    }
     /// The look at stale node `v` before it may run: cleared when none of the inputs it uses
     /// changed since it was verified, taken from the store when its key is there. Returns
     /// whether it must run.
@@ -135,42 +131,6 @@ impl State {
             return false;
         }
         true
-    }
-
-    pub(super) fn step_impl(
-        &mut self,
-        plan: &Plan,
-        v: usize,
-        pulled: &[u64],
-        runner: &mut Runner,
-        scratch: &mut Vec<Value>,
-    ) -> Result<(), EvalError> {
-        if !self.must_run(plan, v, pulled, runner) {
-            return Ok(());
-        }
-        if let Some(k) = self.kernels.get(v)
-            && self.store.is_none()
-            && self.tainted == 0
-            && runner.plain()
-            && let Some(r) = k.eval(&self.vals)
-        {
-            // The scalar fast path: float inputs carry no taint.
-            if runner.cancelled() {
-                return Err(EvalError::Cancelled);
-            }
-            runner.executed_fast();
-            self.store_float(v, k.out, r, runner);
-            return Ok(());
-        }
-        let taint = gather(plan, v, &self.vals, &self.taints, pulled, scratch);
-        let n = plan.n_outputs(v);
-        self.scratch_out.clear();
-        self.scratch_out.resize(n, Value::Empty);
-        let started = self.store.as_ref().map(|_| Instant::now());
-        let taint = runner.run(v, scratch, taint, &mut self.scratch_out)?;
-        let cost = started.map_or(Duration::ZERO, |t0| t0.elapsed());
-        self.accept(plan, v, taint, pulled, cost, runner);
-        Ok(())
     }
 
     /// Take `scratch_out`, just computed for `v` in `cost`: into the store when it depends
@@ -240,7 +200,7 @@ impl State {
 impl Strategy for State {
     #[inline]
     fn is_done(&self, v: usize) -> bool {
-        self.is_done_impl(v)
+        !self.fused && !self.stale.get(v)
     }
     fn vals(&self) -> &[Value] {
         &self.vals
@@ -256,7 +216,32 @@ impl Strategy for State {
         runner: &mut Runner,
         scratch: &mut Vec<Value>,
     ) -> Result<(), EvalError> {
-        self.step_impl(plan, v, pulled, runner, scratch)
+        if !self.must_run(plan, v, pulled, runner) {
+            return Ok(());
+        }
+        if let Some(k) = self.kernels.get(v)
+            && self.store.is_none()
+            && self.tainted == 0
+            && runner.plain()
+            && let Some(r) = k.eval(&self.vals)
+        {
+            // The scalar fast path: float inputs carry no taint.
+            if runner.cancelled() {
+                return Err(EvalError::Cancelled);
+            }
+            runner.executed_fast();
+            self.store_float(v, k.out, r, runner);
+            return Ok(());
+        }
+        let taint = gather(plan, v, &self.vals, &self.taints, pulled, scratch);
+        let n = plan.n_outputs(v);
+        self.scratch_out.clear();
+        self.scratch_out.resize(n, Value::Empty);
+        let started = self.store.as_ref().map(|_| Instant::now());
+        let taint = runner.run(v, scratch, taint, &mut self.scratch_out)?;
+        let cost = started.map_or(Duration::ZERO, |t0| t0.elapsed());
+        self.accept(plan, v, taint, pulled, cost, runner);
+        Ok(())
     }
     fn par_must_run(&mut self, plan: &Plan, v: usize, runner: &mut Runner) -> bool {
         self.must_run(plan, v, &[], runner)
