@@ -16,6 +16,10 @@ use std::path::PathBuf;
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) cmd: Cmd,
+    /// A folder searched for graphs called as `@name` (repeatable), after the calling file's
+    /// folder and before the folders of KILN_PATH and the graphs kiln-std ships.
+    #[arg(long = "lib", value_name = "DIR", global = true)]
+    pub(crate) lib: Vec<PathBuf>,
 }
 
 /// The options of `kiln run` and `kiln demo`.

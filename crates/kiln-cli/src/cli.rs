@@ -20,13 +20,14 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
         }
     };
     let reg = crate::library::registry().map_err(|e| e.to_string())?;
+    let libs = cli.lib;
     match cli.cmd {
         Cmd::Run { graph, args } => {
-            let file = load(&graph, &reg)?;
+            let file = load(&graph, &reg, &libs, &args.set)?.file;
             run::run(&file.graph, &reg, &args, Some(&graph))
         }
         Cmd::Render { graph, args } => {
-            let file = load(&graph, &reg)?;
+            let file = load(&graph, &reg, &libs, &args.set)?.file;
             // Both kinds of render (ticks and audio) write into `--out`.
             sweep_leftovers(&args.out);
             match (args.seconds, args.ticks) {
@@ -37,15 +38,19 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
             }
         }
         Cmd::Demo { args } => demo::demo(&reg, &args),
-        Cmd::Validate { graph } => Ok(validate::validate(&graph, &load(&graph, &reg)?, &reg)),
+        Cmd::Validate { graph } => Ok(validate::validate(
+            &graph,
+            &load(&graph, &reg, &libs, &[])?.file,
+            &reg,
+        )),
         Cmd::Info { graph } => {
-            let file = load(&graph, &reg)?;
-            info::info(&graph, &file, &reg)
+            let loaded = load(&graph, &reg, &libs, &[])?;
+            info::info(&graph, &loaded, &reg)
         }
-        Cmd::Dot { graph } => Ok(dot::dot(&load(&graph, &reg)?)),
-        Cmd::Watch { graph, args } => watch::watch(&graph, &reg, &args),
-        Cmd::Bake { graph, args } => bake::bake(&graph, &reg, &args),
+        Cmd::Dot { graph } => Ok(dot::dot(&load(&graph, &reg, &libs, &[])?.file)),
+        Cmd::Watch { graph, args } => watch::watch(&graph, &reg, &args, &libs),
+        Cmd::Bake { graph, args } => bake::bake(&graph, &reg, &args, &libs),
         Cmd::Cache { action } => cache::cache(&action),
-        Cmd::Ops { filter } => Ok(ops::list_ops(&reg, filter.as_deref())),
+        Cmd::Ops { filter } => Ok(ops::list_ops(&reg, filter.as_deref(), &libs)),
     }
 }

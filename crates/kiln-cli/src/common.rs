@@ -28,9 +28,66 @@ fn load_error(path: &Path, e: LoadError) -> CliError {
     CliError(format!("cannot load {}: {e}", path.display()))
 }
 
-/// Read the graph file at `path`.
-pub(crate) fn load(path: &Path, reg: &Registry) -> Result<GraphFile, CliError> {
-    kiln_io::read_graph(path, reg).map_err(|e| load_error(path, e))
+/// A graph file read, with everything it calls, and planned: `file.graph` is the flat graph
+/// the evaluators run (the file's own graph when it calls nothing).
+pub(crate) struct Loaded {
+    /// The file, its graph replaced by the flat graph.
+    pub file: GraphFile,
+    /// The document and the files it was read from.
+    pub doc: kiln_io::assets::DocumentFile,
+    /// What the plan did, when the file has structure to write out.
+    pub plan: Option<kiln_core::lower::PlanReport>,
+}
+
+/// Read the graph file at `path` and what it calls (searching `libs` after the file's own
+/// folder), and plan it with the graph inputs of `--set` (`set`).
+pub(crate) fn load(
+    path: &Path,
+    reg: &Registry,
+    libs: &[std::path::PathBuf],
+    set: &[String],
+) -> Result<Loaded, CliError> {
+    let lib_path = kiln_io::assets::LibraryPath::with_env(libs);
+    let doc = kiln_io::assets::read_document(path, reg, &lib_path).map_err(|e| match e {
+        kiln_io::assets::AssetError::Load { source, .. } if is_top(&source) => {
+            load_error(path, source)
+        }
+        other => CliError(format!("cannot load {}: {other}", path.display())),
+    })?;
+    plan_loaded(doc, reg, set, path)
+}
+
+fn is_top(_e: &LoadError) -> bool {
+    true
+}
+
+/// Plan a document read from `path`.
+pub(crate) fn plan_loaded(
+    doc: kiln_io::assets::DocumentFile,
+    reg: &Registry,
+    set: &[String],
+    path: &Path,
+) -> Result<Loaded, CliError> {
+    let mut file = doc.file.clone();
+    if !doc.doc.has_structure() {
+        return Ok(Loaded {
+            file,
+            doc,
+            plan: None,
+        });
+    }
+    let mut ctx = EvalContext::new();
+    set_inputs(&mut ctx, &doc.doc.graph, reg, set)?;
+    let mut planner = kiln_core::lower::Planner::new(reg.clone());
+    let lowered = planner
+        .plan(&doc.doc, doc.digest.key(), &ctx)
+        .map_err(|e| CliError(format!("cannot plan {}: {e}", path.display())))?;
+    file.graph = lowered.graph.clone();
+    Ok(Loaded {
+        file,
+        plan: Some(lowered.report.clone()),
+        doc,
+    })
 }
 
 /// Graph inputs: `(name, type)`.

@@ -14,6 +14,7 @@ mod evaluator;
 mod library;
 mod report;
 mod stdout;
+mod subgraphs;
 
 use std::process::ExitCode;
 

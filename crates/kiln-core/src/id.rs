@@ -39,3 +39,10 @@ impl std::borrow::Borrow<str> for NodeId {
         &self.0
     }
 }
+
+impl std::ops::Deref for NodeId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}

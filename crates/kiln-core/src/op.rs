@@ -242,6 +242,27 @@ pub struct OpSpec {
     /// next tick. Neither is a dependency within a tick, so a cycle through input 1 is legal;
     /// its output is the stored state (see [`crate::recurrence`]).
     pub delay: bool,
+    /// What the node is to a graph used as a node (see [`Role`]).
+    pub role: Role,
+}
+
+/// What a node of an op is to the interface of its graph: an ordinary node, or one of the
+/// graph's inputs or outputs. The plan (see [`crate::lower`]) binds the interface nodes of a
+/// graph used as a node to the ports of its call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// An ordinary node.
+    #[default]
+    Node,
+    /// A graph input: its param `name` names it, its param `default` (if any) is its default,
+    /// and its one output is the input's value.
+    GraphInput,
+    /// A graph output: named by its node id, its input `value` is what it gives.
+    GraphOutput,
+    /// A two-way choice with inputs `cond`, `a` (taken when true) and `b`: when the plan knows
+    /// `cond` (a constant or a graph input), it takes one alternative and writes nothing that
+    /// only the other needs.
+    Choice,
 }
 
 impl OpSpec {
@@ -257,7 +278,13 @@ impl OpSpec {
             purity: Purity::Pure,
             reads: Reads::NONE,
             delay: false,
+            role: Role::Node,
         }
+    }
+    /// Set the interface role (see [`Role`]).
+    pub fn role(mut self, r: Role) -> Self {
+        self.role = r;
+        self
     }
     /// Add an input.
     pub fn input(mut self, i: InputSpec) -> Self {

@@ -46,6 +46,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod assets;
 pub mod bake;
 pub mod blob;
 pub mod cache;

@@ -10,7 +10,9 @@
 use crate::util::FnOp;
 use kiln_core::context::EvalContext;
 use kiln_core::key::KeyHasher;
-use kiln_core::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads};
+use kiln_core::op::{
+    InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads, Role,
+};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
@@ -79,6 +81,7 @@ impl GraphInput {
         GraphInput {
             spec: OpSpec::new(id, doc)
                 .purity(Purity::UserInput)
+                .role(Role::GraphInput)
                 .param(ParamSpec::required(
                     "name",
                     ValueType::String,
@@ -207,6 +210,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 "A named graph input: the value supplied for `name`, else `default`.",
             )
             .purity(Purity::UserInput)
+            .role(Role::GraphInput)
             .param(ParamSpec::required(
                 "name",
                 ValueType::String,
@@ -229,6 +233,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 OUTPUT_OP,
                 "A graph output: passes `value` through under the node's name.",
             )
+            .role(Role::GraphOutput)
             .input(InputSpec::required(
                 "value",
                 ValueType::Any,

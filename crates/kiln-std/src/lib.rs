@@ -15,10 +15,12 @@ pub mod errors;
 pub mod graph_io;
 pub mod image;
 pub mod image_ops;
+pub mod library;
 pub mod logic;
 pub mod math;
 pub mod noise;
 pub mod ramp;
+pub mod shapes;
 pub(crate) mod util;
 
 use kiln_core::registry::{Registry, RegistryError};
@@ -32,6 +34,12 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     noise::register(reg)?;
     ramp::register(reg)?;
     image_ops::register(reg)?;
+    shapes::register(reg)?;
+    reg.register(graph_io::GraphInput::without_default(
+        "input.image",
+        "A named graph input of an image (a graph used as a node takes one from its call).",
+        image::IMAGE_TYPE,
+    ))?;
     errors::register(reg)?;
     reg.register_codec(image::ImageCodec)?;
     reg.register_codec(buffers::MeshCodec)?;

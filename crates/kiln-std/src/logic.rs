@@ -5,7 +5,7 @@
 
 use crate::math::promote;
 use crate::util::FnOp;
-use kiln_core::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec};
+use kiln_core::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, Role};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
@@ -45,7 +45,8 @@ impl Default for Switch {
             .input(InputSpec::required("cond", ValueType::Bool, "which branch"))
             .input(InputSpec::required("a", ValueType::Any, "value when true").lazy())
             .input(InputSpec::required("b", ValueType::Any, "value when false").lazy())
-            .output(OutputSpec::new("out", ValueType::Any, "the chosen value")),
+            .output(OutputSpec::new("out", ValueType::Any, "the chosen value"))
+            .role(Role::Choice),
         )
     }
 }

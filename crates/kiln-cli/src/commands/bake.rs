@@ -17,7 +17,12 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// `kiln bake GRAPH --out BAKED.json [--freeze] [--set NAME=VALUE ...] [--seed N]`.
-pub(crate) fn bake(graph: &Path, reg: &Registry, args: &BakeArgs) -> Result<ExitCode, CliError> {
+pub(crate) fn bake(
+    graph: &Path,
+    reg: &Registry,
+    args: &BakeArgs,
+    libs: &[std::path::PathBuf],
+) -> Result<ExitCode, CliError> {
     if same_file(graph, &args.out) {
         return Err(CliError(format!(
             "--out {} is the graph being baked; write the baked graph to another file",
@@ -36,7 +41,7 @@ pub(crate) fn bake(graph: &Path, reg: &Registry, args: &BakeArgs) -> Result<Exit
             args.out.display()
         )));
     }
-    let file = load(graph, reg)?;
+    let file = load(graph, reg, libs, &args.set)?.file;
     check_valid(&file.graph, reg)?;
     let mut ctx = EvalContext::new();
     set_inputs(&mut ctx, &file.graph, reg, &args.set)?;

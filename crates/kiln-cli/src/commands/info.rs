@@ -1,7 +1,7 @@
 //! `kiln info GRAPH`: describe a graph: inputs (with defaults and docs), outputs (with
 //! their types), nodes by op and by determinism class.
 
-use crate::common::{CliError, graph_inputs, graph_outputs};
+use crate::common::{CliError, Loaded, graph_inputs, graph_outputs};
 use crate::report::show;
 use kiln_core::plan::{Class, Plan};
 use kiln_core::prelude::*;
@@ -10,7 +10,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// `kiln info` on the graph file `file`, read from `path`.
-pub(crate) fn info(path: &Path, file: &GraphFile, reg: &Registry) -> Result<ExitCode, CliError> {
+pub(crate) fn info(path: &Path, loaded: &Loaded, reg: &Registry) -> Result<ExitCode, CliError> {
+    let file: &GraphFile = &loaded.file;
     let g = &file.graph;
     crate::outln!("graph: {}", path.display());
     if let Some(d) = &file.meta.description {
@@ -54,6 +55,7 @@ pub(crate) fn info(path: &Path, file: &GraphFile, reg: &Registry) -> Result<Exit
     for (op, n) in by_op {
         crate::outln!("  {op} x{n}");
     }
+    print_structure(loaded);
     match plan {
         Ok(p) => {
             let count = |c: Class| (0..p.len()).filter(|&i| p.class(i) == c).count();
@@ -76,6 +78,44 @@ pub(crate) fn info(path: &Path, file: &GraphFile, reg: &Registry) -> Result<Exit
         Err(d) => {
             crate::outln!("{d}");
             Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// The calls of the file and what its plan wrote out.
+fn print_structure(loaded: &Loaded) {
+    let doc = &loaded.doc.doc;
+    if doc.calls.is_empty() {
+        return;
+    }
+    crate::outln!("calls:");
+    for (id, call) in &doc.calls {
+        let scope = match call.scope.kind() {
+            "call" => String::new(),
+            k => format!(" [{k}]"),
+        };
+        crate::outln!(
+            "  {id}: @{} ({}){scope}",
+            call.asset.name,
+            call.asset.origin
+        );
+    }
+    if let Some(r) = &loaded.plan {
+        crate::outln!(
+            "plan: {} calls written out, {} nodes, {} choices, {} nodes pruned, {} waits",
+            r.calls,
+            r.nodes,
+            r.choices,
+            r.pruned,
+            r.waits.len()
+        );
+        for s in &r.scopes {
+            let stop = s
+                .stopped
+                .as_ref()
+                .map(|w| format!(", stopped by {w}"))
+                .unwrap_or_default();
+            crate::outln!("  {} `{}`: {} copies{stop}", s.kind, s.path, s.copies);
         }
     }
 }

@@ -4,8 +4,19 @@ use crate::report::show;
 use kiln_core::prelude::*;
 use std::process::ExitCode;
 
-/// Print every op of `reg` whose id contains `filter` (every op without one).
-pub(crate) fn list_ops(reg: &Registry, filter: Option<&str>) -> ExitCode {
+/// Print every op of `reg` whose id contains `filter` (every op without one), then the graphs
+/// that can be called as nodes: those kiln-std ships and those in the library folders.
+pub(crate) fn list_ops(
+    reg: &Registry,
+    filter: Option<&str>,
+    libs: &[std::path::PathBuf],
+) -> ExitCode {
+    list_registered(reg, filter);
+    crate::subgraphs::list_subgraphs(reg, filter, libs);
+    ExitCode::SUCCESS
+}
+
+fn list_registered(reg: &Registry, filter: Option<&str>) {
     for op in reg.iter() {
         let s = op.spec();
         if filter.is_some_and(|f| !s.id.contains(f)) {
@@ -43,5 +54,4 @@ pub(crate) fn list_ops(reg: &Registry, filter: Option<&str>) -> ExitCode {
             crate::outln!("    out {}: {} — {}", o.name, o.ty, o.doc);
         }
     }
-    ExitCode::SUCCESS
 }

@@ -155,6 +155,7 @@ pub(crate) fn watch(
     graph_path: &Path,
     reg: &Registry,
     args: &WatchArgs,
+    libs: &[std::path::PathBuf],
 ) -> Result<ExitCode, CliError> {
     std::fs::create_dir_all(&args.out)
         .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
@@ -189,7 +190,7 @@ pub(crate) fn watch(
     let mut presents = 0u64;
     let mut trigger: Vec<String> = vec![];
     loop {
-        let ok = match present(&mut files, reg, args, &mut session) {
+        let ok = match present(&mut files, reg, args, &mut session, libs) {
             Ok((report, written)) => {
                 let why = if trigger.is_empty() {
                     String::new()
@@ -271,10 +272,11 @@ fn one_line(s: &str) -> String {
 /// Load the graph (with `--set` and the params file applied) and present it: the report
 /// and the files written, or the error.
 fn present(
-    files: &mut [Watched],
+    files: &mut Vec<Watched>,
     reg: &Registry,
     args: &WatchArgs,
     session: &mut Option<Session>,
+    libs: &[std::path::PathBuf],
 ) -> Result<(PresentReport, Vec<String>), String> {
     // Read every file first, so each one's version is remembered even if a later step fails.
     let mut texts = vec![];
@@ -301,8 +303,24 @@ fn present(
             graph_path.display()
         )
     })?;
-    let mut graph = kiln_io::graph_file::load_graph_in(&text, reg, dir)
-        .map_err(|e| format!("cannot load {}: {e}", graph_path.display()))?
+    let file = kiln_io::graph_file::load_graph_in(&text, reg, dir)
+        .map_err(|e| format!("cannot load {}: {e}", graph_path.display()))?;
+    // The graphs it calls are read, planned, and watched from now on.
+    let lib_path = kiln_io::assets::LibraryPath::with_env(libs);
+    let key = kiln_io::assets::text_key(&texts[0]);
+    let doc = kiln_io::assets::document_of(file, dir, reg, &lib_path, key)
+        .map_err(|e| format!("cannot load {}: {e}", graph_path.display()))?;
+    let graph_path = graph_path.clone();
+    for f in &doc.files {
+        if !files.iter().any(|w| &w.path == f) {
+            let mut w = Watched::new(f);
+            let _ = w.read();
+            files.push(w);
+        }
+    }
+    let mut graph = crate::common::plan_loaded(doc, reg, &args.set, &graph_path)
+        .map_err(|e| e.0)?
+        .file
         .graph;
     apply_set(&mut graph, reg, &args.set)?;
     if let (Some(p), Some(bytes)) = (&args.params, texts.get(1)) {

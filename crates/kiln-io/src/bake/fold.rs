@@ -64,6 +64,7 @@ pub fn bake(
                 file: GraphFile {
                     graph: frozen,
                     meta,
+                    structure: Default::default(),
                 },
                 report,
             });
@@ -80,7 +81,11 @@ pub fn bake(
     }
     report.nodes_after = out.len();
     Ok(Baked {
-        file: GraphFile { graph: out, meta },
+        file: GraphFile {
+            graph: out,
+            meta,
+            structure: Default::default(),
+        },
         report,
     })
 }

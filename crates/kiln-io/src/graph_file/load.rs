@@ -5,9 +5,10 @@
 use super::error::from_json_error;
 use super::names::{Names, Section};
 use super::shape::{check_keys, get, object};
+use super::structure::Structure;
 use super::{
-    GraphFile, GraphMeta, INPUT_KEYS, LoadError, NODE_KEYS, TOP_LEVEL_KEYS, VERSION, input_type,
-    param_type, version_mismatch,
+    GraphFile, GraphMeta, INLINE_KEYS, INPUT_KEYS, LoadError, NODE_KEYS, TOP_LEVEL_KEYS, VERSION,
+    input_type, param_type, version_mismatch,
 };
 use crate::blob::BlobReader;
 use crate::convert::{self, InputSource, child};
@@ -85,7 +86,7 @@ fn load_text(
         return Err(LoadError::Empty);
     }
     let doc = json::parse(text).map_err(from_json_error)?;
-    load_doc(&doc, registry, blobs)
+    load_doc(&doc, registry, blobs, "")
 }
 
 /// The entries of one section of a graph file (empty when the section is absent).
@@ -93,8 +94,21 @@ type Entries<'a> = &'a [(String, Json)];
 
 /// Build a graph file from its parsed JSON: the top level first (a newer version may use
 /// keys this build does not know), then every name, then inputs, nodes and outputs.
-fn load_doc(doc: &Json, registry: &Registry, blobs: Option<&Path>) -> Result<GraphFile, LoadError> {
-    let top = top_level(doc)?;
+/// `at` is empty for a file, and the path of its entry (`graphs.brick`) for a graph defined
+/// inline, which has no version of its own.
+fn load_doc(
+    doc: &Json,
+    registry: &Registry,
+    blobs: Option<&Path>,
+    at: &str,
+) -> Result<GraphFile, LoadError> {
+    let top = if at.is_empty() {
+        top_level(doc)?
+    } else {
+        let top = object(doc, at, &format!("graph `{at}`"))?;
+        check_keys(top, at, &format!("graph `{at}`"), &INLINE_KEYS)?;
+        top
+    };
     let mut meta = GraphMeta {
         description: description(top)?,
         ..GraphMeta::default()
@@ -105,7 +119,23 @@ fn load_doc(doc: &Json, registry: &Registry, blobs: Option<&Path>) -> Result<Gra
         graph: Graph::new(),
         registry,
         blobs: BlobReader::new(blobs, registry),
+        structure: Structure::default(),
     };
+    if let Some(defs) = get(top, "graphs") {
+        let gpath = child(at, "graphs");
+        for (name, def) in object(defs, &gpath, "`graphs`")? {
+            let dpath = child(&gpath, name);
+            if !super::is_valid_name(name) {
+                return Err(LoadError::format(
+                    &dpath,
+                    format!("`{name}` is not a valid graph name"),
+                    None,
+                ));
+            }
+            let file = load_doc(def, registry, blobs, &dpath)?;
+            builder.structure.graphs.insert(name.clone(), file);
+        }
+    }
     for (name, def) in inputs {
         if let Some(doc) = builder.add_input(name, def)? {
             meta.input_docs.insert(name.clone(), doc);
@@ -120,6 +150,7 @@ fn load_doc(doc: &Json, registry: &Registry, blobs: Option<&Path>) -> Result<Gra
     Ok(GraphFile {
         graph: builder.graph,
         meta,
+        structure: builder.structure,
     })
 }
 
@@ -200,6 +231,7 @@ struct Builder<'a> {
     graph: Graph,
     registry: &'a Registry,
     blobs: BlobReader<'a>,
+    structure: Structure,
 }
 
 impl Builder<'_> {
@@ -256,6 +288,18 @@ impl Builder<'_> {
         self.graph
             .add_node(name, op)
             .map_err(|e| graph_error(&path, e))?;
+        if let Some(scope) = super::structure::scope(entries, &path, name)? {
+            if !op.starts_with(kiln_core::doc::CALL_PREFIX) {
+                return Err(LoadError::format(
+                    &path,
+                    format!(
+                        "node `{name}` has a scope, but only a call of a graph (`\"op\": \"@name\"`) takes one"
+                    ),
+                    None,
+                ));
+            }
+            self.structure.scopes.insert(name.to_string(), scope);
+        }
         if let Some(params) = get(entries, "params") {
             self.set_params(name, op, params, &child(&path, "params"))?;
         }
@@ -284,6 +328,10 @@ impl Builder<'_> {
                     Some("keep one".into()),
                 ));
             }
+            if let Some(a) = super::structure::curve(j, &vpath, true)? {
+                self.structure.curves.insert(PortRef::new(name, p), a);
+                continue;
+            }
             let v = match self.blobs.read(j, &vpath)? {
                 Some(v) => v,
                 None => convert::decode_value(j, param_type(self.registry, op, p), &vpath)?,
@@ -307,6 +355,10 @@ impl Builder<'_> {
         let mut has_const = HashSet::new();
         for (port, j) in ins {
             let vpath = child(ipath, port);
+            if let Some(a) = super::structure::curve(j, &vpath, false)? {
+                self.structure.curves.insert(PortRef::new(name, port), a);
+                continue;
+            }
             let source = match self.blobs.read(j, &vpath)? {
                 Some(v) => InputSource::Const(v),
                 None => convert::decode_input(j, input_type(self.registry, op, port), &vpath)?,

@@ -51,6 +51,7 @@ mod load;
 mod names;
 mod save;
 mod shape;
+pub mod structure;
 
 pub use error::LoadError;
 pub(crate) use error::{FmtHint, FmtPath, json_error_parts, version_mismatch};
@@ -68,9 +69,18 @@ use std::collections::BTreeMap;
 pub const VERSION: i64 = 1;
 
 /// The keys allowed at the top level of a graph file.
-pub const TOP_LEVEL_KEYS: [&str; 5] = ["kiln", "description", "inputs", "nodes", "outputs"];
+pub const TOP_LEVEL_KEYS: [&str; 6] = [
+    "kiln",
+    "description",
+    "inputs",
+    "nodes",
+    "outputs",
+    "graphs",
+];
+/// The keys allowed in a graph defined inline (under `graphs`).
+pub const INLINE_KEYS: [&str; 5] = ["description", "inputs", "nodes", "outputs", "graphs"];
 /// The keys allowed in a node.
-pub const NODE_KEYS: [&str; 3] = ["op", "params", "inputs"];
+pub const NODE_KEYS: [&str; 6] = ["op", "params", "inputs", "for", "fold", "step"];
 /// The keys allowed in a graph input.
 pub const INPUT_KEYS: [&str; 3] = ["type", "default", "doc"];
 
@@ -90,6 +100,8 @@ pub struct GraphFile {
     pub graph: Graph,
     /// Description and input docs.
     pub meta: GraphMeta,
+    /// Inline graphs, scopes and animated values.
+    pub structure: structure::Structure,
 }
 
 impl GraphFile {
@@ -98,6 +110,7 @@ impl GraphFile {
         GraphFile {
             graph,
             meta: GraphMeta::default(),
+            structure: Default::default(),
         }
     }
     /// The canonical text of this file (see [`save_graph_with_meta`]).

@@ -1,0 +1,77 @@
+//! The ports of a graph used as a node: its interface nodes, read through the registry's
+//! [`Role`]s.
+
+use crate::graph::Graph;
+use crate::op::Role;
+use crate::registry::Registry;
+use crate::value::{Value, ValueType};
+
+/// One port of an interface.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortDecl {
+    /// The port's name (a graph input's `name`, a graph output's node id).
+    pub name: String,
+    /// Its type (`Any` for outputs, whose type is what feeds them).
+    pub ty: ValueType,
+    /// An input's default, if it has one.
+    pub default: Option<Value>,
+    /// Its documentation.
+    pub doc: Option<String>,
+}
+
+/// The inputs and outputs of a graph used as a node.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Interface {
+    /// Inputs, in the graph's node order.
+    pub inputs: Vec<PortDecl>,
+    /// Outputs, in the graph's node order.
+    pub outputs: Vec<PortDecl>,
+}
+
+impl Interface {
+    /// The interface of `graph`: its nodes whose op has the role of a graph input or output.
+    pub fn of(graph: &Graph, registry: &Registry) -> Interface {
+        let mut out = Interface::default();
+        for n in graph.nodes() {
+            let Some(op) = registry.get(&n.op) else {
+                continue;
+            };
+            let spec = op.spec();
+            match spec.role {
+                Role::Node | Role::Choice => {}
+                Role::GraphInput => out.inputs.push(PortDecl {
+                    name: input_name(n).unwrap_or(&n.id).to_string(),
+                    ty: spec.outputs.first().map(|o| o.ty).unwrap_or(ValueType::Any),
+                    default: n.params.get("default").cloned().or_else(|| {
+                        // An input op's declared default applies when the node sets none.
+                        spec.params
+                            .iter()
+                            .find(|p| p.name == "default")
+                            .and_then(|p| p.default.clone())
+                    }),
+                    doc: None,
+                }),
+                Role::GraphOutput => out.outputs.push(PortDecl {
+                    name: n.id.to_string(),
+                    ty: ValueType::Any,
+                    default: None,
+                    doc: None,
+                }),
+            }
+        }
+        out
+    }
+    /// The input called `name`.
+    pub fn input(&self, name: &str) -> Option<&PortDecl> {
+        self.inputs.iter().find(|p| p.name == name)
+    }
+    /// The output called `name`.
+    pub fn output(&self, name: &str) -> Option<&PortDecl> {
+        self.outputs.iter().find(|p| p.name == name)
+    }
+}
+
+/// The `name` param of a graph input node.
+pub(crate) fn input_name(n: &crate::graph::Node) -> Option<&str> {
+    n.params.get("name").and_then(Value::as_str)
+}

@@ -1,0 +1,355 @@
+//! Writing a document out: a worklist of frames (one per call being written, no recursion),
+//! each copying its graph's nodes under its prefix and binding its interface nodes to what
+//! the call was given.
+
+use super::choice::Choice;
+use super::flat::{Flat, Src};
+use super::report::PlanReport;
+use super::waits::Pending;
+use super::{Limits, PlanError};
+use crate::context::EvalContext;
+use crate::doc::{Asset, Document, PlanValue, Scope};
+use crate::graph::{Node, NodeId, PortRef};
+use crate::op::Role;
+use crate::registry::Registry;
+use crate::value::{Value, ValueType};
+use std::collections::{BTreeSet, HashMap};
+
+/// One graph being written out.
+pub(crate) struct Frame<'d> {
+    pub doc: &'d Document,
+    /// Flat id prefix (`""` at the top, else the call or copy id).
+    pub prefix: String,
+    /// The call's bindings of the body's inputs; `None` at the top, where interface nodes are
+    /// the flat graph's own.
+    pub binds: Option<HashMap<String, Src>>,
+    /// The asset written (for messages and defaults).
+    pub asset: Option<&'d Asset>,
+    /// Calls deep.
+    pub depth: usize,
+}
+
+/// The state of one lowering.
+pub(crate) struct Lowering<'d, 'r> {
+    pub registry: &'r Registry,
+    pub ctx: &'r EvalContext,
+    pub limits: Limits,
+    pub flat: Flat,
+    pub stack: Vec<Frame<'d>>,
+    pub pending: Vec<Pending<'d>>,
+    pub choices: Vec<Choice>,
+    pub report: PlanReport,
+    /// Graph inputs whose values the plan read.
+    pub inputs_read: BTreeSet<String>,
+    /// Whether the plan cooked a node for a value (its plan stands on the whole context).
+    pub waited: bool,
+    /// Each call written, by flat id: its asset.
+    pub calls: HashMap<String, &'d Asset>,
+}
+
+/// What a node of a frame is.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Emitted,
+    Bound,
+    Output,
+    Call,
+    Choice,
+}
+
+/// `prefix/id`, or `id` at the top.
+pub(crate) fn join(prefix: &str, id: &str) -> String {
+    if prefix.is_empty() {
+        id.to_string()
+    } else {
+        format!("{prefix}/{id}")
+    }
+}
+
+impl<'d, 'r> Lowering<'d, 'r> {
+    pub fn new(registry: &'r Registry, ctx: &'r EvalContext, limits: Limits) -> Self {
+        Lowering {
+            registry,
+            ctx,
+            limits,
+            flat: Flat::default(),
+            stack: Vec::new(),
+            pending: Vec::new(),
+            choices: Vec::new(),
+            report: PlanReport::default(),
+            inputs_read: BTreeSet::new(),
+            waited: false,
+            calls: HashMap::new(),
+        }
+    }
+
+    fn role(&self, n: &Node) -> Role {
+        self.registry
+            .get(&n.op)
+            .map(|o| o.spec().role)
+            .unwrap_or(Role::Node)
+    }
+
+    /// Emit a node, within the node limit.
+    pub fn emit(&mut self, node: Node) -> Result<(), PlanError> {
+        if self.flat.nodes.len() as u64 >= self.limits.max_nodes {
+            return Err(PlanError::TooLarge {
+                what: "plan",
+                call: node.id.to_string(),
+                size: self.flat.nodes.len() as u64 + 1,
+                unit: "nodes",
+                limit: self.limits.max_nodes,
+            });
+        }
+        self.flat.emit(node)
+    }
+
+    /// Write one frame: its nodes, its wires, and a frame (or scope) per call in it.
+    pub fn expand(&mut self, f: Frame<'d>) -> Result<(), PlanError> {
+        let doc: &'d Document = f.doc;
+        let g = &doc.graph;
+        let mut kinds: HashMap<&str, Kind> = HashMap::with_capacity(g.len());
+        let mut call_binds: HashMap<&str, HashMap<String, Src>> = HashMap::new();
+        for n in g.nodes() {
+            let fid = join(&f.prefix, &n.id);
+            let kind = match (self.role(n), &f.binds) {
+                (Role::GraphInput, Some(binds)) => {
+                    let name = crate::doc::interface_input_name(n)
+                        .unwrap_or(&n.id)
+                        .to_string();
+                    let src = match binds.get(&name) {
+                        Some(s) => s.clone(),
+                        None => self.input_default(&f, n, &name)?,
+                    };
+                    self.flat
+                        .alias(PortRef::new(fid, crate::graph::DEFAULT_PORT), src);
+                    Kind::Bound
+                }
+                (Role::GraphOutput, Some(_)) => {
+                    if let Some(v) = n.consts.get("value") {
+                        self.flat
+                            .alias(PortRef::new(f.prefix.clone(), &n.id), Src::Const(v.clone()));
+                    }
+                    Kind::Output
+                }
+                _ if doc.calls.contains_key(&n.id) => {
+                    let mut b = HashMap::new();
+                    for (p, v) in &n.consts {
+                        b.insert(p.clone(), Src::Const(v.clone()));
+                    }
+                    call_binds.insert(&n.id, b);
+                    Kind::Call
+                }
+                _ if super::choice::is_choice(n, self.registry) => Kind::Choice,
+                _ => {
+                    let mut node = n.clone();
+                    node.id = NodeId::from(fid.as_str());
+                    self.emit(node)?;
+                    Kind::Emitted
+                }
+            };
+            kinds.insert(&n.id, kind);
+        }
+        let mut choice_srcs: HashMap<&str, HashMap<&str, Src>> = HashMap::new();
+        for w in g.wires() {
+            let from = Src::Port(PortRef::new(join(&f.prefix, &w.from.node), &w.from.port));
+            match kinds.get(w.to.node.as_str()) {
+                Some(Kind::Emitted) => self
+                    .flat
+                    .wire(from, PortRef::new(join(&f.prefix, &w.to.node), &w.to.port)),
+                Some(Kind::Output) => self
+                    .flat
+                    .alias(PortRef::new(f.prefix.clone(), &w.to.node), from),
+                Some(Kind::Call) => {
+                    if let Some(b) = call_binds.get_mut(w.to.node.as_str()) {
+                        b.insert(w.to.port.clone(), from);
+                    }
+                }
+                Some(Kind::Choice) => {
+                    choice_srcs
+                        .entry(w.to.node.as_str())
+                        .or_default()
+                        .insert(w.to.port.as_str(), from);
+                }
+                // Wires into bound inputs are meaningless (validation of the asset reports
+                // them); wires into unknown nodes are reported by validation of the flat graph.
+                Some(Kind::Bound) | None => {}
+            }
+        }
+        if let (Some(asset), Some(_)) = (f.asset, &f.binds) {
+            self.alias_default_output(&f.prefix, asset);
+        }
+        for n in g.nodes() {
+            match kinds.get(n.id.as_str()) {
+                Some(Kind::Call) => {
+                    let binds = call_binds.remove(n.id.as_str()).unwrap_or_default();
+                    self.call(&f, n, binds)?;
+                }
+                Some(Kind::Choice) => {
+                    let srcs = choice_srcs.remove(n.id.as_str()).unwrap_or_default();
+                    self.choice(&f.prefix, n, srcs)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The value an unbound body input takes: its default, or an error naming the call.
+    fn input_default(&self, f: &Frame<'d>, n: &Node, name: &str) -> Result<Src, PlanError> {
+        let decl = f.asset.and_then(|a| a.interface.input(name));
+        match decl
+            .and_then(|d| d.default.clone())
+            .or_else(|| n.params.get("default").cloned())
+        {
+            Some(v) => Ok(Src::Const(v)),
+            None => Err(PlanError::MissingInput {
+                call: f.prefix.clone(),
+                asset: f.asset.map(|a| a.name.clone()).unwrap_or_default(),
+                input: name.to_string(),
+            }),
+        }
+    }
+
+    /// A bare reference to a call (`wall` for `wall.out`) names its output `out`, or its
+    /// first output when none is called `out`.
+    pub fn alias_default_output(&mut self, at: &str, asset: &Asset) {
+        let outs = &asset.interface.outputs;
+        if outs.iter().any(|o| o.name == crate::graph::DEFAULT_PORT) {
+            return;
+        }
+        if let Some(first) = outs.first() {
+            self.flat.alias(
+                PortRef::new(at, crate::graph::DEFAULT_PORT),
+                Src::Port(PortRef::new(at, &first.name)),
+            );
+        }
+    }
+
+    /// Write a call node out according to its scope.
+    fn call(
+        &mut self,
+        f: &Frame<'d>,
+        n: &Node,
+        mut binds: HashMap<String, Src>,
+    ) -> Result<(), PlanError> {
+        let doc: &'d Document = f.doc;
+        let Some(call) = doc.calls.get(&n.id) else {
+            return Ok(());
+        };
+        let asset: &'d Asset = &call.asset;
+        let cid = join(&f.prefix, &n.id);
+        self.calls.insert(cid.clone(), asset);
+        let depth = f.depth + 1;
+        if depth > self.limits.max_depth {
+            return Err(PlanError::TooDeep {
+                call: cid,
+                depth,
+                limit: self.limits.max_depth,
+            });
+        }
+        let reserved = scope_inputs(&call.scope);
+        for (port, src) in binds.iter_mut() {
+            let Some(decl) = asset.interface.input(port) else {
+                if reserved.contains(&port.as_str()) {
+                    continue;
+                }
+                return Err(PlanError::UnknownInput {
+                    call: cid,
+                    asset: asset.name.clone(),
+                    port: port.clone(),
+                    known: asset
+                        .interface
+                        .inputs
+                        .iter()
+                        .map(|p| p.name.clone())
+                        .collect(),
+                });
+            };
+            if let Src::Const(v) = src {
+                *v = conform(v.clone(), decl.ty);
+            }
+        }
+        self.report.calls += 1;
+        match &call.scope {
+            Scope::Once => {
+                self.stack.push(Frame {
+                    doc: &asset.doc,
+                    prefix: cid,
+                    binds: Some(binds),
+                    asset: Some(asset),
+                    depth,
+                });
+                Ok(())
+            }
+            Scope::For(s) => {
+                let items = self.plan_value(&f.prefix, &s.items);
+                self.begin_for(cid, asset, binds, s, items, depth)
+            }
+            Scope::Fold(s) => {
+                let count = s.count.as_ref().map(|c| self.plan_value(&f.prefix, c));
+                self.begin_fold(cid, asset, binds, s, count, depth)
+            }
+            Scope::Step(s) => self.write_step(cid, asset, binds, s),
+        }
+    }
+
+    /// A plan value as a source in the flat namespace of the frame at `prefix`.
+    fn plan_value(&self, prefix: &str, v: &PlanValue) -> Src {
+        match v {
+            PlanValue::Const(v) => Src::Const(v.clone()),
+            PlanValue::Ref(r) => Src::Port(PortRef::new(join(prefix, &r.node), &r.port)),
+        }
+    }
+}
+
+/// The body inputs a scope binds itself.
+pub(crate) fn scope_inputs(s: &Scope) -> &'static [&'static str] {
+    match s {
+        Scope::Once => &[],
+        Scope::For(_) => &["item", "index", "count"],
+        Scope::Fold(_) => &["index"],
+        Scope::Step(_) => &["dt", "time", "index", "substep"],
+    }
+}
+
+/// A constant given to a port of type `ty`, converted the way graph inputs convert (an int
+/// for a float port is that float).
+pub(crate) fn conform(v: Value, ty: ValueType) -> Value {
+    match (ty, v) {
+        (ValueType::Float, Value::Int(i)) => Value::Float(i as f64),
+        (_, v) => v,
+    }
+}
+
+impl Lowering<'_, '_> {
+    /// The flat graph, once every wire's source is defined; a read of an output a called
+    /// graph does not have is reported as such.
+    pub fn finish(&self) -> Result<crate::graph::Graph, PlanError> {
+        for (src, to) in &self.flat.wires {
+            if self.flat.removed.contains(&to.node) {
+                continue;
+            }
+            if let super::flat::Resolved::Pending(p) = self.flat.resolve(src) {
+                if let Some(asset) = self.calls.get(p.node.as_str()) {
+                    return Err(PlanError::UnknownOutput {
+                        port: to.to_string(),
+                        asset: asset.name.clone(),
+                        output: p.port.clone(),
+                        known: asset
+                            .interface
+                            .outputs
+                            .iter()
+                            .map(|o| o.name.clone())
+                            .collect(),
+                    });
+                }
+                return Err(PlanError::Unbound {
+                    port: to.to_string(),
+                    read: p.to_string(),
+                });
+            }
+        }
+        self.flat.finish()
+    }
+}

@@ -1,0 +1,186 @@
+//! The flat graph being written: emitted nodes, wires between flat ports, and aliases (a port
+//! of a call, or an interface node of a body, standing for the port or constant it was bound
+//! to). Wires are resolved through the aliases only when the graph is finished, so a node may
+//! be written before the call it reads is written out.
+
+use super::PlanError;
+use crate::graph::{Graph, Node, NodeId, PortRef};
+use crate::value::Value;
+use std::collections::{HashMap, HashSet};
+
+/// What a flat port stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Src {
+    /// A port (an emitted node's output, or another alias).
+    Port(PortRef),
+    /// A constant.
+    Const(Value),
+    /// Nothing: an optional input left unbound.
+    Empty,
+}
+
+/// A source resolved through the aliases.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Resolved {
+    /// An output port of an emitted node.
+    Port(PortRef),
+    /// A constant.
+    Const(Value),
+    /// Nothing.
+    Empty,
+    /// A port no alias or node defines yet (a scope not yet written out).
+    Pending(PortRef),
+}
+
+/// The flat graph under construction.
+#[derive(Default)]
+pub(crate) struct Flat {
+    pub nodes: Vec<Node>,
+    index: HashMap<NodeId, usize>,
+    pub wires: Vec<(Src, PortRef)>,
+    alias: HashMap<PortRef, Src>,
+    /// Emitted nodes later taken out (the untaken side of a choice).
+    pub removed: HashSet<NodeId>,
+}
+
+impl Flat {
+    /// Emit a node; ids are unique by construction (namespaced), a clash is a plan error.
+    pub fn emit(&mut self, node: Node) -> Result<(), PlanError> {
+        if self.index.contains_key(&node.id) || self.alias_node(&node.id) {
+            return Err(PlanError::IdClash(node.id.to_string()));
+        }
+        self.index.insert(node.id.clone(), self.nodes.len());
+        self.nodes.push(node);
+        Ok(())
+    }
+    fn alias_node(&self, _id: &str) -> bool {
+        false
+    }
+    /// Whether a node of this id was emitted.
+    pub fn has_node(&self, id: &str) -> bool {
+        self.index.contains_key(id) && !self.removed.contains(id)
+    }
+    /// The emitted node of this id.
+    pub fn node(&self, id: &str) -> Option<&Node> {
+        self.index.get(id).map(|&i| &self.nodes[i])
+    }
+    /// Make `port` stand for `src`.
+    pub fn alias(&mut self, port: PortRef, src: Src) {
+        self.alias.insert(port, src);
+    }
+    /// A wire from `src` into `to`.
+    pub fn wire(&mut self, src: Src, to: PortRef) {
+        self.wires.push((src, to));
+    }
+    /// Follow aliases from `src`.
+    pub fn resolve(&self, src: &Src) -> Resolved {
+        let mut cur = src.clone();
+        // Every alias is followed at most once; more means the aliases loop.
+        for _ in 0..=self.alias.len() {
+            match cur {
+                Src::Const(v) => return Resolved::Const(v),
+                Src::Empty => return Resolved::Empty,
+                Src::Port(p) => {
+                    if let Some(next) = self.alias.get(&p) {
+                        cur = next.clone();
+                        continue;
+                    }
+                    if self.index.contains_key(&p.node) {
+                        return Resolved::Port(p);
+                    }
+                    // A bare reference to a call names its default port.
+                    return Resolved::Pending(p);
+                }
+            }
+        }
+        Resolved::Pending(PortRef::new("", "loop"))
+    }
+
+    /// The graph of every emitted node with every wire that resolves; `Err` names the first
+    /// wire whose source is undefined.
+    pub fn finish(&self) -> Result<Graph, PlanError> {
+        self.build(true)
+    }
+
+    /// The graph as it stands: wires whose source is not yet defined are left out.
+    pub fn partial(&self) -> Graph {
+        self.build(false).unwrap_or_default()
+    }
+
+    fn build(&self, strict: bool) -> Result<Graph, PlanError> {
+        let mut g = Graph::new();
+        for n in &self.nodes {
+            if self.removed.contains(&n.id) {
+                continue;
+            }
+            let Ok(node) = g.add_node(n.id.clone(), &n.op) else {
+                return Err(PlanError::IdClash(n.id.to_string()));
+            };
+            node.params = n.params.clone();
+            node.consts = n.consts.clone();
+        }
+        for (src, to) in &self.wires {
+            if self.removed.contains(&to.node) {
+                continue;
+            }
+            match self.resolve(src) {
+                Resolved::Port(p) if !self.removed.contains(&p.node) => g.connect(p, to.clone()),
+                Resolved::Port(p) => {
+                    if strict {
+                        return Err(PlanError::Unbound {
+                            port: to.to_string(),
+                            read: p.to_string(),
+                        });
+                    }
+                }
+                Resolved::Const(v) => {
+                    let _ = g.set_const(&to.node, &to.port, v);
+                }
+                Resolved::Empty => {}
+                Resolved::Pending(p) => {
+                    if strict {
+                        return Err(PlanError::Unbound {
+                            port: to.to_string(),
+                            read: p.to_string(),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(g)
+    }
+
+    /// The emitted nodes feeding `src` (itself included), or the first pending port on the
+    /// way when the cone is not fully written yet.
+    pub fn cone_ready(&self, src: &Src, into: &HashMap<NodeId, Vec<usize>>) -> Result<(), PortRef> {
+        let mut seen: HashSet<NodeId> = HashSet::new();
+        let mut stack = Vec::new();
+        match self.resolve(src) {
+            Resolved::Port(p) => stack.push(p.node),
+            Resolved::Pending(p) => return Err(p),
+            _ => return Ok(()),
+        }
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id.clone()) {
+                continue;
+            }
+            for &w in into.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+                match self.resolve(&self.wires[w].0) {
+                    Resolved::Port(p) => stack.push(p.node),
+                    Resolved::Pending(p) => return Err(p),
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// For each emitted node, the indices of the wires into it.
+    pub fn wires_into(&self) -> HashMap<NodeId, Vec<usize>> {
+        let mut m: HashMap<NodeId, Vec<usize>> = HashMap::new();
+        for (i, (_, to)) in self.wires.iter().enumerate() {
+            m.entry(to.node.clone()).or_default().push(i);
+        }
+        m
+    }
+}

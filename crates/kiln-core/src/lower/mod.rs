@@ -1,0 +1,112 @@
+//! The plan: a [`Document`] (a graph with calls, scopes and choices) written out into the
+//! flat [`Graph`] every evaluator runs, so no evaluator knows about structure.
+//!
+//! * A call is written where it is used: each node of the called graph is copied under the
+//!   call's id (`wall/mortar`; a scope's copies are `wall[3]/mortar`, nested calls
+//!   `wall[3]/brick/mortar`), its input nodes stand for what the call was given (or their
+//!   defaults), and the call's ports stand for what its output nodes read. Nothing of the
+//!   interface is left in the flat graph, and a copy is keyed by its content like any node,
+//!   so a copy that did not change is not cooked again.
+//! * A `for` writes its body once per item, a `fold` once per pass (see [`crate::doc`]);
+//!   their list or count may be a node's answer, which the plan cooks first (a wait, through
+//!   the evaluator it is given), and a fold with `until` cooks its stop after every pass.
+//! * A choice whose condition the plan knows takes one alternative (see `choice`).
+//! * The worklist has no recursion: nesting depth and scope sizes are checked against
+//!   [`Limits`].
+//!
+//! [`Planner`] keeps a plan and reuses it while the document digest and the values it read
+//! are unchanged.
+
+mod choice;
+mod error;
+mod expand;
+mod flat;
+pub mod ops;
+mod planner;
+mod report;
+mod scopes;
+mod step;
+mod waits;
+
+pub use error::PlanError;
+pub use planner::{PlanCounts, Planner};
+pub use report::{PlanReport, ScopeReport};
+
+use crate::context::EvalContext;
+use crate::doc::Document;
+use crate::eval::Evaluator;
+use crate::graph::Graph;
+use crate::registry::Registry;
+use std::collections::BTreeSet;
+
+/// Limits on what a plan may write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Nodes in the flat graph.
+    pub max_nodes: u64,
+    /// Calls nested in calls.
+    pub max_depth: usize,
+    /// Copies of one `for`.
+    pub max_copies: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_nodes: 5_000_000,
+            max_depth: 256,
+            max_copies: 1_000_000,
+        }
+    }
+}
+
+/// A document written out.
+#[derive(Debug)]
+pub struct Lowered {
+    /// The flat graph.
+    pub graph: Graph,
+    /// What the plan did.
+    pub report: PlanReport,
+    /// The graph inputs whose values the plan read (a scope's list or count, a choice).
+    pub inputs_read: BTreeSet<String>,
+    /// Whether the plan cooked nodes for values (so it stands on the whole context).
+    pub waited: bool,
+}
+
+/// Write `doc` out at context `ctx` (whose graph inputs the plan may read). Values the plan
+/// must cook first are cooked with `waits`.
+pub fn lower(
+    doc: &Document,
+    registry: &Registry,
+    ctx: &EvalContext,
+    waits: &mut dyn Evaluator,
+) -> Result<Lowered, PlanError> {
+    lower_with(doc, registry, ctx, waits, Limits::default())
+}
+
+/// [`lower`] under other limits.
+pub fn lower_with(
+    doc: &Document,
+    registry: &Registry,
+    ctx: &EvalContext,
+    waits: &mut dyn Evaluator,
+    limits: Limits,
+) -> Result<Lowered, PlanError> {
+    let mut l = expand::Lowering::new(registry, ctx, limits);
+    l.run(doc, waits)?;
+    l.prune();
+    let graph = l.finish()?;
+    let mut report = std::mem::take(&mut l.report);
+    report.nodes = graph.len();
+    Ok(Lowered {
+        graph,
+        report,
+        inputs_read: std::mem::take(&mut l.inputs_read),
+        waited: l.waited,
+    })
+}
+
+/// Register the ops plans write (`scope.gather`, `scope.get`).
+pub fn register(reg: &mut Registry) -> Result<(), crate::registry::RegistryError> {
+    ops::register(reg)
+}

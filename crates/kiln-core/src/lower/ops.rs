@@ -1,0 +1,115 @@
+//! The ops the plan writes that no document names: `scope.gather` (a scope's collected
+//! results, as a list) and `scope.get` (one element of a list).
+//!
+//! A `for` over many items collects each output through a tree of gathers of at most
+//! [`GATHER_WIDTH`] inputs each, so an edit of one copy re-cooks one gather per level.
+
+use crate::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec};
+use crate::registry::{Registry, RegistryError};
+use crate::value::{Value, ValueType};
+
+/// The op id of the gather.
+pub const GATHER_OP: &str = "scope.gather";
+/// The op id of the element read.
+pub const GET_OP: &str = "scope.get";
+/// Inputs of one gather node.
+pub const GATHER_WIDTH: usize = 16;
+/// The input port names of a gather node.
+pub const GATHER_PORTS: [&str; GATHER_WIDTH] = [
+    "i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7", "i8", "i9", "i10", "i11", "i12", "i13", "i14",
+    "i15",
+];
+
+struct Gather(OpSpec);
+
+impl Gather {
+    fn new() -> Gather {
+        let mut spec = OpSpec::new(
+            GATHER_OP,
+            "The first `n` inputs as a list; with `nest`, each input is a list and they are joined.",
+        )
+        .param(ParamSpec::new("n", ValueType::Int, Value::Int(0), "inputs used"))
+        .param(ParamSpec::new(
+            "nest",
+            ValueType::Bool,
+            Value::Bool(false),
+            "join lists instead of listing values",
+        ))
+        .output(OutputSpec::new("out", ValueType::List, "the list"));
+        for p in GATHER_PORTS {
+            spec = spec.input(InputSpec::optional(
+                p,
+                ValueType::Any,
+                Value::Empty,
+                "an element",
+            ));
+        }
+        Gather(spec)
+    }
+}
+
+impl Op for Gather {
+    fn spec(&self) -> &OpSpec {
+        &self.0
+    }
+    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
+        let n = call.param_int(0)?.clamp(0, GATHER_WIDTH as i64) as usize;
+        let nest = call.param_bool(1)?;
+        let used = call.inputs.get(..n).unwrap_or(call.inputs);
+        let list: Vec<Value> = if nest {
+            let mut all = Vec::new();
+            for (i, v) in used.iter().enumerate() {
+                match v {
+                    Value::List(l) => all.extend(l.iter().cloned()),
+                    other => {
+                        return Err(OpError::input(
+                            i,
+                            format!("expected list, found {}", other.type_name()),
+                        ));
+                    }
+                }
+            }
+            all
+        } else {
+            used.to_vec()
+        };
+        out[0] = Value::List(list.into());
+        Ok(())
+    }
+}
+
+struct Get(OpSpec);
+
+impl Op for Get {
+    fn spec(&self) -> &OpSpec {
+        &self.0
+    }
+    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
+        let i = call.param_int(0)?;
+        let Some(Value::List(l)) = call.inputs.first() else {
+            return Err(OpError::input(0, "expected list"));
+        };
+        let Some(v) = usize::try_from(i).ok().and_then(|i| l.get(i)) else {
+            return Err(OpError::param(
+                0,
+                format!("index {i} is outside the list of {}", l.len()),
+            ));
+        };
+        out[0] = v.clone();
+        Ok(())
+    }
+}
+
+/// Register `scope.gather` and `scope.get`.
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    reg.register(Gather::new())?;
+    reg.register(Get(OpSpec::new(GET_OP, "Element `index` of `list`.")
+        .input(InputSpec::required("list", ValueType::List, "the list"))
+        .param(ParamSpec::new(
+            "index",
+            ValueType::Int,
+            Value::Int(0),
+            "from 0",
+        ))
+        .output(OutputSpec::new("out", ValueType::Any, "the element"))))
+}

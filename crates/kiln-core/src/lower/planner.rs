@@ -1,0 +1,116 @@
+//! Plans made once and reused: a [`Planner`] keeps its last plan with what it stands on (the
+//! document's digest, and the values of the graph inputs it read, or the whole context when
+//! it cooked nodes for values) and answers the kept plan while those hold.
+
+use super::{Limits, Lowered, PlanError, lower_with};
+use crate::context::EvalContext;
+use crate::doc::Document;
+use crate::eval::LazyEvaluator;
+use crate::key::{Key, KeyHasher};
+use crate::registry::Registry;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// How many plans a planner made and reused.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlanCounts {
+    /// Plans made.
+    pub made: u64,
+    /// Plans answered from the kept one.
+    pub reused: u64,
+}
+
+struct Kept {
+    digest: Key,
+    stands: Key,
+    plan: Arc<Lowered>,
+}
+
+/// Makes plans and keeps the last one (see the [module docs](self)). The values plans wait on
+/// are cooked through its own lazy evaluator, whose memo lasts as long as the planner.
+pub struct Planner {
+    registry: Registry,
+    waits: LazyEvaluator,
+    limits: Limits,
+    kept: Option<Kept>,
+    counts: PlanCounts,
+}
+
+impl Planner {
+    /// A planner over `registry`.
+    pub fn new(registry: Registry) -> Planner {
+        Planner {
+            waits: LazyEvaluator::new(registry.clone()),
+            registry,
+            limits: Limits::default(),
+            kept: None,
+            counts: PlanCounts::default(),
+        }
+    }
+    /// The same planner under other limits.
+    pub fn with_limits(mut self, limits: Limits) -> Planner {
+        self.limits = limits;
+        self
+    }
+    /// Plans made and reused so far.
+    pub fn counts(&self) -> PlanCounts {
+        self.counts
+    }
+    /// Forget the kept plan.
+    pub fn clear(&mut self) {
+        self.kept = None;
+    }
+
+    /// The plan of `doc` (whose digest is `digest`: see [`crate::doc::DocDigest`], kept by the
+    /// caller and patched on edits) at `ctx`: the kept one when it still stands, else a new
+    /// one, which is kept.
+    pub fn plan(
+        &mut self,
+        doc: &Document,
+        digest: Key,
+        ctx: &EvalContext,
+    ) -> Result<Arc<Lowered>, PlanError> {
+        if let Some(k) = &self.kept
+            && k.digest == digest
+            && k.stands == stands_on(&k.plan, ctx)
+        {
+            self.counts.reused += 1;
+            return Ok(k.plan.clone());
+        }
+        self.kept = None;
+        let lowered = lower_with(doc, &self.registry, ctx, &mut self.waits, self.limits)?;
+        let plan = Arc::new(lowered);
+        self.counts.made += 1;
+        self.kept = Some(Kept {
+            digest,
+            stands: stands_on(&plan, ctx),
+            plan: plan.clone(),
+        });
+        Ok(plan)
+    }
+}
+
+/// The key of what `plan` read from `ctx`.
+fn stands_on(plan: &Lowered, ctx: &EvalContext) -> Key {
+    let mut h = KeyHasher::new();
+    let names: Box<dyn Iterator<Item = &String>> = if plan.waited {
+        h.u64(ctx.seed);
+        h.f64(ctx.time);
+        h.i64(ctx.frame);
+        Box::new(ctx.inputs.keys())
+    } else {
+        Box::new(plan.inputs_read.iter())
+    };
+    let names: BTreeSet<&String> = names.collect();
+    for n in names {
+        h.str(n);
+        match ctx.inputs.get(n) {
+            Some(v) => {
+                h.u8(1);
+                v.hash_into(&mut h)
+            }
+            None => h.u8(0),
+        }
+    }
+    h.finish_key()
+}
