@@ -1,0 +1,29 @@
+//! `test.count`: passes `x` through and counts its executions per thread, so a test can say
+//! exactly how many copies cooked.
+
+use kiln_core::prelude::*;
+use std::cell::Cell;
+
+thread_local! {
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Executions of `test.count` on this thread since the last call.
+pub fn take() -> usize {
+    COUNT.with(|c| c.replace(0))
+}
+
+/// Register `test.count`.
+pub fn register(reg: &mut Registry) {
+    reg.register(
+        FnOp::new("test.count", "x, counted.")
+            .input("x", 0.0, "value")
+            .output("out", "x")
+            .run(|c, out| {
+                COUNT.with(|n| n.set(n.get() + 1));
+                out[0] = c.inputs[0].clone();
+                Ok(())
+            }),
+    )
+    .unwrap();
+}
