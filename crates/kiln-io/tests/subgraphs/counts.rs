@@ -110,3 +110,50 @@ fn a_choice_the_plan_cannot_know_stays_a_lazy_switch() {
     assert!(l.graph.node("pick").is_some());
     assert_eq!(l.report.choices, 0);
 }
+
+#[test]
+fn editing_one_subgraph_file_cooks_again_only_the_calls_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = |k: f64| {
+        format!(
+            r#"{{"kiln": 1, "inputs": {{"x": {{"type": "float", "default": 0.0}}}},
+              "nodes": {{"c": {{"op": "test.count", "inputs": {{"x": "x"}}}}, "m": {{"op": "math.mul", "inputs": {{"a": "c", "b": {k:?}}}}}}},
+              "outputs": {{"out": "m"}}}}"#
+        )
+    };
+    std::fs::write(dir.path().join("a.json"), body(2.0)).unwrap();
+    std::fs::write(dir.path().join("b.json"), body(3.0)).unwrap();
+    std::fs::write(
+        dir.path().join("top.json"),
+        r#"{"kiln": 1, "nodes": {
+            "a1": {"op": "@a", "inputs": {"x": 1.0}}, "a2": {"op": "@a", "inputs": {"x": 2.0}},
+            "b1": {"op": "@b", "inputs": {"x": 7.0}},
+            "sum": {"op": "math.add", "inputs": {"a": "a1", "b": "a2"}},
+            "all": {"op": "math.add", "inputs": {"a": "sum", "b": "b1"}}},
+          "outputs": {"r": "all"}}"#,
+    )
+    .unwrap();
+    let reg = registry();
+    let mut eval = LazyEvaluator::new(reg.clone());
+    let mut run = || {
+        let d = kiln_io::assets::read_document(&dir.path().join("top.json"), &reg, &LibraryPath::default()).unwrap();
+        assert_eq!(d.files.len(), 3, "the top file and the two it calls");
+        let l = plan(&d.doc, &EvalContext::new()).unwrap();
+        let out = eval.evaluate(&l.graph, &Request::new(["r"]), &EvalContext::new()).unwrap();
+        (out.get("r").cloned().unwrap(), d.digest.key())
+    };
+    counting::take();
+    let (v, k1) = run();
+    assert_eq!(v, Value::Float(2.0 + 4.0 + 21.0));
+    assert_eq!(counting::take(), 3);
+    std::fs::write(dir.path().join("a.json"), body(10.0)).unwrap();
+    let (v, k2) = run();
+    assert_eq!(v, Value::Float(10.0 + 20.0 + 21.0));
+    assert_ne!(k1, k2, "the document's digest covers the files it calls");
+    // test.count sits before the edited multiply: its copies are unchanged and answered.
+    assert_eq!(counting::take(), 0);
+    std::fs::write(dir.path().join("b.json"), body(3.0).replace("\"x\": \"x\"", "\"x\": 5.0")).unwrap();
+    let (v, _) = run();
+    assert_eq!(v, Value::Float(10.0 + 20.0 + 15.0));
+    assert_eq!(counting::take(), 1, "only b's call cooks again");
+}

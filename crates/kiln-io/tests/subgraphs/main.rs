@@ -3,6 +3,7 @@
 
 mod counting;
 mod counts;
+mod generated;
 mod scopes;
 
 use kiln_core::doc::Document;
