@@ -46,19 +46,12 @@ pub(crate) struct Flat {
 impl Flat {
     /// Emit a node; ids are unique by construction (namespaced), a clash is a plan error.
     pub fn emit(&mut self, node: Node) -> Result<(), PlanError> {
-        if self.index.contains_key(&node.id) || self.alias_node(&node.id) {
+        if self.index.contains_key(&node.id) {
             return Err(PlanError::IdClash(node.id.to_string()));
         }
         self.index.insert(node.id.clone(), self.nodes.len());
         self.nodes.push(node);
         Ok(())
-    }
-    fn alias_node(&self, _id: &str) -> bool {
-        false
-    }
-    /// Whether a node of this id was emitted.
-    pub fn has_node(&self, id: &str) -> bool {
-        self.index.contains_key(id) && !self.removed.contains(id)
     }
     /// The emitted node of this id.
     pub fn node(&self, id: &str) -> Option<&Node> {
@@ -102,10 +95,6 @@ impl Flat {
         self.build(true)
     }
 
-    /// The graph as it stands: wires whose source is not yet defined are left out.
-    pub fn partial(&self) -> Graph {
-        self.build(false).unwrap_or_default()
-    }
 
     fn build(&self, strict: bool) -> Result<Graph, PlanError> {
         let mut g = Graph::new();
