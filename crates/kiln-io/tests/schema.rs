@@ -170,8 +170,14 @@ fn the_schema_covers_calls_and_scopes() {
     for text in &cases {
         let v = violations(&validator, text);
         assert!(!v.is_empty(), "accepted: {text}");
-        assert!(v.iter().any(|m| m.starts_with("at `/nodes/a")), "{text}: {v:?}");
+        assert!(
+            v.iter().any(|m| m.starts_with("at `/nodes/a")),
+            "{text}: {v:?}"
+        );
     }
     let inline = r#"{"kiln": 1, "graphs": {"g": {"kiln": 1}}}"#;
-    assert!(!violations(&validator, inline).is_empty(), "accepted: {inline}");
+    assert!(
+        !violations(&validator, inline).is_empty(),
+        "accepted: {inline}"
+    );
 }
