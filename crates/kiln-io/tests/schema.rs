@@ -110,7 +110,7 @@ fn the_schema_rejects_malformed_graphs() {
         (r#"{"kiln": 1, "nodes": {"a": {"params": {}}}}"#, "/nodes/a"),
         (r#"{"kiln": 1, "nodes": {"1a": {"op": "x"}}}"#, "/nodes"),
         (
-            r#"{"kiln": 1, "inputs": {"x": {"type": "image"}}}"#,
+            r#"{"kiln": 1, "inputs": {"x": {"type": "matrix"}}}"#,
             "/inputs/x/type",
         ),
         (
@@ -126,4 +126,58 @@ fn the_schema_rejects_malformed_graphs() {
             "{text}: {v:?}"
         );
     }
+}
+
+/// Calls, inline graphs, scopes and animated values are accepted in the forms the loader
+/// reads, and the malformed ones are rejected where they are wrong.
+#[test]
+fn the_schema_covers_calls_and_scopes() {
+    let validator = validator();
+    let good = r#"{
+      "kiln": 1,
+      "graphs": {
+        "pass": {
+          "inputs": {"h": {"type": "image"}, "x": {"type": "float", "default": 0.0}},
+          "nodes": {"c": {"op": "image.clamp", "inputs": {"image": "h"}}},
+          "outputs": {"h2": "c"},
+          "graphs": {"inner": {"nodes": {}}}
+        }
+      },
+      "nodes": {
+        "n": {"op": "image.fill", "params": {"width": 4, "height": 4}},
+        "a": {"op": "@pass", "fold": {"count": 3, "state": {"h": "h2"}}, "inputs": {"h": "n"}},
+        "b": {"op": "@pass", "fold": {"until": "changed", "max": 10, "state": {"h": "h2"}}, "inputs": {"h": "n"}},
+        "c": {"op": "@lib/brick", "for": {"items": [1.0, 2.0], "as": "col", "carry": {"image": "painted"}}},
+        "d": {"op": "@std/remap", "for": [0.0, 0.5]},
+        "e": {"op": "@std/remap", "for": "list.out"},
+        "f": {"op": "@pass", "step": {"dt": 0.1, "substeps": 2, "state": {"h": "h2"}}},
+        "g": {"op": "math.add", "inputs": {"a": {"curve": [[0.0, 1.0], [1.0, 2.0]], "interp": "step"}, "b": 1.0}}
+      }
+    }"#;
+    assert_valid(&validator, "a graph with calls and scopes", good);
+    let node = |n: &str| format!(r#"{{"kiln": 1, "nodes": {{"a": {n}}}}}"#);
+    let cases = [
+        node(r#"{"op": "@x", "fold": {"max": 3}}"#),
+        node(r#"{"op": "@x", "fold": {"count": 2, "until": 3}}"#),
+        node(r#"{"op": "@x", "for": {"as": "col"}}"#),
+        node(r#"{"op": "@x", "for": [1], "fold": {"count": 2}}"#),
+        node(r#"{"op": "@x", "step": {"substeps": 2}}"#),
+        node(r#"{"op": "@../x"}"#),
+        node(r#"{"op": "@x", "for": {"items": [1], "carry": {"a": 1}}}"#),
+        node(r#"{"op": "math.add", "inputs": {"a": {"curve": [], "interp": "linear"}}}"#),
+        node(r#"{"op": "math.add", "inputs": {"a": {"curve": [[0, 1]], "interp": "cubic"}}}"#),
+    ];
+    for text in &cases {
+        let v = violations(&validator, text);
+        assert!(!v.is_empty(), "accepted: {text}");
+        assert!(
+            v.iter().any(|m| m.starts_with("at `/nodes/a")),
+            "{text}: {v:?}"
+        );
+    }
+    let inline = r#"{"kiln": 1, "graphs": {"g": {"kiln": 1}}}"#;
+    assert!(
+        !violations(&validator, inline).is_empty(),
+        "accepted: {inline}"
+    );
 }

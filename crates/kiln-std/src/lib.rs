@@ -10,6 +10,7 @@
 //! heavy types ([`image::ImageCodec`], [`buffers::MeshCodec`]).
 #![deny(missing_docs)]
 
+pub mod blur;
 pub mod buffers;
 pub mod errors;
 pub mod graph_io;
@@ -35,6 +36,7 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     ramp::register(reg)?;
     image_ops::register(reg)?;
     shapes::register(reg)?;
+    blur::register(reg)?;
     reg.register(graph_io::GraphInput::without_default(
         "input.image",
         "A named graph input of an image (a graph used as a node takes one from its call).",

@@ -2,7 +2,14 @@
 //! subgraphs kept as files in `crates/kiln-std/graphs/`, built into the library.
 
 /// Every shipped graph: `(name, file text)`.
-pub const GRAPHS: &[(&str, &str)] = &[("std/remap", include_str!("../graphs/std/remap.json"))];
+pub const GRAPHS: &[(&str, &str)] = &[
+    ("std/remap", include_str!("../graphs/std/remap.json")),
+    (
+        "std/smoothstep",
+        include_str!("../graphs/std/smoothstep.json"),
+    ),
+    ("std/contrast", include_str!("../graphs/std/contrast.json")),
+];
 
 /// The text of the shipped graph `name`, if there is one.
 pub fn graph(name: &str) -> Option<&'static str> {
