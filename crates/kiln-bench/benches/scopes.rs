@@ -27,7 +27,6 @@ const COPIES: usize = 1000;
 
 fn registry() -> Registry {
     let mut reg = kiln_std::registry();
-    kiln_core::lower::register(&mut reg).unwrap();
     reg
 }
 
@@ -36,7 +35,9 @@ fn body() -> String {
     let mut prev = "item".to_string();
     for i in 0..8 {
         let op = if i % 2 == 0 { "math.mul" } else { "math.add" };
-        nodes.push(format!(r#""n{i}": {{"op": "{op}", "inputs": {{"a": "{prev}", "b": 1.01}}}}"#));
+        nodes.push(format!(
+            r#""n{i}": {{"op": "{op}", "inputs": {{"a": "{prev}", "b": 1.01}}}}"#
+        ));
         prev = format!("n{i}");
     }
     format!(
@@ -63,17 +64,29 @@ fn one_copy_text(item: f64) -> String {
 
 fn document(reg: &Registry, text: &str) -> DocumentFile {
     let file = kiln_io::load_graph(text, reg).unwrap();
-    document_of(file, Path::new("."), reg, &LibraryPath::default(), text_key(text.as_bytes())).unwrap()
+    document_of(
+        file,
+        Path::new("."),
+        reg,
+        &LibraryPath::default(),
+        text_key(text.as_bytes()),
+    )
+    .unwrap()
 }
 
 fn flat(reg: &Registry, text: &str) -> Graph {
     let d = document(reg, text);
     let mut waits = LazyEvaluator::new(reg.clone());
-    lower(&d.doc, reg, &EvalContext::new(), &mut waits).unwrap().graph
+    lower(&d.doc, reg, &EvalContext::new(), &mut waits)
+        .unwrap()
+        .graph
 }
 
 fn cook(eval: &mut LazyEvaluator, g: &Graph) {
-    black_box(eval.evaluate(g, &Request::new(["r"]), &EvalContext::new()).unwrap());
+    black_box(
+        eval.evaluate(g, &Request::new(["r"]), &EvalContext::new())
+            .unwrap(),
+    );
 }
 
 fn median(mut f: impl FnMut() -> f64) -> f64 {
@@ -110,9 +123,17 @@ fn main() {
         })
     });
     let mut planner = Planner::new(reg.clone());
-    planner.plan(&big.doc, big.digest.key(), &EvalContext::new()).unwrap();
+    planner
+        .plan(&big.doc, big.digest.key(), &EvalContext::new())
+        .unwrap();
     c.bench_function("scopes/plan reused (10k nodes)", |b| {
-        b.iter(|| black_box(planner.plan(&big.doc, big.digest.key(), &EvalContext::new()).unwrap()))
+        b.iter(|| {
+            black_box(
+                planner
+                    .plan(&big.doc, big.digest.key(), &EvalContext::new())
+                    .unwrap(),
+            )
+        })
     });
     c.final_summary();
 
@@ -140,16 +161,28 @@ fn main() {
             black_box(lower(&big.doc, &reg, &EvalContext::new(), &mut waits).unwrap());
         })
     });
-    let reuse = median(|| time(&mut || {
-        black_box(planner.plan(&big.doc, big.digest.key(), &EvalContext::new()).unwrap());
-    }));
+    let reuse = median(|| {
+        time(&mut || {
+            black_box(
+                planner
+                    .plan(&big.doc, big.digest.key(), &EvalContext::new())
+                    .unwrap(),
+            );
+        })
+    });
     println!("scopes summary (medians of 15):");
     println!(
         "  re-cook after one item changed: {:.1} us; full cook {:.1} us ({:.3}x full); one copy alone {:.1} us; ratio to one copy {:.1}x (goal <= 2x)",
-        recook * 1e6, full * 1e6, recook / full, alone * 1e6, recook / alone
+        recook * 1e6,
+        full * 1e6,
+        recook / full,
+        alone * 1e6,
+        recook / alone
     );
     println!(
         "  plan reused {:.2} us vs made {:.1} us: {:.4}% (goal <= 1%)",
-        reuse * 1e6, make * 1e6, reuse / make * 100.0
+        reuse * 1e6,
+        make * 1e6,
+        reuse / make * 100.0
     );
 }

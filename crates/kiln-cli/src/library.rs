@@ -7,7 +7,6 @@ use kiln_core::registry::{Registry, RegistryError};
 pub(crate) fn registry() -> Result<Registry, RegistryError> {
     let mut reg = kiln_std::registry();
     kiln_audio::register(&mut reg)?;
-    kiln_core::lower::register(&mut reg)?;
     Ok(reg)
 }
 

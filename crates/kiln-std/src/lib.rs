@@ -29,6 +29,7 @@ use kiln_core::registry::{Registry, RegistryError};
 /// Register every standard op, and the codecs of images and meshes, into `reg`.
 pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     kiln_core::recurrence::register(reg)?;
+    kiln_core::lower::register(reg)?;
     graph_io::register(reg)?;
     math::register(reg)?;
     logic::register(reg)?;

@@ -95,7 +95,6 @@ impl Flat {
         self.build(true)
     }
 
-
     fn build(&self, strict: bool) -> Result<Graph, PlanError> {
         let mut g = Graph::new();
         for n in &self.nodes {

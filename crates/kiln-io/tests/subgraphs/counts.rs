@@ -136,10 +136,17 @@ fn editing_one_subgraph_file_cooks_again_only_the_calls_of_it() {
     let reg = registry();
     let mut eval = LazyEvaluator::new(reg.clone());
     let mut run = || {
-        let d = kiln_io::assets::read_document(&dir.path().join("top.json"), &reg, &LibraryPath::default()).unwrap();
+        let d = kiln_io::assets::read_document(
+            &dir.path().join("top.json"),
+            &reg,
+            &LibraryPath::default(),
+        )
+        .unwrap();
         assert_eq!(d.files.len(), 3, "the top file and the two it calls");
         let l = plan(&d.doc, &EvalContext::new()).unwrap();
-        let out = eval.evaluate(&l.graph, &Request::new(["r"]), &EvalContext::new()).unwrap();
+        let out = eval
+            .evaluate(&l.graph, &Request::new(["r"]), &EvalContext::new())
+            .unwrap();
         (out.get("r").cloned().unwrap(), d.digest.key())
     };
     counting::take();
@@ -152,7 +159,11 @@ fn editing_one_subgraph_file_cooks_again_only_the_calls_of_it() {
     assert_ne!(k1, k2, "the document's digest covers the files it calls");
     // test.count sits before the edited multiply: its copies are unchanged and answered.
     assert_eq!(counting::take(), 0);
-    std::fs::write(dir.path().join("b.json"), body(3.0).replace("\"x\": \"x\"", "\"x\": 5.0")).unwrap();
+    std::fs::write(
+        dir.path().join("b.json"),
+        body(3.0).replace("\"x\": \"x\"", "\"x\": 5.0"),
+    )
+    .unwrap();
     let (v, _) = run();
     assert_eq!(v, Value::Float(10.0 + 20.0 + 15.0));
     assert_eq!(counting::take(), 1, "only b's call cooks again");

@@ -44,10 +44,14 @@ fn body(steps: &[Step]) -> String {
     let mut prev = "x".to_string();
     for (i, s) in steps.iter().enumerate() {
         let (op, k) = s.op();
-        nodes.push(format!(r#""s{i}": {{"op": "{op}", "inputs": {{"a": "{prev}", "b": {k:?}}}}}"#));
+        nodes.push(format!(
+            r#""s{i}": {{"op": "{op}", "inputs": {{"a": "{prev}", "b": {k:?}}}}}"#
+        ));
         prev = format!("s{i}");
     }
-    nodes.push(format!(r#""plus": {{"op": "math.add", "inputs": {{"a": "{prev}", "b": "item"}}}}"#));
+    nodes.push(format!(
+        r#""plus": {{"op": "math.add", "inputs": {{"a": "{prev}", "b": "item"}}}}"#
+    ));
     format!(
         r#"{{"inputs": {{"x": {{"type": "float", "default": 0.0}}, "item": {{"type": "float", "default": 0.0}}}},
            "nodes": {{{}}}, "outputs": {{"y": "plus"}}}}"#,

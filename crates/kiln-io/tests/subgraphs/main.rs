@@ -18,7 +18,6 @@ use std::path::Path;
 /// The standard library, the plan's ops and the counting op.
 pub fn registry() -> Registry {
     let mut reg = kiln_std::registry();
-    kiln_core::lower::register(&mut reg).unwrap();
     counting::register(&mut reg);
     reg
 }
