@@ -32,6 +32,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod anim;
 pub mod cache;
 pub mod codec;
 pub mod context;
@@ -45,6 +46,7 @@ pub mod plan;
 pub mod recurrence;
 pub mod registry;
 pub mod session;
+pub mod solver;
 pub mod signal;
 pub mod stream;
 pub mod validate;
