@@ -73,15 +73,19 @@ impl Op for StepOp {
             )
         })?;
         let s = body.settings();
-        let args = call.inputs.first().and_then(Value::as_list).ok_or_else(|| {
-            OpError::input(
-                0,
-                format!(
-                    "expected a list, found {}",
-                    call.inputs.first().map_or("nothing", Value::type_name)
-                ),
-            )
-        })?;
+        let args = call
+            .inputs
+            .first()
+            .and_then(Value::as_list)
+            .ok_or_else(|| {
+                OpError::input(
+                    0,
+                    format!(
+                        "expected a list, found {}",
+                        call.inputs.first().map_or("nothing", Value::type_name)
+                    ),
+                )
+            })?;
         if args.len() != s.args.len() {
             return Err(OpError::input(
                 0,
@@ -96,7 +100,11 @@ impl Op for StepOp {
         let target = body.steps_at(call.ctx.time);
         let inputs = inputs_key(body, args, call.ctx);
         let initial = || body.initial_state(args);
-        let taken = body.progress.lock().ok().and_then(|mut c| c.take(call.node));
+        let taken = body
+            .progress
+            .lock()
+            .ok()
+            .and_then(|mut c| c.take(call.node));
         let mut p = taken.unwrap_or_else(|| Progress {
             inputs,
             done: 0,
