@@ -246,7 +246,7 @@ impl Curve {
     pub fn sample(&self, t: f64) -> Value {
         let keys = &self.keys;
         let last = keys.len() - 1;
-        if !(t > keys[0].time) {
+        if t.is_nan() || t <= keys[0].time {
             return keys[0].value.clone();
         }
         if t >= keys[last].time {

@@ -42,7 +42,7 @@ impl Default for StepOp {
     }
 }
 
-fn body_of<'a>(params: &'a [Value]) -> Option<&'a StepBody> {
+fn body_of(params: &[Value]) -> Option<&StepBody> {
     params.first().and_then(Value::as_heavy::<StepBody>)
 }
 

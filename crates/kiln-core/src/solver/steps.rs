@@ -17,8 +17,7 @@ const SNAP_ULPS: f64 = 64.0 * f64::EPSILON;
 /// assert_eq!(steps_at(-1.0, 0.1), 0);
 /// ```
 pub fn steps_at(t: f64, dt: f64) -> u64 {
-    // `!(t > 0.0)` also catches NaN.
-    if !(t > 0.0) || !(dt > 0.0) {
+    if t.is_nan() || t <= 0.0 || dt.is_nan() || dt <= 0.0 {
         return 0;
     }
     let q = t / dt;
