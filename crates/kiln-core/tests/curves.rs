@@ -373,6 +373,7 @@ fn a_bad_curve_is_a_validation_error_naming_the_node() {
     let err = eval
         .evaluate(&g, &Request::new(["anim"]), &EvalContext::new())
         .unwrap_err();
+    assert!(matches!(err, EvalError::Invalid(_)), "{err:?}");
     let msg = err.to_string();
     assert!(
         msg.contains("anim") && msg.contains("increase strictly"),
