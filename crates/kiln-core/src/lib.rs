@@ -32,6 +32,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod anim;
 pub mod cache;
 pub mod codec;
 pub mod context;
@@ -48,6 +49,7 @@ pub mod recurrence;
 pub mod registry;
 pub mod session;
 pub mod signal;
+pub mod solver;
 pub mod stream;
 pub mod validate;
 pub mod value;
