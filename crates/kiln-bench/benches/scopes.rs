@@ -26,8 +26,7 @@ use std::time::Instant;
 const COPIES: usize = 1000;
 
 fn registry() -> Registry {
-    let mut reg = kiln_std::registry();
-    reg
+    kiln_std::registry()
 }
 
 fn body() -> String {
