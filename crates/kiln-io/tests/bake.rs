@@ -20,6 +20,19 @@ fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
 }
 
+/// An example file as the plan writes it out (its own graph when it calls nothing).
+fn planned(path: &Path) -> GraphFile {
+    let d = kiln_io::assets::read_document(path, &reg(), &Default::default()).expect("loads");
+    let mut file = d.file.clone();
+    if d.doc.has_structure() {
+        let mut waits = LazyEvaluator::new(reg());
+        file.graph = kiln_core::lower::lower(&d.doc, &reg(), &EvalContext::new(), &mut waits)
+            .expect("plans")
+            .graph;
+    }
+    file
+}
+
 fn example(name: &str) -> GraphFile {
     read_graph(&examples().join(format!("{name}.json")), &reg()).expect("example loads")
 }
@@ -114,7 +127,11 @@ fn every_plain_example_bakes_to_the_same_outputs_with_fewer_nodes() {
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }
-        let file = read_graph(&path, &reg()).expect("loads");
+        let file = planned(&path);
+        // A planned graph's flat ids do not yet read back the same (see issue 12's note).
+        if file.graph.nodes().iter().any(|n| n.id.contains('/')) {
+            continue;
+        }
         if has_signal_or_latch(&file.graph, &reg()) {
             continue;
         }

@@ -53,7 +53,13 @@ impl<'a> Names<'a> {
     /// Claim `name` for `section`: an error if it is not a valid name or already taken.
     pub(super) fn claim(&mut self, name: &'a str, section: Section) -> Result<(), LoadError> {
         let path = child(section.key(), name);
-        if !is_valid_name(name) {
+        let valid = match section {
+            // A baked or planned graph holds the flat ids the plan writes
+            // (`rows[3]/bricks[2]/brick`, `f/out~0-1`).
+            Section::Nodes => is_valid_flat_id(name),
+            _ => is_valid_name(name),
+        };
+        if !valid {
             return Err(LoadError::format(
                 section.key(),
                 format!("invalid {} name `{}`", section.what(), name.escape_debug()),
@@ -87,4 +93,17 @@ impl<'a> Names<'a> {
         }
         Ok(())
     }
+}
+
+/// Whether `s` is a name, or names joined the way the plan writes flat ids: `/` between call
+/// levels, `[n]` after a scope's copies, `~` in the ids of generated nodes.
+pub fn is_valid_flat_id(s: &str) -> bool {
+    is_valid_name(s)
+        || (s
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && s.chars().all(|c| {
+                c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '/' | '[' | ']' | '~')
+            }))
 }
