@@ -271,6 +271,11 @@ pub(crate) enum Cmd {
     Validate {
         /// The graph file.
         graph: PathBuf,
+        /// Also check the rules of audio nodes that depend on the sample rate (a filter's
+        /// cutoff below Nyquist, a delay's length in samples) at this rate in Hz, as
+        /// `render --seconds --rate HZ` would.
+        #[arg(long, value_name = "HZ")]
+        rate: Option<u32>,
     },
     /// Describe a graph: inputs, outputs, nodes by op and by determinism class.
     Info {

@@ -37,7 +37,9 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
             }
         }
         Cmd::Demo { args } => demo::demo(&reg, &args),
-        Cmd::Validate { graph } => Ok(validate::validate(&graph, &load(&graph, &reg)?, &reg)),
+        Cmd::Validate { graph, rate } => {
+            Ok(validate::validate(&graph, &load(&graph, &reg)?, &reg, rate))
+        }
         Cmd::Info { graph } => {
             let file = load(&graph, &reg)?;
             info::info(&graph, &file, &reg)

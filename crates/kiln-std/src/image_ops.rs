@@ -14,7 +14,7 @@
 
 use crate::image::{IMAGE_TYPE, Image, check_size, with_size_params};
 use crate::util::FnOp;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec};
+use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
@@ -111,16 +111,6 @@ pub(crate) fn zip_images(
     })
 }
 
-/// Read input `i` as a finite float.
-pub(crate) fn finite_input(call: &OpCall<'_>, i: usize) -> Result<f64, OpError> {
-    let v = call.float(i)?;
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err(OpError::input(i, format!("must be finite, got {v}")))
-    }
-}
-
 /// The image at input `i`.
 fn image_input<'a>(call: &'a OpCall<'_>, i: usize) -> Result<&'a Image, OpError> {
     call.heavy::<Image>(i, "image")
@@ -208,17 +198,20 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             IMAGE_TYPE,
             "the image at t = 1, the same size as `a`",
         ))
-        .input(InputSpec::optional(
-            "t",
-            ValueType::Float,
-            Value::Float(0.5),
-            "blend factor (0 gives `a`, 1 gives `b`)",
-        ))
+        .input(
+            InputSpec::optional(
+                "t",
+                ValueType::Float,
+                Value::Float(0.5),
+                "blend factor (0 gives `a`, 1 gives `b`)",
+            )
+            .with_rule(Rule::Finite),
+        )
         .output(OutputSpec::new("out", IMAGE_TYPE, "the blended image")),
         |call, out| {
             let a = image_input(call, 0)?;
             let b = image_input(call, 1)?;
-            let t = finite_input(call, 2)? as f32;
+            let t = call.float(2)? as f32;
             let s = 1.0 - t;
             out[0] = zip_images(call, a, b, 1, |p, q| {
                 std::array::from_fn(|c| p[c] * s + q[c] * t)
@@ -233,23 +226,29 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             "Scale and offset the colour channels: `rgb * gain + bias`, alpha unchanged.",
         )
         .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-        .input(InputSpec::optional(
-            "gain",
-            ValueType::Float,
-            Value::Float(1.0),
-            "factor applied to r, g and b",
-        ))
-        .input(InputSpec::optional(
-            "bias",
-            ValueType::Float,
-            Value::Float(0.0),
-            "amount added to r, g and b after scaling",
-        ))
+        .input(
+            InputSpec::optional(
+                "gain",
+                ValueType::Float,
+                Value::Float(1.0),
+                "factor applied to r, g and b",
+            )
+            .with_rule(Rule::Finite),
+        )
+        .input(
+            InputSpec::optional(
+                "bias",
+                ValueType::Float,
+                Value::Float(0.0),
+                "amount added to r, g and b after scaling",
+            )
+            .with_rule(Rule::Finite),
+        )
         .output(OutputSpec::new("out", IMAGE_TYPE, "the adjusted image")),
         |call, out| {
             let img = image_input(call, 0)?;
-            let gain = finite_input(call, 1)? as f32;
-            let bias = finite_input(call, 2)? as f32;
+            let gain = call.float(1)? as f32;
+            let bias = call.float(2)? as f32;
             out[0] = map_image(call, img, |p| {
                 [
                     p[0] * gain + bias,
