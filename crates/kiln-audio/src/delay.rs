@@ -2,6 +2,7 @@
 //! graph loop may close.
 
 use crate::{AudioOp, float_param, input, sample_rate, signal_out};
+use kiln_core::memory::MemoryError;
 use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
@@ -35,6 +36,17 @@ impl DelayLine {
             pos: 0,
             feedback,
         }
+    }
+
+    /// [`DelayLine::new`], with the line reserved through [`kiln_core::memory`]: a line over
+    /// the memory budget, or one the allocator cannot give, is an error.
+    pub fn try_new(samples: usize, feedback: f64) -> Result<Self, MemoryError> {
+        let n = samples.max(1);
+        Ok(DelayLine {
+            buf: kiln_core::memory::try_filled(n, 0.0, || format!("a delay line of {n} samples"))?,
+            pos: 0,
+            feedback,
+        })
     }
 
     /// The delay in samples.
@@ -155,7 +167,8 @@ fn build_delay(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
     } else {
         ((time * sr).round() as usize).max(1)
     };
-    Ok(Box::new(DelayLine::new(d, feedback)))
+    let line = DelayLine::try_new(d, feedback).map_err(|e| OpError::new(e.to_string()))?;
+    Ok(Box::new(line))
 }
 
 /// Register `delay`.

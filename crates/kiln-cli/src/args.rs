@@ -74,6 +74,11 @@ pub(crate) struct EvalArgs {
     /// removing the oldest entries first.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "cache")]
     pub(crate) cache_max: Option<u64>,
+    /// The memory budget: a large buffer (an image, a delay line) that would take the
+    /// process past SIZE bytes (like 2G) fails its node instead (default: three quarters of
+    /// the machine's memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) memory_limit: Option<u64>,
 }
 
 /// The options of `kiln render`.
@@ -185,6 +190,11 @@ pub(crate) struct RenderArgs {
     /// removing the oldest entries first.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "cache")]
     pub(crate) cache_max: Option<u64>,
+    /// The memory budget: a large buffer (an image, a delay line) that would take the
+    /// process past SIZE bytes (like 2G) fails its node instead (default: three quarters of
+    /// the machine's memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) memory_limit: Option<u64>,
 }
 
 /// The WAV sample formats `--wav-format` chooses between.
@@ -360,6 +370,11 @@ pub(crate) struct WatchArgs {
     /// Seed for procedural randomness.
     #[arg(long, default_value_t = 0)]
     pub(crate) seed: u64,
+    /// The memory budget: a large buffer (an image, a delay line) that would take the
+    /// process past SIZE bytes (like 2G) fails its node instead (default: three quarters of
+    /// the machine's memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) memory_limit: Option<u64>,
 }
 
 /// The options of `kiln bake`.

@@ -5,7 +5,7 @@ use crate::args::{Cli, Cmd};
 use crate::commands::{
     bake, cache, demo, dot, info, ops, render, render_audio, run, validate, watch,
 };
-use crate::common::{CliError, load, sweep_leftovers};
+use crate::common::{CliError, load, set_memory_limit, sweep_leftovers};
 use clap::Parser;
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -22,10 +22,12 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
     let reg = crate::library::registry().map_err(|e| e.to_string())?;
     match cli.cmd {
         Cmd::Run { graph, args } => {
+            set_memory_limit(args.memory_limit);
             let file = load(&graph, &reg)?;
             run::run(&file.graph, &reg, &args, Some(&graph))
         }
         Cmd::Render { graph, args } => {
+            set_memory_limit(args.memory_limit);
             let file = load(&graph, &reg)?;
             // Both kinds of render (ticks and audio) write into `--out`.
             sweep_leftovers(&args.out);
@@ -36,7 +38,10 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
                 (None, None) => Err(CliError("render needs --ticks N or --seconds S".into())),
             }
         }
-        Cmd::Demo { args } => demo::demo(&reg, &args),
+        Cmd::Demo { args } => {
+            set_memory_limit(args.memory_limit);
+            demo::demo(&reg, &args)
+        }
         Cmd::Validate { graph, rate } => {
             Ok(validate::validate(&graph, &load(&graph, &reg)?, &reg, rate))
         }
@@ -45,7 +50,10 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
             info::info(&graph, &file, &reg)
         }
         Cmd::Dot { graph } => Ok(dot::dot(&load(&graph, &reg)?)),
-        Cmd::Watch { graph, args } => watch::watch(&graph, &reg, &args),
+        Cmd::Watch { graph, args } => {
+            set_memory_limit(args.memory_limit);
+            watch::watch(&graph, &reg, &args)
+        }
         Cmd::Bake { graph, args } => bake::bake(&graph, &reg, &args),
         Cmd::Cache { action } => cache::cache(&action),
         Cmd::Ops { filter } => Ok(ops::list_ops(&reg, filter.as_deref())),

@@ -104,6 +104,12 @@ pub(crate) fn progress_bar(quiet: bool, len: u64, unit: &str) -> Option<Progress
     Some(bar)
 }
 
+/// Set the process-wide memory budget (`kiln_core::memory`): `given` (`--memory-limit`), else
+/// three quarters of the machine's memory when it is known.
+pub(crate) fn set_memory_limit(given: Option<u64>) {
+    kiln_core::memory::set_limit(given.or_else(kiln_core::memory::default_limit));
+}
+
 /// Refuse a graph with validation problems (printing each one).
 pub(crate) fn check_valid(g: &Graph, reg: &Registry) -> Result<(), CliError> {
     report_problems(validate(g, reg))

@@ -40,6 +40,7 @@ pub mod eval;
 pub mod graph;
 pub mod id;
 pub mod key;
+pub mod memory;
 pub mod op;
 pub mod plan;
 pub mod recurrence;

@@ -45,12 +45,27 @@ impl Image {
     /// Encode as 8-bit sRGB-less RGBA bytes (channels clamped to 0..=1 and scaled to 255).
     pub fn to_rgba8(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.pixels.len() * 4);
+        self.push_rgba8(&mut out);
+        out
+    }
+    /// [`Image::to_rgba8`] into a buffer reserved through [`kiln_core::memory`]: an error
+    /// rather than an abort when it does not fit.
+    pub fn try_to_rgba8(&self) -> Result<Vec<u8>, kiln_core::memory::MemoryError> {
+        let mut out = kiln_core::memory::try_vec(self.pixels.len() * 4, || {
+            format!(
+                "the 8-bit pixels of a {} x {} image",
+                self.width, self.height
+            )
+        })?;
+        self.push_rgba8(&mut out);
+        Ok(out)
+    }
+    fn push_rgba8(&self, out: &mut Vec<u8>) {
         for p in &self.pixels {
             for c in p {
                 out.push((c.clamp(0.0, 1.0) * 255.0 + 0.5) as u8);
             }
         }
-        out
     }
 }
 

@@ -22,8 +22,9 @@ use kiln_core::value::{Value, ValueType};
 pub(crate) type Pixel = [f32; 4];
 
 /// Build a `width` x `height` image row by row. `row(y, out)` must append exactly `width`
-/// pixels for row `y` to `out`. Checks cancellation before every row and reports progress
-/// every 16 rows.
+/// pixels for row `y` to `out`. The pixels are reserved through [`kiln_core::memory`] (an
+/// image over the budget, or one the allocator cannot give, is an error). Checks
+/// cancellation before every row and reports progress every 16 rows.
 pub(crate) fn build_rows(
     call: &OpCall<'_>,
     width: u32,
@@ -31,8 +32,13 @@ pub(crate) fn build_rows(
     mut row: impl FnMut(u32, &mut Vec<Pixel>),
 ) -> Result<Image, OpError> {
     // Capacity only: pages are touched as rows are written, so a cancelled big image costs
-    // little.
-    let mut pixels: Vec<Pixel> = Vec::with_capacity(width as usize * height as usize);
+    // little. Checked against the memory budget and reserved fallibly, so an image that
+    // does not fit is this node's error.
+    let mut pixels: Vec<Pixel> =
+        kiln_core::memory::try_vec(width as usize * height as usize, || {
+            format!("an image of {width} x {height} pixels")
+        })
+        .map_err(|e| OpError::new(e.to_string()))?;
     for y in 0..height {
         call.check_cancel()?;
         if y % 16 == 0 {

@@ -20,7 +20,7 @@
 
 mod resample;
 
-pub use resample::{Interpolation, RESAMPLE_OP, ResampleOp, Resampler};
+pub use resample::{Interpolation, MAX_FROM_RATE, RESAMPLE_OP, ResampleOp, Resampler};
 
 use crate::op::{Op, OpCall, OpError, OpSpec};
 use crate::value::Value;
