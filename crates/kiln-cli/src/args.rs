@@ -182,6 +182,12 @@ pub(crate) struct RenderArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    /// With --ticks: continue the render recorded in --out (its manifest, kiln-render.json,
+    /// lists the whole ticks) from its last whole tick, restoring the saved latch state or
+    /// replaying up to it; the files are the same bytes as an uninterrupted render's. The
+    /// graph and the settings (ticks, dt, seed, --set, --output) must be the same.
+    #[arg(long, conflicts_with = "seconds")]
+    pub(crate) resume: bool,
     /// With --ticks: keep results in the persistent cache DIR (created if missing) and
     /// reuse what an earlier render left there. Lazy and incremental evaluators only.
     #[arg(long, value_name = "DIR", conflicts_with = "seconds")]

@@ -15,6 +15,8 @@
 //! * [`frame`]: a frame's files written as a group ([`commit_frame`]): all land, or none;
 //! * [`leftovers`]: the temporary files of processes that died while writing, found by the
 //!   pid in their names and removed ([`remove_dead_leftovers`]);
+//! * [`render_manifest`] and [`render_state`]: which ticks of a tick render are whole in its
+//!   output folder, and the latch state a resumed render continues from;
 //! * [`bake`](mod@bake): baked graphs — inputs frozen, pure cones folded into constants,
 //!   heavy values in a blob folder beside the graph file ([`bake()`], [`write_baked`]);
 //! * [`blob`]: values stored by content beside a graph file (the blob folder of a baked
@@ -58,6 +60,8 @@ pub mod graph_file;
 pub mod input_file;
 mod json;
 pub mod leftovers;
+pub mod render_manifest;
+pub mod render_state;
 pub mod snapshot;
 pub mod value_codec;
 pub mod values;
