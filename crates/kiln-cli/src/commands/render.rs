@@ -4,10 +4,12 @@
 //! render from its last whole tick.
 
 use super::render_journal::{Journal, fingerprint};
+use crate::args::EvaluatorKind;
 use crate::args::RenderArgs;
 use crate::common::{CliError, check_valid, progress_bar, requested_outputs, set_inputs};
-use crate::evaluator::{CacheRun, parallel_policy};
+use crate::evaluator::{CacheRun, memo_budget, parallel_policy};
 use crate::report::print_stats;
+use kiln_core::cache::{Generational, Store};
 use kiln_core::prelude::*;
 use kiln_core::recurrence::Recurrent;
 use std::path::{Path, PathBuf};
@@ -78,12 +80,18 @@ pub(crate) fn render(
         Some(dir) => Some(CacheRun::open(dir, true, reg)?),
         None => None,
     };
-    let eval = match &cache {
-        Some(c) => args
-            .evaluator
-            .build(reg, parallel.clone(), Some(c.store.clone())),
-        None => args.evaluator.build(reg, parallel.clone(), None),
-    };
+    // Without a cache, the lazy evaluator keeps results in a store of the last two ticks'
+    // (a new generation each tick), so a long render's memory stays flat.
+    let generations = (cache.is_none() && args.evaluator == EvaluatorKind::Lazy).then(|| {
+        Store::new(Generational::new(2))
+            .with_budget(memo_budget())
+            .shared()
+    });
+    let store = cache
+        .as_ref()
+        .map(|c| c.store.clone())
+        .or(generations.clone());
+    let eval = args.evaluator.build(reg, parallel.clone(), store);
     let mut driver = Recurrent::new(eval, reg.clone());
     let width = tick_width(ticks);
     let print = fingerprint(g, reg, ticks, args.dt, args.seed, &args.set, &outputs);
@@ -100,7 +108,10 @@ pub(crate) fn render(
         return Ok(ExitCode::SUCCESS);
     }
     let mut stats = Stats::default();
-    let mut written: Vec<PathBuf> = Vec::new();
+    // The files of the first and of the last tick written, and how many in all (not every
+    // path: a long render would grow by each).
+    let (mut first_files, mut last_files): (Vec<PathBuf>, Vec<PathBuf>) = (vec![], vec![]);
+    let mut written = 0usize;
     let started = Instant::now();
     let result = (|| -> Result<(), CliError> {
         std::fs::create_dir_all(&args.out)
@@ -124,7 +135,7 @@ pub(crate) fn render(
                 CliError(format!(
                     "tick {t} of {} failed: {what}; {}",
                     ticks,
-                    written_summary(t, first, written.len(), &args.out)
+                    written_summary(t, first, written, &args.out)
                 ))
             };
             let out = driver
@@ -154,7 +165,14 @@ pub(crate) fn render(
                 .zip(files.into_iter().map(|(p, _)| p))
                 .collect();
             journal.landed(t, &landed, driver.snapshot(), reg)?;
-            written.extend(landed.into_iter().map(|(_, p)| p));
+            written += landed.len();
+            last_files = landed.into_iter().map(|(_, p)| p).collect();
+            if first_files.is_empty() {
+                first_files = last_files.clone();
+            }
+            if let Some(store) = &generations {
+                store.next_generation();
+            }
             if let Some(bar) = &bar {
                 bar.inc(1);
             }
@@ -178,10 +196,8 @@ pub(crate) fn render(
     }
     result?;
     journal.finish();
-    // `written` is tick by tick, each tick's files in output order.
-    let last_tick = &written[written.len().saturating_sub(outputs.len())..];
     let done = ticks - first;
-    for (one, last) in written.iter().zip(last_tick) {
+    for (one, last) in first_files.iter().zip(&last_files) {
         if done == 1 {
             crate::outln!("wrote {}", one.display());
         } else {
