@@ -23,6 +23,8 @@
 //!   graph), and the references a graph file makes to them;
 //! * [`cache`]: the persistent result cache ([`DiskCache`]), a directory of checksummed
 //!   entry files under a [`Store`](kiln_core::cache::Store);
+//! * [`fuzzing`]: the entry points of the fuzz targets, which `cargo test` feeds the kept
+//!   corpus too;
 //! * [`value_codec`]: the binary form of values in cache entries and blobs ([`encode_value`],
 //!   [`decode_value`]), heavy values through the codecs their crates register.
 //!
@@ -56,6 +58,7 @@ pub mod dot;
 mod entry_file;
 mod files;
 pub mod frame;
+pub mod fuzzing;
 pub mod graph_file;
 pub mod input_file;
 mod json;
