@@ -1,10 +1,9 @@
 //! `delay`: a delay line of a whole number of samples, with optional feedback, through which a
 //! graph loop may close.
 
-use crate::{
-    AudioOp, finite_param, float_param, input, non_negative_param, sample_rate, signal_out,
-};
-use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec};
+use crate::{AudioOp, float_param, input, sample_rate, signal_out};
+use kiln_core::memory::MemoryError;
+use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
 use kiln_core::value::{Value, ValueType};
@@ -37,6 +36,17 @@ impl DelayLine {
             pos: 0,
             feedback,
         }
+    }
+
+    /// [`DelayLine::new`], with the line reserved through [`kiln_core::memory`]: a line over
+    /// the memory budget, or one the allocator cannot give, is an error.
+    pub fn try_new(samples: usize, feedback: f64) -> Result<Self, MemoryError> {
+        let n = samples.max(1);
+        Ok(DelayLine {
+            buf: kiln_core::memory::try_filled(n, 0.0, || format!("a delay line of {n} samples"))?,
+            pos: 0,
+            feedback,
+        })
     }
 
     /// The delay in samples.
@@ -129,39 +139,36 @@ impl SignalProc for DelayLine {
     }
 }
 
+/// The rule of the `samples` param: at least 0, and at the node's rate (when known) at most
+/// [`MAX_DELAY_SECONDS`] of samples.
+fn samples_rule(v: &Value, env: &RuleEnv) -> Result<(), Violation> {
+    Rule::at_least(0).check(v, env)?;
+    let samples = v.as_i64().unwrap_or(0);
+    match env.sample_rate {
+        Some(sr) if samples as f64 > (MAX_DELAY_SECONDS * sr).floor() => Err(Violation::new(
+            format!(
+                "at most {} samples ({MAX_DELAY_SECONDS} s at {sr} Hz)",
+                (MAX_DELAY_SECONDS * sr).floor()
+            ),
+            samples.to_string(),
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn build_delay(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
     let sr = sample_rate(call)?;
-    let time = non_negative_param(call, 0, "time")?;
+    // The rules hold: 0 <= time <= MAX_DELAY_SECONDS, 0 <= samples <= that many samples.
+    let time = call.param_float(0)?;
     let samples = call.param_int(1)?;
-    let feedback = finite_param(call, 2, "feedback")?;
-    let max = (MAX_DELAY_SECONDS * sr).floor();
+    let feedback = call.param_float(2)?;
     let d = if samples > 0 {
-        if samples as f64 > max {
-            return Err(OpError::param(
-                1,
-                format!(
-                    "`samples` must be at most {max} ({MAX_DELAY_SECONDS} s at {sr} Hz), \
-                     found {samples}"
-                ),
-            ));
-        }
         samples as usize
-    } else if samples < 0 {
-        return Err(OpError::param(
-            1,
-            format!("`samples` must not be negative, found {samples}"),
-        ));
     } else {
-        let d = (time * sr).round();
-        if d > max {
-            return Err(OpError::param(
-                0,
-                format!("`time` must be at most {MAX_DELAY_SECONDS} s, found {time}"),
-            ));
-        }
-        (d as usize).max(1)
+        ((time * sr).round() as usize).max(1)
     };
-    Ok(Box::new(DelayLine::new(d, feedback)))
+    let line = DelayLine::try_new(d, feedback).map_err(|e| OpError::new(e.to_string()))?;
+    Ok(Box::new(line))
 }
 
 /// Register `delay`.
@@ -182,22 +189,31 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             .feedback(),
         )
         .output(signal_out("the delayed signal"))
-        .param(float_param(
-            "time",
-            0.1,
-            "delay in seconds (rounded to whole samples; up to 600 s)",
-        ))
-        .param(ParamSpec::new(
-            "samples",
-            ValueType::Int,
-            Value::Int(0),
-            "delay in samples; when above 0 it overrides `time`",
-        ))
-        .param(float_param(
-            "feedback",
-            0.0,
-            "gain of the line's output fed back into it (|feedback| < 1 decays)",
-        )),
+        .param(
+            float_param(
+                "time",
+                0.1,
+                "delay in seconds (rounded to whole samples; up to 600 s)",
+            )
+            .with_rule(Rule::between(0.0, MAX_DELAY_SECONDS)),
+        )
+        .param(
+            ParamSpec::new(
+                "samples",
+                ValueType::Int,
+                Value::Int(0),
+                "delay in samples; when above 0 it overrides `time`",
+            )
+            .with_rule(Rule::Check(samples_rule)),
+        )
+        .param(
+            float_param(
+                "feedback",
+                0.0,
+                "gain of the line's output fed back into it (|feedback| < 1 decays)",
+            )
+            .with_rule(Rule::Finite),
+        ),
         build_delay,
     ))
 }
@@ -322,7 +338,7 @@ mod tests {
         let e = delay()
             .param("feedback", f64::INFINITY)
             .refused_at(PortIndex::Param(2));
-        assert!(e.message.contains("feedback"));
+        assert!(e.message.contains("finite"), "{}", e.message);
     }
 }
 

@@ -1,7 +1,7 @@
 //! `env.adsr`: a linear attack–decay–sustain–release envelope driven by a gate signal.
 
-use crate::{AudioOp, float_param, input, non_negative_param, sample_rate, signal_in, signal_out};
-use kiln_core::op::{OpError, OpSpec};
+use crate::{AudioOp, float_param, input, sample_rate, signal_in, signal_out};
+use kiln_core::op::{OpError, OpSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
 
@@ -146,16 +146,10 @@ impl SignalProc for Adsr {
 
 fn build_adsr(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
     let sr = sample_rate(call)?;
-    let attack = non_negative_param(call, 0, "attack")?;
-    let decay = non_negative_param(call, 1, "decay")?;
-    let sustain = non_negative_param(call, 2, "sustain")?;
-    if sustain > 1.0 {
-        return Err(OpError::param(
-            2,
-            format!("`sustain` must be a level from 0 to 1, found {sustain}"),
-        ));
-    }
-    let release = non_negative_param(call, 3, "release")?;
+    let attack = call.param_float(0)?;
+    let decay = call.param_float(1)?;
+    let sustain = call.param_float(2)?;
+    let release = call.param_float(3)?;
     Ok(Box::new(Adsr::new(
         AdsrParams {
             attack,
@@ -178,22 +172,26 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         )
         .input(signal_in("gate", 1.0, "on while above 0.5"))
         .output(signal_out("the envelope level, 0 to 1"))
-        .param(float_param("attack", 0.01, "seconds to rise from 0 to 1"))
-        .param(float_param(
-            "decay",
-            0.1,
-            "seconds to fall from 1 to the sustain level",
-        ))
-        .param(float_param(
-            "sustain",
-            0.7,
-            "level held while the gate is on (0 to 1)",
-        ))
-        .param(float_param(
-            "release",
-            0.2,
-            "seconds to fall to 0 once the gate turns off",
-        )),
+        .param(
+            float_param("attack", 0.01, "seconds to rise from 0 to 1")
+                .with_rule(Rule::NON_NEGATIVE),
+        )
+        .param(
+            float_param("decay", 0.1, "seconds to fall from 1 to the sustain level")
+                .with_rule(Rule::NON_NEGATIVE),
+        )
+        .param(
+            float_param("sustain", 0.7, "level held while the gate is on (0 to 1)")
+                .with_rule(Rule::between(0.0, 1.0)),
+        )
+        .param(
+            float_param(
+                "release",
+                0.2,
+                "seconds to fall to 0 once the gate turns off",
+            )
+            .with_rule(Rule::NON_NEGATIVE),
+        ),
         build_adsr,
     ))
 }
@@ -306,7 +304,7 @@ mod tests {
         let adsr = || Setup::new("env.adsr");
         adsr().param("sustain", 1.5).refused_at(PortIndex::Param(2));
         let e = adsr().param("attack", -0.1).refused_at(PortIndex::Param(0));
-        assert!(e.message.contains("attack"));
+        assert!(e.message.contains("at least 0"), "{}", e.message);
         adsr()
             .param("release", f64::NAN)
             .refused_at(PortIndex::Param(3));

@@ -1,8 +1,8 @@
 //! Filters: `filter.onepole` (a one-pole low/high-pass) and `filter.biquad` (the RBJ cookbook
 //! biquads in transposed direct form II).
 
-use crate::{AudioOp, finite_param, float_param, input, sample_rate, signal_out, str_param};
-use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec};
+use crate::{AudioOp, float_param, input, sample_rate, signal_out, str_param};
+use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
 use kiln_core::value::{Value, ValueType};
@@ -162,44 +162,56 @@ impl SignalProc for Biquad {
     }
 }
 
-/// The cutoff param `i`: finite, below Nyquist, and at least 0 (or above 0 when `positive`).
-fn cutoff_param(call: &SignalCall<'_>, i: usize, sr: f64, positive: bool) -> Result<f64, OpError> {
-    let c = finite_param(call, i, "cutoff")?;
-    if c < 0.0 || (positive && c == 0.0) {
-        let need = if positive { "above 0" } else { "at least 0" };
-        return Err(OpError::param(
-            i,
-            format!("`cutoff` must be {need} Hz, found {c}"),
-        ));
+/// The rule of a cutoff param: a finite number of at least 0 (above 0 when `positive`),
+/// below the Nyquist frequency of the node's rate when it is known.
+fn cutoff_rule(v: &Value, env: &RuleEnv, positive: bool) -> Result<(), Violation> {
+    let expected = if positive {
+        "a finite cutoff above 0 Hz"
+    } else {
+        "a finite cutoff of at least 0 Hz"
+    };
+    match v.as_f64() {
+        Some(c) if c.is_finite() && (c > 0.0 || (c == 0.0 && !positive)) => {}
+        Some(c) => return Err(Violation::new(expected, c.to_string())),
+        None => return Err(Violation::new(expected, v.type_name())),
     }
-    if c >= sr / 2.0 {
-        return Err(OpError::param(
-            i,
+    match (env.sample_rate, v.as_f64()) {
+        (Some(sr), Some(c)) if c >= sr / 2.0 => Err(Violation::new(
             format!(
-                "`cutoff` must be below the Nyquist frequency ({} Hz at {sr} Hz), found {c}",
+                "a cutoff below the Nyquist frequency ({} Hz at {sr} Hz)",
                 sr / 2.0
             ),
-        ));
+            c.to_string(),
+        )),
+        _ => Ok(()),
     }
-    Ok(c)
 }
 
-/// The `mode` param `i`, read by `parse`, or an error listing the `choices`.
+/// The `filter.onepole` cutoff: at least 0 and below Nyquist.
+fn onepole_cutoff(v: &Value, env: &RuleEnv) -> Result<(), Violation> {
+    cutoff_rule(v, env, false)
+}
+
+/// The `filter.biquad` cutoff: above 0 and below Nyquist.
+fn biquad_cutoff(v: &Value, env: &RuleEnv) -> Result<(), Violation> {
+    cutoff_rule(v, env, true)
+}
+
+/// The `mode` param `i`, read by `parse` (its rule, one of the modes, checked before the
+/// processor is built).
 fn mode_param<M>(
     call: &SignalCall<'_>,
     i: usize,
-    choices: &str,
     parse: impl Fn(&str) -> Option<M>,
 ) -> Result<M, OpError> {
     let mode = str_param(call, i, "mode")?;
-    parse(mode)
-        .ok_or_else(|| OpError::param(i, format!("`mode` must be {choices}, found `{mode}`")))
+    parse(mode).ok_or_else(|| OpError::param(i, format!("unknown mode `{mode}`")))
 }
 
 fn build_onepole(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
     let sr = sample_rate(call)?;
-    let cutoff = cutoff_param(call, 0, sr, false)?;
-    let mode = mode_param(call, 1, "`lowpass` or `highpass`", |m| match m {
+    let cutoff = call.param_float(0)?;
+    let mode = mode_param(call, 1, |m| match m {
         "lowpass" => Some(OnePoleMode::Lowpass),
         "highpass" => Some(OnePoleMode::Highpass),
         _ => None,
@@ -209,17 +221,9 @@ fn build_onepole(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> 
 
 fn build_biquad(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
     let sr = sample_rate(call)?;
-    let mode = mode_param(
-        call,
-        0,
-        "`lowpass`, `highpass`, `bandpass` or `notch`",
-        BiquadMode::parse,
-    )?;
-    let cutoff = cutoff_param(call, 1, sr, true)?;
-    let q = finite_param(call, 2, "q")?;
-    if q <= 0.0 {
-        return Err(OpError::param(2, format!("`q` must be above 0, found {q}")));
-    }
+    let mode = mode_param(call, 0, BiquadMode::parse)?;
+    let cutoff = call.param_float(1)?;
+    let q = call.param_float(2)?;
     Ok(Box::new(Biquad::new(mode, cutoff, q, sr)))
 }
 
@@ -234,9 +238,10 @@ fn filter_spec(id: &'static str, doc: &'static str) -> OpSpec {
         .output(signal_out("the filtered signal"))
 }
 
-/// The `mode` param (default `lowpass`), documented by `doc`.
-fn mode_spec(doc: &'static str) -> ParamSpec {
+/// The `mode` param (default `lowpass`), one of `modes`, documented by `doc`.
+fn mode_spec(doc: &'static str, modes: &'static [&'static str]) -> ParamSpec {
     ParamSpec::new("mode", ValueType::String, Value::str("lowpass"), doc)
+        .with_rule(Rule::OneOf(modes))
 }
 
 /// Register the filters.
@@ -249,12 +254,18 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             "A one-pole filter: y += a · (x - y) with a = 1 - exp(-2π · cutoff / sample rate); \
              `highpass` outputs x - y.",
         )
-        .param(float_param(
-            "cutoff",
-            1000.0,
-            "cutoff frequency in Hz (0 to below Nyquist)",
-        ))
-        .param(mode_spec("`lowpass` or `highpass`")),
+        .param(
+            float_param(
+                "cutoff",
+                1000.0,
+                "cutoff frequency in Hz (0 to below Nyquist)",
+            )
+            .with_rule(Rule::Check(onepole_cutoff)),
+        )
+        .param(mode_spec(
+            "`lowpass` or `highpass`",
+            &["lowpass", "highpass"],
+        )),
         build_onepole,
     ))?;
     reg.register_signal(AudioOp::new(
@@ -263,17 +274,26 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             "A second-order filter with the RBJ cookbook coefficients, in transposed direct \
              form II.",
         )
-        .param(mode_spec("`lowpass`, `highpass`, `bandpass` or `notch`"))
-        .param(float_param(
-            "cutoff",
-            1000.0,
-            "cutoff (or centre) frequency in Hz, above 0 and below Nyquist",
+        .param(mode_spec(
+            "`lowpass`, `highpass`, `bandpass` or `notch`",
+            &["lowpass", "highpass", "bandpass", "notch"],
         ))
-        .param(float_param(
-            "q",
-            0.7071,
-            "quality factor, above 0 (0.7071: maximally flat)",
-        )),
+        .param(
+            float_param(
+                "cutoff",
+                1000.0,
+                "cutoff (or centre) frequency in Hz, above 0 and below Nyquist",
+            )
+            .with_rule(Rule::Check(biquad_cutoff)),
+        )
+        .param(
+            float_param(
+                "q",
+                0.7071,
+                "quality factor, above 0 (0.7071: maximally flat)",
+            )
+            .with_rule(Rule::POSITIVE),
+        ),
         build_biquad,
     ))?;
     Ok(())
@@ -425,7 +445,7 @@ mod tests {
             .param("mode", "bandpass")
             .refused_at(PortIndex::Param(1));
         let e = biquad().param("q", 0.0).refused_at(PortIndex::Param(2));
-        assert!(e.message.contains("`q`"));
+        assert!(e.message.contains("above 0"), "{}", e.message);
         biquad()
             .param("mode", "shelf")
             .refused_at(PortIndex::Param(0));

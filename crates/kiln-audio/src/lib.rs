@@ -78,8 +78,7 @@ pub use play::{INPUT_AUDIO_OP, Play};
 pub use sequence::Sequence;
 
 pub(crate) use ports::{
-    apply_amp, check_constant, constant, finite_param, float_param, input, non_negative_param,
-    sample_rate, signal_in, signal_out, str_param,
+    apply_amp, constant, float_param, input, sample_rate, signal_in, signal_out, str_param,
 };
 pub(crate) use signal_op::AudioOp;
 

@@ -1,7 +1,7 @@
 //! `gain` (a product of two signals) and `mix` (a sum of up to eight).
 
-use crate::{AudioOp, check_constant, constant, input, signal_in, signal_out};
-use kiln_core::op::{InputSpec, OpError, OpSpec};
+use crate::{AudioOp, constant, input, signal_in, signal_out};
+use kiln_core::op::{InputSpec, OpError, OpSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc};
 use kiln_core::value::ValueType;
@@ -176,7 +176,6 @@ impl SignalProc for Mix {
 }
 
 fn build_gain(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-    check_constant(call, 1, "gain")?;
     Ok(Box::new(Gain::new(call.is_live(1))))
 }
 
@@ -200,7 +199,7 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             ValueType::Signal,
             "the signal to scale",
         ))
-        .input(signal_in("gain", 1.0, "the factor, per sample"))
+        .input(signal_in("gain", 1.0, "the factor, per sample").with_rule(Rule::Finite))
         .output(signal_out("in · gain")),
         build_gain,
     ))?;

@@ -5,11 +5,8 @@
 //! [`phase_increment`], the start phase [`phase_start`], and each output sample uses the phase
 //! before that sample's increment. The output is `amp · wave`.
 
-use crate::{
-    AudioOp, apply_amp, check_constant, constant, finite_param, float_param, input, sample_rate,
-    signal_in, signal_out,
-};
-use kiln_core::op::{OpError, OpSpec, Reads};
+use crate::{AudioOp, apply_amp, constant, float_param, input, sample_rate, signal_in, signal_out};
+use kiln_core::op::{OpError, OpSpec, Reads, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
 
@@ -100,9 +97,7 @@ struct Phase {
 impl Phase {
     fn from_call(call: &SignalCall<'_>) -> Result<Self, OpError> {
         let sample_rate = sample_rate(call)?;
-        check_constant(call, 0, "freq")?;
-        check_constant(call, 1, "amp")?;
-        let start = phase_start(finite_param(call, 0, "phase")?);
+        let start = phase_start(call.param_float(0)?);
         Ok(Phase::new(
             sample_rate,
             start,
@@ -366,18 +361,16 @@ impl SignalProc for Noise {
 
 fn periodic_spec(id: &'static str, doc: &'static str) -> OpSpec {
     OpSpec::new(id, doc)
-        .input(signal_in(
-            "freq",
-            440.0,
-            "frequency in Hz (negative runs backwards)",
-        ))
-        .input(signal_in(
-            "amp",
-            1.0,
-            "amplitude: the wave is multiplied by it",
-        ))
+        .input(
+            signal_in("freq", 440.0, "frequency in Hz (negative runs backwards)")
+                .with_rule(Rule::Finite),
+        )
+        .input(
+            signal_in("amp", 1.0, "amplitude: the wave is multiplied by it")
+                .with_rule(Rule::Finite),
+        )
         .output(signal_out("the oscillator's signal"))
-        .param(float_param("phase", 0.0, "start phase in cycles (0 to 1)"))
+        .param(float_param("phase", 0.0, "start phase in cycles (0 to 1)").with_rule(Rule::Finite))
 }
 
 /// The processor of a periodic oscillator whose waveform takes no params.
@@ -392,13 +385,7 @@ fn build_periodic<W: Waveform + Default + 'static>(
 
 fn build_square(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
     let state = Phase::from_call(call)?;
-    let duty = finite_param(call, 1, "duty")?;
-    if !(0.0..=1.0).contains(&duty) {
-        return Err(OpError::param(
-            1,
-            format!("`duty` must be from 0 to 1, found {duty}"),
-        ));
-    }
+    let duty = call.param_float(1)?;
     Ok(Box::new(PhaseOsc {
         state,
         wave: SquareWave {
@@ -408,7 +395,6 @@ fn build_square(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
 }
 
 fn build_noise(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-    check_constant(call, 0, "amp")?;
     Ok(Box::new(Noise::new(call.node_seed(), call.is_live(0))))
 }
 
@@ -435,11 +421,10 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             "A square oscillator: 1 for the first `duty` of each cycle, then -1, band-limited \
              with PolyBLEP.",
         )
-        .param(float_param(
-            "duty",
-            0.5,
-            "fraction of each cycle spent high (0 to 1)",
-        )),
+        .param(
+            float_param("duty", 0.5, "fraction of each cycle spent high (0 to 1)")
+                .with_rule(Rule::between(0.0, 1.0)),
+        ),
         build_square,
     ))?;
     reg.register_signal(AudioOp::new(
@@ -448,11 +433,10 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             "White noise, uniform in [-1, 1), times amp. Seeded by the run's seed and the node \
              id: the same in every run, different for each node.",
         )
-        .input(signal_in(
-            "amp",
-            1.0,
-            "amplitude: the noise is multiplied by it",
-        ))
+        .input(
+            signal_in("amp", 1.0, "amplitude: the noise is multiplied by it")
+                .with_rule(Rule::Finite),
+        )
         .output(signal_out("the noise"))
         .reads(Reads::SEED),
         build_noise,

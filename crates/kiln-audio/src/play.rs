@@ -3,7 +3,7 @@
 //! signal op `audio.play`, which plays one channel of a buffer, sample by sample.
 
 use crate::{AUDIO_TYPE, AudioBuffer, AudioOp, sample_rate, signal_out};
-use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec};
+use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
 use kiln_core::value::{Heavy, Value, ValueType};
@@ -151,12 +151,15 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             "the buffer to play (a control value)",
         ))
         .output(signal_out("the channel's samples"))
-        .param(ParamSpec::new(
-            "channel",
-            ValueType::Int,
-            Value::Int(0),
-            "the channel to play, from 0",
-        ))
+        .param(
+            ParamSpec::new(
+                "channel",
+                ValueType::Int,
+                Value::Int(0),
+                "the channel to play, from 0",
+            )
+            .with_rule(Rule::at_least(0)),
+        )
         .param(ParamSpec::new(
             "loop",
             ValueType::Bool,

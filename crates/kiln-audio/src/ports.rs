@@ -1,5 +1,6 @@
 //! The ports and params shared by the audio ops: declaring them in a spec, reading them when
-//! a processor is built, and reading signal inputs while it runs.
+//! a processor is built (their rules, see [`kiln_core::op::rule`], already checked), and
+//! reading signal inputs while it runs.
 
 use kiln_core::op::{InputSpec, OpError, OutputSpec, ParamSpec};
 use kiln_core::signal::SignalCall;
@@ -32,40 +33,6 @@ pub(crate) fn sample_rate(call: &SignalCall<'_>) -> Result<f64, OpError> {
     }
 }
 
-/// A float param that must be finite, or an error naming it.
-pub(crate) fn finite_param(call: &SignalCall<'_>, i: usize, name: &str) -> Result<f64, OpError> {
-    let v = call
-        .params
-        .get(i)
-        .and_then(Value::as_f64)
-        .ok_or_else(|| OpError::param(i, format!("`{name}` must be a number")))?;
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err(OpError::param(
-            i,
-            format!("`{name}` must be a finite number, found {v}"),
-        ))
-    }
-}
-
-/// A finite float param that must be at least zero, or an error naming it.
-pub(crate) fn non_negative_param(
-    call: &SignalCall<'_>,
-    i: usize,
-    name: &str,
-) -> Result<f64, OpError> {
-    let v = finite_param(call, i, name)?;
-    if v >= 0.0 {
-        Ok(v)
-    } else {
-        Err(OpError::param(
-            i,
-            format!("`{name}` must not be negative, found {v}"),
-        ))
-    }
-}
-
 /// A string param, or an error naming it.
 pub(crate) fn str_param<'a>(
     call: &'a SignalCall<'_>,
@@ -76,17 +43,6 @@ pub(crate) fn str_param<'a>(
         .get(i)
         .and_then(Value::as_str)
         .ok_or_else(|| OpError::param(i, format!("`{name}` must be a string")))
-}
-
-/// A constant given to signal input `i` must be finite: an error naming the input otherwise.
-pub(crate) fn check_constant(call: &SignalCall<'_>, i: usize, name: &str) -> Result<(), OpError> {
-    match call.control_float(i) {
-        Some(v) if !v.is_finite() => Err(OpError::input(
-            i,
-            format!("`{name}` must be a finite number, found {v}"),
-        )),
-        _ => Ok(()),
-    }
 }
 
 /// Signal input `i`, or an empty slice when the evaluator passed fewer inputs (a broken

@@ -1,7 +1,7 @@
 //! `signal.sequence`: a fixed list of samples, played once (then silence) or looped.
 
 use crate::{AudioOp, signal_out};
-use kiln_core::op::{OpError, OpSpec, ParamSpec};
+use kiln_core::op::{OpError, OpSpec, ParamSpec, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
 use kiln_core::value::{Value, ValueType};
@@ -69,33 +69,31 @@ impl SignalProc for Sequence {
     }
 }
 
-fn build_sequence(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-    let list = call
-        .params
-        .first()
-        .and_then(Value::as_list)
-        .ok_or_else(|| OpError::param(0, "`values` must be a list of numbers"))?;
-    let mut values = Vec::with_capacity(list.len());
+/// The rule of the `values` param: a list of finite numbers.
+fn values_rule(v: &Value, _env: &RuleEnv) -> Result<(), Violation> {
+    let expected = "a list of finite numbers";
+    let Some(list) = v.as_list() else {
+        return Err(Violation::new(expected, v.type_name()));
+    };
     for (k, v) in list.iter().enumerate() {
         match v.as_f64() {
-            Some(x) if x.is_finite() => values.push(x),
-            Some(x) => {
-                return Err(OpError::param(
-                    0,
-                    format!("`values` must hold finite numbers, found {x} at index {k}"),
-                ));
-            }
+            Some(x) if x.is_finite() => {}
+            Some(x) => return Err(Violation::new(expected, format!("{x} at index {k}"))),
             None => {
-                return Err(OpError::param(
-                    0,
-                    format!(
-                        "`values` must hold numbers, found {} at index {k}",
-                        v.type_name()
-                    ),
+                return Err(Violation::new(
+                    expected,
+                    format!("a {} at index {k}", v.type_name()),
                 ));
             }
         }
     }
+    Ok(())
+}
+
+fn build_sequence(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+    // The rule holds: a list of finite numbers.
+    let list = call.params.first().and_then(Value::as_list).unwrap_or(&[]);
+    let values = list.iter().filter_map(Value::as_f64).collect();
     let looping = call
         .params
         .get(1)
@@ -113,12 +111,15 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
              `loop` is set): excitations, test signals, fixtures.",
         )
         .output(signal_out("the values, one per sample"))
-        .param(ParamSpec::new(
-            "values",
-            ValueType::List,
-            Value::List(Vec::<Value>::new().into()),
-            "the samples (finite numbers)",
-        ))
+        .param(
+            ParamSpec::new(
+                "values",
+                ValueType::List,
+                Value::List(Vec::<Value>::new().into()),
+                "the samples (finite numbers)",
+            )
+            .with_rule(Rule::Check(values_rule)),
+        )
         .param(ParamSpec::new(
             "loop",
             ValueType::Bool,

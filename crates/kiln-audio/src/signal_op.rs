@@ -1,4 +1,5 @@
-//! The op type every audio node is: a spec and a function that builds its processor.
+//! The op type every audio node is: a spec and a function that builds its processor, once
+//! the node's params and constants follow the spec's rules.
 
 use kiln_core::op::{OpError, OpSpec};
 use kiln_core::signal::{SignalCall, SignalOp, SignalProc};
@@ -23,6 +24,8 @@ impl SignalOp for AudioOp {
         &self.spec
     }
     fn build(&self, call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+        // The rules first, so a processor built outside a stream refuses what a stream does.
+        call.check_rules(&self.spec)?;
         (self.build)(call)
     }
 }

@@ -78,6 +78,11 @@ pub(crate) struct EvalArgs {
     /// removing the oldest entries first.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "cache")]
     pub(crate) cache_max: Option<u64>,
+    /// The memory budget: a large buffer (an image, a delay line) that would take the
+    /// process past SIZE bytes (like 2G) fails its node instead (default: three quarters of
+    /// the machine's memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) memory_limit: Option<u64>,
 }
 
 /// The options of `kiln render`.
@@ -181,6 +186,12 @@ pub(crate) struct RenderArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    /// With --ticks: continue the render recorded in --out (its manifest, kiln-render.json,
+    /// lists the whole ticks) from its last whole tick, restoring the saved latch state or
+    /// replaying up to it; the files are the same bytes as an uninterrupted render's. The
+    /// graph and the settings (ticks, dt, seed, --set, --output) must be the same.
+    #[arg(long, conflicts_with = "seconds")]
+    pub(crate) resume: bool,
     /// With --ticks: keep results in the persistent cache DIR (created if missing) and
     /// reuse what an earlier render left there. Lazy and incremental evaluators only.
     #[arg(long, value_name = "DIR", conflicts_with = "seconds")]
@@ -189,6 +200,11 @@ pub(crate) struct RenderArgs {
     /// removing the oldest entries first.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "cache")]
     pub(crate) cache_max: Option<u64>,
+    /// The memory budget: a large buffer (an image, a delay line) that would take the
+    /// process past SIZE bytes (like 2G) fails its node instead (default: three quarters of
+    /// the machine's memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) memory_limit: Option<u64>,
 }
 
 /// The WAV sample formats `--wav-format` chooses between.
@@ -275,6 +291,11 @@ pub(crate) enum Cmd {
     Validate {
         /// The graph file.
         graph: PathBuf,
+        /// Also check the rules of audio nodes that depend on the sample rate (a filter's
+        /// cutoff below Nyquist, a delay's length in samples) at this rate in Hz, as
+        /// `render --seconds --rate HZ` would.
+        #[arg(long, value_name = "HZ")]
+        rate: Option<u32>,
     },
     /// Describe a graph: inputs, outputs, nodes by op and by determinism class.
     Info {
@@ -359,6 +380,11 @@ pub(crate) struct WatchArgs {
     /// Seed for procedural randomness.
     #[arg(long, default_value_t = 0)]
     pub(crate) seed: u64,
+    /// The memory budget: a large buffer (an image, a delay line) that would take the
+    /// process past SIZE bytes (like 2G) fails its node instead (default: three quarters of
+    /// the machine's memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) memory_limit: Option<u64>,
 }
 
 /// The options of `kiln bake`.

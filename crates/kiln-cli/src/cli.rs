@@ -5,7 +5,7 @@ use crate::args::{Cli, Cmd};
 use crate::commands::{
     bake, cache, demo, dot, info, ops, render, render_audio, run, validate, watch,
 };
-use crate::common::{CliError, load, sweep_leftovers};
+use crate::common::{CliError, load, set_memory_limit, sweep_leftovers};
 use clap::Parser;
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -23,10 +23,12 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
     let libs = cli.lib;
     match cli.cmd {
         Cmd::Run { graph, args } => {
+            set_memory_limit(args.memory_limit);
             let file = load(&graph, &reg, &libs, &args.set)?.file;
             run::run(&file.graph, &reg, &args, Some(&graph))
         }
         Cmd::Render { graph, args } => {
+            set_memory_limit(args.memory_limit);
             let file = load(&graph, &reg, &libs, &args.set)?.file;
             // Both kinds of render (ticks and audio) write into `--out`.
             sweep_leftovers(&args.out);
@@ -37,18 +39,25 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
                 (None, None) => Err(CliError("render needs --ticks N or --seconds S".into())),
             }
         }
-        Cmd::Demo { args } => demo::demo(&reg, &args),
-        Cmd::Validate { graph } => Ok(validate::validate(
+        Cmd::Demo { args } => {
+            set_memory_limit(args.memory_limit);
+            demo::demo(&reg, &args)
+        }
+        Cmd::Validate { graph, rate } => Ok(validate::validate(
             &graph,
             &load(&graph, &reg, &libs, &[])?.file,
             &reg,
+            rate,
         )),
         Cmd::Info { graph } => {
             let loaded = load(&graph, &reg, &libs, &[])?;
             info::info(&graph, &loaded, &reg)
         }
         Cmd::Dot { graph } => Ok(dot::dot(&load(&graph, &reg, &libs, &[])?.file)),
-        Cmd::Watch { graph, args } => watch::watch(&graph, &reg, &args, &libs),
+        Cmd::Watch { graph, args } => {
+            set_memory_limit(args.memory_limit);
+            watch::watch(&graph, &reg, &args, &libs)
+        }
         Cmd::Bake { graph, args } => bake::bake(&graph, &reg, &args, &libs),
         Cmd::Cache { action } => cache::cache(&action),
         Cmd::Ops { filter } => Ok(ops::list_ops(&reg, filter.as_deref(), &libs)),

@@ -161,9 +161,28 @@ pub(crate) fn progress_bar(quiet: bool, len: u64, unit: &str) -> Option<Progress
     Some(bar)
 }
 
+/// Set the process-wide memory budget (`kiln_core::memory`): `given` (`--memory-limit`), else
+/// three quarters of the machine's memory when it is known.
+pub(crate) fn set_memory_limit(given: Option<u64>) {
+    kiln_core::memory::set_limit(given.or_else(kiln_core::memory::default_limit));
+}
+
 /// Refuse a graph with validation problems (printing each one).
 pub(crate) fn check_valid(g: &Graph, reg: &Registry) -> Result<(), CliError> {
-    let diags = validate(g, reg);
+    report_problems(validate(g, reg))
+}
+
+/// [`check_valid`] for a graph streamed at `rate` Hz (the rate-dependent rules too).
+pub(crate) fn check_valid_at_rate(g: &Graph, reg: &Registry, rate: u32) -> Result<(), CliError> {
+    report_problems(kiln_core::validate::validate_at_rate(
+        g,
+        reg,
+        f64::from(rate),
+    ))
+}
+
+/// Print every problem of `diags`, and fail if there is one.
+fn report_problems(diags: Vec<Diagnostic>) -> Result<(), CliError> {
     if diags.is_empty() {
         return Ok(());
     }

@@ -11,7 +11,10 @@ use std::sync::Arc;
 
 impl EvaluatorKind {
     /// A fresh evaluator of this kind under `parallel`, keeping results in `store` when one
-    /// is given (every evaluator can: see `kiln_core::eval`).
+    /// is given (every evaluator can: see `kiln_core::eval`). Every kind lets go of an
+    /// intermediate value once the nodes that read it ran (eager and compiled always do;
+    /// lazy and incremental are asked to), and the lazy evaluator's own memo is bounded by
+    /// [`memo_budget`].
     pub(crate) fn build(
         self,
         reg: &Registry,
@@ -20,14 +23,16 @@ impl EvaluatorKind {
     ) -> Box<dyn Evaluator> {
         let reg = reg.clone();
         match (self, store) {
-            (EvaluatorKind::Lazy, None) => {
-                Box::new(LazyEvaluator::new(reg).with_parallel(parallel))
-            }
-            (EvaluatorKind::Lazy, Some(s)) => Box::new(
-                LazyEvaluator::new(reg)
+            (EvaluatorKind::Lazy, store) => {
+                let e = LazyEvaluator::new(reg)
                     .with_parallel(parallel)
-                    .with_store(s),
-            ),
+                    .with_release(true)
+                    .with_memo_budget(memo_budget());
+                match store {
+                    Some(s) => Box::new(e.with_store(s)),
+                    None => Box::new(e),
+                }
+            }
             (EvaluatorKind::Eager, None) => {
                 Box::new(EagerEvaluator::new(reg).with_parallel(parallel))
             }
@@ -47,7 +52,9 @@ impl EvaluatorKind {
                 }
             }
             (EvaluatorKind::Incremental, store) => {
-                let e = IncrementalEvaluator::new(reg).with_parallel(parallel);
+                let e = IncrementalEvaluator::new(reg)
+                    .with_parallel(parallel)
+                    .with_release(true);
                 match store {
                     Some(s) => Box::new(e.with_store(s)),
                     None => Box::new(e),
@@ -55,6 +62,12 @@ impl EvaluatorKind {
             }
         }
     }
+}
+
+/// The most bytes an evaluator's memo of results keeps: a quarter of the memory budget
+/// (`--memory-limit`), or 1 GiB when there is none.
+pub(crate) fn memo_budget() -> usize {
+    kiln_core::memory::limit().map_or(1 << 30, |l| usize::try_from(l / 4).unwrap_or(usize::MAX))
 }
 
 /// The policy of `--parallel [THREADS]` (`None`: sequential).

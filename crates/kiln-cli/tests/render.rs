@@ -33,7 +33,7 @@ fn render_trails(dir: &Path, out: &str, ticks: u32, extra: &[&str]) -> Vec<(Stri
     args.extend_from_slice(extra);
     let o = kiln(&args, dir);
     assert!(o.status.success(), "{extra:?}: {:?}", text(&o));
-    files_in(&dir.join(out))
+    frames_in(&dir.join(out))
 }
 
 #[test]
@@ -146,7 +146,7 @@ fn a_failing_tick_stops_keeps_earlier_ticks_and_writes_none_of_its_own() {
         ] {
             assert!(err.contains(needle), "{name}: no `{needle}` in {err}");
         }
-        let files = files_in(&dir.path().join(name));
+        let files = frames_in(&dir.path().join(name));
         assert_eq!(
             names(&files),
             [
@@ -260,7 +260,7 @@ fn set_output_and_stats_work_as_in_run() {
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
     assert_eq!(
-        names(&files_in(&dir.path().join("picked"))),
+        names(&frames_in(&dir.path().join("picked"))),
         [
             "noise_out_000.png",
             "noise_out_001.png",

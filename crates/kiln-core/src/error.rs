@@ -25,6 +25,8 @@ pub enum DiagnosticKind {
     MissingParam,
     /// A cycle of wires.
     Cycle,
+    /// A param or constant of the right type that breaks its op's rule (a range, a choice).
+    BadValue,
 }
 
 impl DiagnosticKind {
@@ -39,6 +41,7 @@ impl DiagnosticKind {
             DiagnosticKind::MissingInput => "missing-input",
             DiagnosticKind::MissingParam => "missing-param",
             DiagnosticKind::Cycle => "cycle",
+            DiagnosticKind::BadValue => "bad-value",
         }
     }
 }

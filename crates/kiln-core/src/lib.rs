@@ -43,6 +43,7 @@ pub mod graph;
 pub mod id;
 pub mod key;
 pub mod lower;
+pub mod memory;
 pub mod op;
 pub mod plan;
 pub mod recurrence;

@@ -7,7 +7,9 @@ use crate::value::{Value, ValueType};
 use std::borrow::Cow;
 
 pub mod fn_op;
+pub mod rule;
 pub use fn_op::FnOp;
+pub use rule::{Rule, RuleEnv, Violation};
 
 /// How a node's result may change between evaluations with the same inputs and params.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -117,6 +119,8 @@ pub struct InputSpec {
     /// samples (at least its processor's latency before), so a loop through it is legal in
     /// the streaming evaluator (see `crate::stream`).
     pub feedback: bool,
+    /// What values the input accepts beyond its type (see [`rule`]).
+    pub rule: Option<Rule>,
     /// One-line description.
     pub doc: Cow<'static, str>,
 }
@@ -131,6 +135,7 @@ impl InputSpec {
             lazy: false,
             catches_errors: false,
             feedback: false,
+            rule: None,
             doc: doc.into(),
         }
     }
@@ -143,6 +148,7 @@ impl InputSpec {
             lazy: false,
             catches_errors: false,
             feedback: false,
+            rule: None,
             doc: doc.into(),
         }
     }
@@ -159,6 +165,11 @@ impl InputSpec {
     /// Let the op see error values at this input (see [`InputSpec::catches_errors`]).
     pub fn catching_errors(mut self) -> Self {
         self.catches_errors = true;
+        self
+    }
+    /// Accept only values that follow `rule`.
+    pub fn with_rule(mut self, rule: Rule) -> Self {
+        self.rule = Some(rule);
         self
     }
 }
@@ -194,6 +205,8 @@ pub struct ParamSpec {
     pub ty: ValueType,
     /// Default (`None` makes the param required).
     pub default: Option<Value>,
+    /// What values the param accepts beyond its type (see [`rule`]).
+    pub rule: Option<Rule>,
     /// One-line description.
     pub doc: Cow<'static, str>,
 }
@@ -205,6 +218,7 @@ impl ParamSpec {
             name: name.into(),
             ty,
             default: Some(default),
+            rule: None,
             doc: doc.into(),
         }
     }
@@ -214,8 +228,14 @@ impl ParamSpec {
             name: name.into(),
             ty,
             default: None,
+            rule: None,
             doc: doc.into(),
         }
+    }
+    /// Accept only values that follow `rule`.
+    pub fn with_rule(mut self, rule: Rule) -> Self {
+        self.rule = Some(rule);
+        self
     }
 }
 
@@ -244,6 +264,9 @@ pub struct OpSpec {
     pub delay: bool,
     /// What the node is to a graph used as a node (see [`Role`]).
     pub role: Role,
+    /// A rule over all the params together (an image's pixels in total, say), checked once
+    /// each param follows its own (see [`rule`]).
+    pub params_rule: Option<rule::ParamsCheck>,
 }
 
 /// What a node of an op is to the interface of its graph: an ordinary node, or one of the
@@ -279,6 +302,7 @@ impl OpSpec {
             reads: Reads::NONE,
             delay: false,
             role: Role::Node,
+            params_rule: None,
         }
     }
     /// Set the interface role (see [`Role`]).
@@ -312,6 +336,11 @@ impl OpSpec {
         if self.purity == Purity::Pure {
             self.purity = Purity::Clock;
         }
+        self
+    }
+    /// Set the rule over all the params together (see [`OpSpec::params_rule`]).
+    pub fn with_params_rule(mut self, check: rule::ParamsCheck) -> Self {
+        self.params_rule = Some(check);
         self
     }
     /// Set the version.

@@ -6,7 +6,7 @@ use crate::analysis::Topology;
 use crate::context::EvalContext;
 use crate::graph::{Graph, NodeId, Revision};
 use crate::key::{Key, KeyHasher};
-use crate::op::{Op, Purity};
+use crate::op::{Op, OpError, Purity, rule};
 use crate::registry::Registry;
 use crate::validate::{Binding, Diagnostics, resolve};
 use crate::value::{Value, ValueType};
@@ -54,6 +54,10 @@ pub struct Plan {
     static_key: OnceLock<Vec<Key>>,
     lazy: Vec<bool>,
     catches: Vec<bool>,
+    /// Whether a node's op has rules (see [`Plan::check_rules`]).
+    ruled: Vec<bool>,
+    /// The first param of a node that breaks its op's rules.
+    param_fault: Vec<Option<OpError>>,
     topo: Topology,
     order: Vec<u32>,
     latches: Vec<LatchInfo>,
@@ -149,6 +153,13 @@ impl Plan {
             .iter()
             .map(|o| o.spec().inputs.iter().any(|i| i.catches_errors))
             .collect();
+        let ruled = r.ops.iter().map(|o| rule::has_rules(o.spec())).collect();
+        let param_fault = r
+            .ops
+            .iter()
+            .zip(&params)
+            .map(|(o, p)| param_fault(o.as_ref(), p))
+            .collect();
         Ok(Plan {
             revision: graph.revision(),
             ids,
@@ -162,6 +173,8 @@ impl Plan {
             static_key: OnceLock::new(),
             lazy,
             catches,
+            ruled,
+            param_fault,
             topo: r.topo,
             order: r.order,
             latches,
@@ -235,6 +248,20 @@ impl Plan {
     /// Whether some input of the node's op sees error values itself.
     pub fn catches_errors(&self, n: usize) -> bool {
         self.catches[n]
+    }
+    /// Whether node `n`'s op declares rules for its params or inputs (see
+    /// [`crate::op::rule`]).
+    #[inline]
+    pub fn has_rules(&self, n: usize) -> bool {
+        self.ruled[n]
+    }
+    /// Check node `n` against its op's rules before it runs on `inputs`: its params (checked
+    /// once, when the plan took them) and its input values. The error names the port.
+    pub fn check_rules(&self, n: usize, inputs: &[Value]) -> Result<(), OpError> {
+        if let Some(e) = &self.param_fault[n] {
+            return Err(e.clone());
+        }
+        rule::check_inputs(self.ops[n].spec(), inputs, &rule::RuleEnv::default())
     }
     /// The fixed key of a [`Class::Static`] node.
     #[inline]
@@ -351,6 +378,7 @@ impl Plan {
         }
         for (v, params, inputs) in staged {
             self.partial[v] = partial_key(self.ops[v].as_ref(), &params, &inputs);
+            self.param_fault[v] = param_fault(self.ops[v].as_ref(), &params);
             self.params[v] = params.into_boxed_slice();
             self.inputs[v] = inputs.into_boxed_slice();
         }
@@ -417,6 +445,11 @@ impl Plan {
         let (i, port) = graph.output_ref(name)?;
         Some((i, self.ops[i].spec().output_index(port)?))
     }
+}
+
+/// Why `params` break `op`'s rules, if they do.
+fn param_fault(op: &dyn Op, params: &[Value]) -> Option<OpError> {
+    rule::check_params(op.spec(), params, &rule::RuleEnv::default()).err()
 }
 
 /// The key material of a node that does not depend on its inputs' values: op id, version,

@@ -47,18 +47,24 @@ impl Default for LatchOp {
             "the value to hold from the next advance on (may close a cycle)",
         ))
         .output(OutputSpec::new("out", ValueType::Any, "the stored value"))
-        .param(ParamSpec::new(
-            "every",
-            ValueType::Int,
-            Value::Int(1),
-            "advance every n base ticks (n >= 1) and hold in between",
-        ))
-        .param(ParamSpec::new(
-            "phase",
-            ValueType::Int,
-            Value::Int(0),
-            "the tick offset of the advances: ticks t with t % every == phase % every",
-        ))
+        .param(
+            ParamSpec::new(
+                "every",
+                ValueType::Int,
+                Value::Int(1),
+                "advance every n base ticks (n >= 1) and hold in between",
+            )
+            .with_rule(crate::op::Rule::at_least(1)),
+        )
+        .param(
+            ParamSpec::new(
+                "phase",
+                ValueType::Int,
+                Value::Int(0),
+                "the tick offset of the advances: ticks t with t % every == phase % every",
+            )
+            .with_rule(crate::op::Rule::at_least(0)),
+        )
         .purity(Purity::UserInput);
         spec.delay = true;
         LatchOp(spec)
@@ -316,23 +322,17 @@ impl<E: Evaluator> Recurrent<E> {
         for l in plan.latches() {
             let n = l.node as usize;
             let p = plan.params(n);
-            let every = p.first().and_then(Value::as_i64).unwrap_or(1);
-            let phase = p.get(1).and_then(Value::as_i64).unwrap_or(0);
-            if every < 1 || phase < 0 {
+            let spec = plan.op(n).spec();
+            if let Err(e) = crate::op::rule::check_params(spec, p, &Default::default()) {
                 return Err(EvalError::Node {
                     node: plan.id(n).clone(),
                     op: LATCH_OP.into(),
-                    port: Some(
-                        if every < 1 {
-                            "param `every`"
-                        } else {
-                            "param `phase`"
-                        }
-                        .into(),
-                    ),
-                    message: format!("must be at least {}", if every < 1 { 1 } else { 0 }),
+                    port: e.port.map(|i| spec.port_name(i)),
+                    message: e.message,
                 });
             }
+            let every = p.first().and_then(Value::as_i64).unwrap_or(1).max(1);
+            let phase = p.get(1).and_then(Value::as_i64).unwrap_or(0).max(0);
             out.push(Latch {
                 id: plan.id(n).to_string(),
                 init: src(&l.init),

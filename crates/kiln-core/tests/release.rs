@@ -1,7 +1,8 @@
 //! The eager and compiled evaluators let go of an intermediate heavy value once its last
-//! reader ran: a long chain holds a few values at a time, not one per step.
+//! reader ran, and so do the lazy and incremental ones asked to (`with_release`): a long
+//! chain holds a few values at a time, not one per step.
 
-use kiln_core::eval::{CompiledEvaluator, EagerEvaluator, ParallelPolicy};
+use kiln_core::eval::{CompiledEvaluator, EagerEvaluator, IncrementalEvaluator, ParallelPolicy};
 use kiln_core::key::KeyHasher;
 use kiln_core::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -106,6 +107,14 @@ fn a_long_chain_of_heavy_values_holds_a_few_at_a_time() {
                     .with_background(false)
                     .with_parallel(par),
             ),
+        ),
+        (
+            "lazy-release",
+            Box::new(LazyEvaluator::new(reg.clone()).with_release(true)),
+        ),
+        (
+            "incremental-release",
+            Box::new(IncrementalEvaluator::new(reg.clone()).with_release(true)),
         ),
     ];
     for (name, mut ev) in evs {

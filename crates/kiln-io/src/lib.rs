@@ -15,12 +15,16 @@
 //! * [`frame`]: a frame's files written as a group ([`commit_frame`]): all land, or none;
 //! * [`leftovers`]: the temporary files of processes that died while writing, found by the
 //!   pid in their names and removed ([`remove_dead_leftovers`]);
+//! * [`render_manifest`] and [`render_state`]: which ticks of a tick render are whole in its
+//!   output folder, and the latch state a resumed render continues from;
 //! * [`bake`](mod@bake): baked graphs — inputs frozen, pure cones folded into constants,
 //!   heavy values in a blob folder beside the graph file ([`bake()`], [`write_baked`]);
 //! * [`blob`]: values stored by content beside a graph file (the blob folder of a baked
 //!   graph), and the references a graph file makes to them;
 //! * [`cache`]: the persistent result cache ([`DiskCache`]), a directory of checksummed
 //!   entry files under a [`Store`](kiln_core::cache::Store);
+//! * [`fuzzing`]: the entry points of the fuzz targets, which `cargo test` feeds the kept
+//!   corpus too;
 //! * [`value_codec`]: the binary form of values in cache entries and blobs ([`encode_value`],
 //!   [`decode_value`]), heavy values through the codecs their crates register.
 //!
@@ -55,10 +59,13 @@ pub mod dot;
 mod entry_file;
 mod files;
 pub mod frame;
+pub mod fuzzing;
 pub mod graph_file;
 pub mod input_file;
 mod json;
 pub mod leftovers;
+pub mod render_manifest;
+pub mod render_state;
 pub mod snapshot;
 pub mod value_codec;
 pub mod values;

@@ -92,12 +92,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     Ok(())
 }
 
-/// Encode an image as PNG bytes (8-bit RGBA, channels clamped to 0..=1).
+/// Encode an image as PNG bytes (8-bit RGBA, channels clamped to 0..=1). The 8-bit pixels
+/// are reserved through `kiln_core::memory`: when they do not fit, the error is a limit
+/// error (insufficient memory), not an abort.
 pub fn encode_png(img: &Image) -> Result<Vec<u8>, image::ImageError> {
     use image::ImageEncoder;
+    use image::error::{ImageError, LimitError, LimitErrorKind};
+    let rgba = img.try_to_rgba8().map_err(|_| {
+        ImageError::Limits(LimitError::from_kind(LimitErrorKind::InsufficientMemory))
+    })?;
     let mut buf = Vec::new();
     image::codecs::png::PngEncoder::new(&mut buf).write_image(
-        &img.to_rgba8(),
+        &rgba,
         img.width,
         img.height,
         image::ExtendedColorType::Rgba8,

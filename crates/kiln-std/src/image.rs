@@ -2,6 +2,7 @@
 
 use kiln_core::codec::{ByteReader, CodecError, HeavyCodec, write_f32s, write_len};
 use kiln_core::key::KeyHasher;
+use kiln_core::op::{OpError, OpSpec, ParamSpec, Rule, RuleEnv, Violation};
 use kiln_core::value::{Heavy, HeavyData, Value, ValueType};
 use std::any::Any;
 
@@ -44,12 +45,27 @@ impl Image {
     /// Encode as 8-bit sRGB-less RGBA bytes (channels clamped to 0..=1 and scaled to 255).
     pub fn to_rgba8(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.pixels.len() * 4);
+        self.push_rgba8(&mut out);
+        out
+    }
+    /// [`Image::to_rgba8`] into a buffer reserved through [`kiln_core::memory`]: an error
+    /// rather than an abort when it does not fit.
+    pub fn try_to_rgba8(&self) -> Result<Vec<u8>, kiln_core::memory::MemoryError> {
+        let mut out = kiln_core::memory::try_vec(self.pixels.len() * 4, || {
+            format!(
+                "the 8-bit pixels of a {} x {} image",
+                self.width, self.height
+            )
+        })?;
+        self.push_rgba8(&mut out);
+        Ok(out)
+    }
+    fn push_rgba8(&self, out: &mut Vec<u8>) {
         for p in &self.pixels {
             for c in p {
                 out.push((c.clamp(0.0, 1.0) * 255.0 + 0.5) as u8);
             }
         }
-        out
     }
 }
 
@@ -113,40 +129,65 @@ impl HeavyCodec for ImageCodec {
     }
 }
 
-/// Check image dimensions given as params `w`, `h` (param indices `wi`, `hi`).
-pub fn check_size(
-    w: i64,
-    h: i64,
-    wi: usize,
-    hi: usize,
-) -> Result<(u32, u32), kiln_core::op::OpError> {
-    use kiln_core::op::OpError;
-    let ok = |v: i64, i: usize, what: &str| {
-        if v < 1 || v > MAX_SIDE as i64 {
-            Err(OpError::param(
-                i,
-                format!("{what} must be between 1 and {MAX_SIDE}, got {v}"),
-            ))
-        } else {
-            Ok(v as u32)
-        }
-    };
-    Ok((ok(w, wi, "width")?, ok(h, hi, "height")?))
+/// Most pixels an image op will allocate in total (1 GiB of pixels): each side may be up to
+/// [`MAX_SIDE`], but not both at once.
+pub const MAX_PIXELS: u64 = 1 << 26;
+
+/// The rule of the `width` and `height` params: from 1 to [`MAX_SIDE`].
+pub const SIDE_RULE: Rule = Rule::Ints {
+    min: 1,
+    max: MAX_SIDE as i64,
+};
+
+/// The rule over the size params (`width`, `height`: the op's first two params): at most
+/// [`MAX_PIXELS`] pixels in total.
+pub fn pixels_rule(params: &[Value], _env: &RuleEnv) -> Result<(), (usize, Violation)> {
+    let side = |i: usize| params.get(i).and_then(Value::as_i64).unwrap_or(0).max(0) as u64;
+    let (w, h) = (side(0), side(1));
+    let n = w.saturating_mul(h);
+    if n > MAX_PIXELS {
+        return Err((
+            0,
+            Violation::new(
+                format!("an image of at most {MAX_PIXELS} pixels"),
+                format!("{w} x {h} = {n} pixels"),
+            ),
+        ));
+    }
+    Ok(())
 }
 
-/// Add the `width` and `height` params (Int, default 256) that image-making ops share.
-pub fn with_size_params(spec: kiln_core::op::OpSpec) -> kiln_core::op::OpSpec {
-    use kiln_core::op::ParamSpec;
-    spec.param(ParamSpec::new(
-        "width",
-        ValueType::Int,
-        Value::Int(256),
-        "width in pixels",
-    ))
-    .param(ParamSpec::new(
-        "height",
-        ValueType::Int,
-        Value::Int(256),
-        "height in pixels",
-    ))
+/// Image dimensions from the `width` and `height` params `w`, `h` (param indices `wi`,
+/// `hi`), checked by the rules the size params declare ([`SIDE_RULE`], [`pixels_rule`]).
+pub fn check_size(w: i64, h: i64, wi: usize, hi: usize) -> Result<(u32, u32), OpError> {
+    let env = RuleEnv::default();
+    for (v, i) in [(w, wi), (h, hi)] {
+        SIDE_RULE
+            .check(&Value::Int(v), &env)
+            .map_err(|e| OpError::param(i, e.to_string()))?;
+    }
+    pixels_rule(&[Value::Int(w), Value::Int(h)], &env)
+        .map_err(|(_, e)| OpError::param(wi, e.to_string()))?;
+    Ok((w as u32, h as u32))
+}
+
+/// Add the `width` and `height` params (Int, default 256) that image-making ops share, with
+/// their rules: each side from 1 to [`MAX_SIDE`], at most [`MAX_PIXELS`] in total. They must
+/// be the op's first params (`spec` has none yet).
+pub fn with_size_params(spec: OpSpec) -> OpSpec {
+    debug_assert!(spec.params.is_empty(), "the size params come first");
+    spec.param(
+        ParamSpec::new("width", ValueType::Int, Value::Int(256), "width in pixels")
+            .with_rule(SIDE_RULE),
+    )
+    .param(
+        ParamSpec::new(
+            "height",
+            ValueType::Int,
+            Value::Int(256),
+            "height in pixels",
+        )
+        .with_rule(SIDE_RULE),
+    )
+    .with_params_rule(pixels_rule)
 }

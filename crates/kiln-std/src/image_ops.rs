@@ -14,7 +14,7 @@
 
 use crate::image::{IMAGE_TYPE, Image, check_size, with_size_params};
 use crate::util::FnOp;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec};
+use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
@@ -22,8 +22,9 @@ use kiln_core::value::{Value, ValueType};
 pub(crate) type Pixel = [f32; 4];
 
 /// Build a `width` x `height` image row by row. `row(y, out)` must append exactly `width`
-/// pixels for row `y` to `out`. Checks cancellation before every row and reports progress
-/// every 16 rows.
+/// pixels for row `y` to `out`. The pixels are reserved through [`kiln_core::memory`] (an
+/// image over the budget, or one the allocator cannot give, is an error). Checks
+/// cancellation before every row and reports progress every 16 rows.
 pub(crate) fn build_rows(
     call: &OpCall<'_>,
     width: u32,
@@ -31,8 +32,13 @@ pub(crate) fn build_rows(
     mut row: impl FnMut(u32, &mut Vec<Pixel>),
 ) -> Result<Image, OpError> {
     // Capacity only: pages are touched as rows are written, so a cancelled big image costs
-    // little.
-    let mut pixels: Vec<Pixel> = Vec::with_capacity(width as usize * height as usize);
+    // little. Checked against the memory budget and reserved fallibly, so an image that
+    // does not fit is this node's error.
+    let mut pixels: Vec<Pixel> =
+        kiln_core::memory::try_vec(width as usize * height as usize, || {
+            format!("an image of {width} x {height} pixels")
+        })
+        .map_err(|e| OpError::new(e.to_string()))?;
     for y in 0..height {
         call.check_cancel()?;
         if y % 16 == 0 {
@@ -109,16 +115,6 @@ pub(crate) fn zip_images(
                 .map(|(&p, &q)| f(p, q)),
         )
     })
-}
-
-/// Read input `i` as a finite float.
-pub(crate) fn finite_input(call: &OpCall<'_>, i: usize) -> Result<f64, OpError> {
-    let v = call.float(i)?;
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err(OpError::input(i, format!("must be finite, got {v}")))
-    }
 }
 
 /// The image at input `i`.
@@ -208,17 +204,20 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             IMAGE_TYPE,
             "the image at t = 1, the same size as `a`",
         ))
-        .input(InputSpec::optional(
-            "t",
-            ValueType::Float,
-            Value::Float(0.5),
-            "blend factor (0 gives `a`, 1 gives `b`)",
-        ))
+        .input(
+            InputSpec::optional(
+                "t",
+                ValueType::Float,
+                Value::Float(0.5),
+                "blend factor (0 gives `a`, 1 gives `b`)",
+            )
+            .with_rule(Rule::Finite),
+        )
         .output(OutputSpec::new("out", IMAGE_TYPE, "the blended image")),
         |call, out| {
             let a = image_input(call, 0)?;
             let b = image_input(call, 1)?;
-            let t = finite_input(call, 2)? as f32;
+            let t = call.float(2)? as f32;
             let s = 1.0 - t;
             out[0] = zip_images(call, a, b, 1, |p, q| {
                 std::array::from_fn(|c| p[c] * s + q[c] * t)
@@ -233,23 +232,29 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             "Scale and offset the colour channels: `rgb * gain + bias`, alpha unchanged.",
         )
         .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-        .input(InputSpec::optional(
-            "gain",
-            ValueType::Float,
-            Value::Float(1.0),
-            "factor applied to r, g and b",
-        ))
-        .input(InputSpec::optional(
-            "bias",
-            ValueType::Float,
-            Value::Float(0.0),
-            "amount added to r, g and b after scaling",
-        ))
+        .input(
+            InputSpec::optional(
+                "gain",
+                ValueType::Float,
+                Value::Float(1.0),
+                "factor applied to r, g and b",
+            )
+            .with_rule(Rule::Finite),
+        )
+        .input(
+            InputSpec::optional(
+                "bias",
+                ValueType::Float,
+                Value::Float(0.0),
+                "amount added to r, g and b after scaling",
+            )
+            .with_rule(Rule::Finite),
+        )
         .output(OutputSpec::new("out", IMAGE_TYPE, "the adjusted image")),
         |call, out| {
             let img = image_input(call, 0)?;
-            let gain = finite_input(call, 1)? as f32;
-            let bias = finite_input(call, 2)? as f32;
+            let gain = call.float(1)? as f32;
+            let bias = call.float(2)? as f32;
             out[0] = map_image(call, img, |p| {
                 [
                     p[0] * gain + bias,

@@ -18,9 +18,9 @@
 //! machine.
 
 use crate::image::{IMAGE_TYPE, check_size, with_size_params};
-use crate::image_ops::{finite_input, generate};
+use crate::image_ops::generate;
 use crate::util::FnOp;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Reads};
+use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Reads, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
@@ -176,25 +176,12 @@ pub fn noise_to_grey(n: f64) -> f32 {
 }
 
 /// Read the fBm params `octaves`, `lacunarity`, `gain`, `seed` at param indices
-/// `first..first + 4`, returning the settings and the effective seed.
+/// `first..first + 4` (their rules checked before the op runs), returning the settings and
+/// the effective seed.
 fn fbm_params(call: &OpCall<'_>, first: usize) -> Result<(Fbm, u64), OpError> {
-    let octaves = call.param_int(first)?;
-    if !(1..=MAX_OCTAVES).contains(&octaves) {
-        return Err(OpError::param(
-            first,
-            format!("octaves must be between 1 and {MAX_OCTAVES}, got {octaves}"),
-        ));
-    }
-    let finite = |i: usize| {
-        let v = call.param_float(i)?;
-        if v.is_finite() {
-            Ok(v)
-        } else {
-            Err(OpError::param(i, format!("must be finite, got {v}")))
-        }
-    };
-    let lacunarity = finite(first + 1)?;
-    let gain = finite(first + 2)?;
+    let octaves = call.param_int(first)?.clamp(1, MAX_OCTAVES);
+    let lacunarity = call.param_float(first + 1)?;
+    let gain = call.param_float(first + 2)?;
     let seed = mix_seed(call.param_int(first + 3)?, call.ctx.seed);
     Ok((
         Fbm {
@@ -206,14 +193,10 @@ fn fbm_params(call: &OpCall<'_>, first: usize) -> Result<(Fbm, u64), OpError> {
     ))
 }
 
-/// Read input `i` as a vec2 of finite floats.
+/// Read input `i` as a vec2 (its rule, finite components, checked before the op runs).
 fn vec2_input(call: &OpCall<'_>, i: usize) -> Result<[f64; 2], OpError> {
     match call.inputs.get(i) {
-        Some(Value::Vec2(v)) if v.iter().all(|c| c.is_finite()) => Ok(*v),
-        Some(Value::Vec2(v)) => Err(OpError::input(
-            i,
-            format!("must be finite, got [{}, {}]", v[0], v[1]),
-        )),
+        Some(Value::Vec2(v)) => Ok(*v),
         other => Err(OpError::input(
             i,
             format!(
@@ -225,24 +208,36 @@ fn vec2_input(call: &OpCall<'_>, i: usize) -> Result<[f64; 2], OpError> {
 }
 
 fn fbm_param_specs(spec: OpSpec) -> OpSpec {
-    spec.param(ParamSpec::new(
-        "octaves",
-        ValueType::Int,
-        Value::Int(5),
-        "number of fBm octaves (1..=16)",
-    ))
-    .param(ParamSpec::new(
-        "lacunarity",
-        ValueType::Float,
-        Value::Float(2.0),
-        "frequency factor from one octave to the next",
-    ))
-    .param(ParamSpec::new(
-        "gain",
-        ValueType::Float,
-        Value::Float(0.5),
-        "amplitude factor from one octave to the next",
-    ))
+    spec.param(
+        ParamSpec::new(
+            "octaves",
+            ValueType::Int,
+            Value::Int(5),
+            "number of fBm octaves (1..=16)",
+        )
+        .with_rule(Rule::Ints {
+            min: 1,
+            max: MAX_OCTAVES,
+        }),
+    )
+    .param(
+        ParamSpec::new(
+            "lacunarity",
+            ValueType::Float,
+            Value::Float(2.0),
+            "frequency factor from one octave to the next",
+        )
+        .with_rule(Rule::Finite),
+    )
+    .param(
+        ParamSpec::new(
+            "gain",
+            ValueType::Float,
+            Value::Float(0.5),
+            "amplitude factor from one octave to the next",
+        )
+        .with_rule(Rule::Finite),
+    )
     .param(ParamSpec::new(
         "seed",
         ValueType::Int,
@@ -261,31 +256,31 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
          the point offset + (x + 0.5, y + 0.5) * scale / width.",
         )
         .reads(Reads::SEED)
-        .input(InputSpec::optional(
-            "scale",
-            ValueType::Float,
-            Value::Float(4.0),
-            "noise cells across the image width (finite, > 0)",
-        ))
-        .input(InputSpec::optional(
-            "offset",
-            ValueType::Vec2,
-            Value::Vec2([0.0, 0.0]),
-            "offset of the sampled area, in noise cells",
-        )),
+        .input(
+            InputSpec::optional(
+                "scale",
+                ValueType::Float,
+                Value::Float(4.0),
+                "noise cells across the image width (finite, > 0)",
+            )
+            .with_rule(Rule::POSITIVE),
+        )
+        .input(
+            InputSpec::optional(
+                "offset",
+                ValueType::Vec2,
+                Value::Vec2([0.0, 0.0]),
+                "offset of the sampled area, in noise cells",
+            )
+            .with_rule(Rule::Finite),
+        ),
     );
     reg.register(FnOp::new(
         fbm_param_specs(image_spec).output(OutputSpec::new("out", IMAGE_TYPE, "the noise image")),
         |call, out| {
             let (w, h) = check_size(call.param_int(0)?, call.param_int(1)?, 0, 1)?;
             let (fbm, seed) = fbm_params(call, 2)?;
-            let scale = finite_input(call, 0)?;
-            if scale <= 0.0 {
-                return Err(OpError::input(
-                    0,
-                    format!("scale must be greater than 0, got {scale}"),
-                ));
-            }
+            let scale = call.float(0)?;
             let offset = vec2_input(call, 1)?;
             let noise = Perlin::new(seed);
             let width = w as f64;
@@ -305,11 +300,10 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
          [-1, 1]; the same field as `image.noise` with the same seed.",
     )
     .reads(Reads::SEED)
-    .input(InputSpec::required(
-        "p",
-        ValueType::Vec2,
-        "the point sampled, in noise cells",
-    ));
+    .input(
+        InputSpec::required("p", ValueType::Vec2, "the point sampled, in noise cells")
+            .with_rule(Rule::Finite),
+    );
     reg.register(FnOp::new(
         fbm_param_specs(point_spec).output(OutputSpec::new(
             "out",

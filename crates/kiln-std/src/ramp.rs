@@ -12,7 +12,9 @@
 use crate::image::{IMAGE_TYPE, Image};
 use crate::image_ops::map_image;
 use crate::util::FnOp;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec};
+use kiln_core::op::{
+    InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation,
+};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 use std::sync::Arc;
@@ -25,58 +27,10 @@ pub struct Ramp {
 }
 
 impl Ramp {
-    /// Parse a `stops` value. Errors name the offending stop (`stop #2: ...`, counting from
-    /// 0) and are reported against param `param`.
+    /// Parse a `stops` value. Errors name the offending stop (`stop #2`, counting from 0)
+    /// and are reported against param `param`.
     pub fn parse(v: &Value, param: usize) -> Result<Ramp, OpError> {
-        let err = |msg: String| OpError::param(param, msg);
-        let list = v
-            .as_list()
-            .ok_or_else(|| err(format!("expected a list of stops, found {}", v.type_name())))?;
-        if list.is_empty() {
-            return Err(err("needs at least one stop".into()));
-        }
-        let mut stops = Vec::with_capacity(list.len());
-        for (i, s) in list.iter().enumerate() {
-            let pair = match s.as_list() {
-                Some(p) if p.len() == 2 => p,
-                Some(p) => {
-                    return Err(err(format!(
-                        "stop #{i}: expected [position, colour], found a list of {} values",
-                        p.len()
-                    )));
-                }
-                None => {
-                    return Err(err(format!(
-                        "stop #{i}: expected [position, colour], found {}",
-                        s.type_name()
-                    )));
-                }
-            };
-            let pos = pair[0].as_f64().ok_or_else(|| {
-                err(format!(
-                    "stop #{i}: position must be a number, found {}",
-                    pair[0].type_name()
-                ))
-            })?;
-            if !pos.is_finite() {
-                return Err(err(format!(
-                    "stop #{i}: position must be finite, got {pos}"
-                )));
-            }
-            let color = pair[1].as_color().ok_or_else(|| {
-                err(format!(
-                    "stop #{i}: colour must be a color, vec3, vec4 or \"#rrggbb\" string, found {}",
-                    match &pair[1] {
-                        Value::Str(s) => format!("\"{s}\""),
-                        other => other.type_name().to_string(),
-                    }
-                ))
-            })?;
-            stops.push((pos, color));
-        }
-        // Stable: stops at equal positions keep their order.
-        stops.sort_by(|a, b| a.0.total_cmp(&b.0));
-        Ok(Ramp { stops })
+        parse_stops(v).map_err(|e| OpError::param(param, e.to_string()))
     }
 
     /// The sorted stops.
@@ -105,6 +59,64 @@ impl Ramp {
     }
 }
 
+/// The rule of the `stops` param: what [`Ramp::parse`] accepts.
+pub fn stops_rule(v: &Value, _env: &RuleEnv) -> Result<(), Violation> {
+    parse_stops(v).map(drop)
+}
+
+/// Parse and sort a `stops` value, or say which stop is wrong and how.
+fn parse_stops(v: &Value) -> Result<Ramp, Violation> {
+    let list = v
+        .as_list()
+        .ok_or_else(|| Violation::new("a list of [position, colour] stops", v.type_name()))?;
+    if list.is_empty() {
+        return Err(Violation::new("at least one stop", "an empty list"));
+    }
+    let mut stops = Vec::with_capacity(list.len());
+    for (i, s) in list.iter().enumerate() {
+        let pair = match s.as_list() {
+            Some(p) if p.len() == 2 => p,
+            Some(p) => {
+                return Err(Violation::new(
+                    format!("stop #{i} to be [position, colour]"),
+                    format!("a list of {} values", p.len()),
+                ));
+            }
+            None => {
+                return Err(Violation::new(
+                    format!("stop #{i} to be [position, colour]"),
+                    s.type_name(),
+                ));
+            }
+        };
+        let pos = pair[0].as_f64().ok_or_else(|| {
+            Violation::new(
+                format!("a number as the position of stop #{i}"),
+                pair[0].type_name(),
+            )
+        })?;
+        if !pos.is_finite() {
+            return Err(Violation::new(
+                format!("a finite position for stop #{i}"),
+                pos.to_string(),
+            ));
+        }
+        let color = pair[1].as_color().ok_or_else(|| {
+            Violation::new(
+                format!("a color, vec3, vec4 or \"#rrggbb\" string as the colour of stop #{i}"),
+                match &pair[1] {
+                    Value::Str(s) => format!("\"{s}\""),
+                    other => other.type_name().to_string(),
+                },
+            )
+        })?;
+        stops.push((pos, color));
+    }
+    // Stable: stops at equal positions keep their order.
+    stops.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(Ramp { stops })
+}
+
 /// Rec. 709 luminance of a pixel's colour channels.
 pub fn luminance(p: [f32; 4]) -> f64 {
     0.2126 * p[0] as f64 + 0.7152 * p[1] as f64 + 0.0722 * p[2] as f64
@@ -126,6 +138,7 @@ fn stops_param() -> ParamSpec {
         default_stops(),
         "list of [position, colour] stops, e.g. [[0.0, \"#000000\"], [1.0, \"#ffffff\"]]",
     )
+    .with_rule(Rule::Check(stops_rule))
 }
 
 fn exec_image(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
@@ -228,13 +241,13 @@ mod tests {
         assert!(Ramp::parse(&empty, 0).is_err());
         let bad_colour = stops(vec![(0.0, "#000000"), (1.0, "red")]);
         let e = Ramp::parse(&bad_colour, 0).unwrap_err();
-        assert!(e.message.starts_with("stop #1:"), "{}", e.message);
+        assert!(e.message.contains("stop #1"), "{}", e.message);
         let three = Value::List(Arc::from(vec![Value::List(Arc::from(vec![
             Value::Float(0.0),
             Value::str("#000000"),
             Value::Float(1.0),
         ]))]));
         let e = Ramp::parse(&three, 0).unwrap_err();
-        assert!(e.message.starts_with("stop #0:"), "{}", e.message);
+        assert!(e.message.contains("stop #0"), "{}", e.message);
     }
 }

@@ -226,11 +226,11 @@ fn bad_params_are_named() {
     let e = Setup::new("osc.sine")
         .param("phase", f64::NAN)
         .refused_at(PortIndex::Param(0));
-    assert!(e.message.contains("phase"), "{}", e.message);
+    assert!(e.message.contains("finite"), "{}", e.message);
     let e = Setup::new("osc.square")
         .param("duty", 1.5)
         .refused_at(PortIndex::Param(1));
-    assert!(e.message.contains("duty"), "{}", e.message);
+    assert!(e.message.contains("from 0 to 1"), "{}", e.message);
     Setup::new("osc.saw")
         .constant("freq", f64::INFINITY)
         .refused_at(PortIndex::Input(0));

@@ -8,6 +8,7 @@ pub(crate) mod info;
 pub(crate) mod ops;
 pub(crate) mod render;
 pub(crate) mod render_audio;
+pub(crate) mod render_journal;
 pub(crate) mod run;
 pub(crate) mod validate;
 pub(crate) mod watch;

@@ -1,10 +1,15 @@
 //! `kiln render GRAPH --ticks N`: tick a recurrent graph (one with latches) with the
-//! recurrent driver and write every output of every tick as `DIR/<output>_<tick>.<ext>`.
+//! recurrent driver and write every output of every tick as `DIR/<output>_<tick>.<ext>`,
+//! recording the whole ticks as it goes (`render_journal`); `--resume` continues a stopped
+//! render from its last whole tick.
 
+use super::render_journal::{Journal, fingerprint};
+use crate::args::EvaluatorKind;
 use crate::args::RenderArgs;
 use crate::common::{CliError, check_valid, progress_bar, requested_outputs, set_inputs};
-use crate::evaluator::{CacheRun, parallel_policy};
+use crate::evaluator::{CacheRun, memo_budget, parallel_policy};
 use crate::report::print_stats;
+use kiln_core::cache::{Generational, Store};
 use kiln_core::prelude::*;
 use kiln_core::recurrence::Recurrent;
 use std::path::{Path, PathBuf};
@@ -22,8 +27,17 @@ fn frame_stem(name: &str, t: u64, width: usize) -> String {
     format!("{}_{t:0width$}", name.replace('.', "_"))
 }
 
-/// What earlier ticks left on disk, for the message of a failed render.
-fn written_summary(t: u64, files: usize, dir: &Path) -> String {
+/// What earlier ticks left on disk, for the message of a failed render that started at
+/// tick `first` and wrote `files` files.
+fn written_summary(t: u64, first: u64, files: usize, dir: &Path) -> String {
+    if first > 0 {
+        return format!(
+            "ticks 0 to {} are whole in {} ({files} file(s) written by this run), nothing of \
+             tick {t}",
+            t.saturating_sub(1),
+            dir.display()
+        );
+    }
     match t {
         0 => "nothing was written".to_string(),
         1 => format!(
@@ -66,24 +80,62 @@ pub(crate) fn render(
         Some(dir) => Some(CacheRun::open(dir, true, reg)?),
         None => None,
     };
-    let eval = match &cache {
-        Some(c) => args
-            .evaluator
-            .build(reg, parallel.clone(), Some(c.store.clone())),
-        None => args.evaluator.build(reg, parallel.clone(), None),
-    };
+    // Without a cache, the lazy evaluator keeps results in a store of the last two ticks'
+    // (a new generation each tick), so a long render's memory stays flat.
+    let generations = (cache.is_none() && args.evaluator == EvaluatorKind::Lazy).then(|| {
+        Store::new(Generational::new(2))
+            .with_budget(memo_budget())
+            .shared()
+    });
+    let store = cache
+        .as_ref()
+        .map(|c| c.store.clone())
+        .or(generations.clone());
+    let eval = args.evaluator.build(reg, parallel.clone(), store);
     let mut driver = Recurrent::new(eval, reg.clone());
     let width = tick_width(ticks);
+    let print = fingerprint(g, reg, ticks, args.dt, args.seed, &args.set, &outputs);
+    let (mut journal, state) = match args.resume {
+        true => Journal::resume(&args.out, print, ticks, width, reg)?,
+        false => (Journal::fresh(&args.out, print, ticks, width), None),
+    };
+    let first = journal.whole();
+    if first == ticks {
+        crate::outln!(
+            "all {ticks} ticks in {} are already whole",
+            args.out.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut stats = Stats::default();
-    let mut written: Vec<PathBuf> = Vec::new();
+    // The files of the first and of the last tick written, and how many in all (not every
+    // path: a long render would grow by each).
+    let (mut first_files, mut last_files): (Vec<PathBuf>, Vec<PathBuf>) = (vec![], vec![]);
+    let mut written = 0usize;
     let started = Instant::now();
     let result = (|| -> Result<(), CliError> {
-        for t in 0..ticks {
+        std::fs::create_dir_all(&args.out)
+            .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
+        // Resuming: from the saved state (or tick 0), replay up to the first tick to write.
+        if let Some(s) = state {
+            driver.restore(s);
+        }
+        while driver.next_tick() < first {
+            let t = driver.next_tick();
+            driver
+                .tick(g, &request, &ctx)
+                .map_err(|e| CliError(format!("replaying tick {t} to resume failed: {e}")))?;
+        }
+        journal.begin()?;
+        if let Some(bar) = &bar {
+            bar.set_position(first);
+        }
+        for t in first..ticks {
             let fail = |what: String| {
                 CliError(format!(
                     "tick {t} of {} failed: {what}; {}",
                     ticks,
-                    written_summary(t, written.len(), &args.out)
+                    written_summary(t, first, written, &args.out)
                 ))
             };
             let out = driver
@@ -97,10 +149,6 @@ pub(crate) fn render(
                     .map_err(|e| fail(format!("cannot write output `{name}`: {e}")))?;
                 files.push(file);
             }
-            if t == 0 {
-                std::fs::create_dir_all(&args.out)
-                    .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
-            }
             for (i, (path, bytes)) in files.iter().enumerate() {
                 if let Err(e) = kiln_io::write_atomic(path, bytes) {
                     // Take back this tick's files, so no partial tick is left.
@@ -110,7 +158,21 @@ pub(crate) fn render(
                     return Err(fail(format!("cannot write {}: {e}", path.display())));
                 }
             }
-            written.extend(files.into_iter().map(|(p, _)| p));
+            let landed: Vec<(String, PathBuf)> = out
+                .values
+                .iter()
+                .map(|(name, _)| name.clone())
+                .zip(files.into_iter().map(|(p, _)| p))
+                .collect();
+            journal.landed(t, &landed, driver.snapshot(), reg)?;
+            written += landed.len();
+            last_files = landed.into_iter().map(|(_, p)| p).collect();
+            if first_files.is_empty() {
+                first_files = last_files.clone();
+            }
+            if let Some(store) = &generations {
+                store.next_generation();
+            }
             if let Some(bar) = &bar {
                 bar.inc(1);
             }
@@ -133,22 +195,21 @@ pub(crate) fn render(
         c.trim(args.cache_max);
     }
     result?;
-    // `written` is tick by tick, each tick's files in output order.
-    let last_tick = &written[written.len().saturating_sub(outputs.len())..];
-    for (first, last) in written.iter().zip(last_tick) {
-        if ticks == 1 {
-            crate::outln!("wrote {}", first.display());
+    journal.finish();
+    let done = ticks - first;
+    for (one, last) in first_files.iter().zip(&last_files) {
+        if done == 1 {
+            crate::outln!("wrote {}", one.display());
         } else {
             crate::outln!(
-                "wrote {} … {} ({} ticks)",
-                first.display(),
-                last.display(),
-                ticks
+                "wrote {} … {} ({done} ticks)",
+                one.display(),
+                last.display()
             );
         }
     }
     if args.stats {
-        print_stats(args.evaluator, &parallel, &stats, elapsed, Some(ticks));
+        print_stats(args.evaluator, &parallel, &stats, elapsed, Some(done));
     }
     Ok(ExitCode::SUCCESS)
 }

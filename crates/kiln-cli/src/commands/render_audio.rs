@@ -4,7 +4,7 @@
 //! every output rendered.
 
 use crate::args::RenderArgs;
-use crate::common::{CliError, check_valid, progress_bar, requested_outputs, set_inputs};
+use crate::common::{CliError, check_valid_at_rate, progress_bar, requested_outputs, set_inputs};
 use kiln_core::prelude::*;
 use kiln_io::wav::{StagedFile, WavError, WavStream};
 use kiln_std::graph_io::OUTPUT_OP;
@@ -155,7 +155,7 @@ pub(crate) fn render_audio(
     args: &RenderArgs,
     seconds: f64,
 ) -> Result<ExitCode, CliError> {
-    check_valid(g, reg)?;
+    check_valid_at_rate(g, reg, args.rate)?;
     let stereo = args.stereo.as_ref().map(|p| &p.0[..]);
     let mono = if stereo.is_some() && args.outputs.is_empty() {
         Vec::new()

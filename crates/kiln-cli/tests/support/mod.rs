@@ -42,6 +42,15 @@ pub fn files_in(dir: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// The files of a render folder, as [`files_in`], without the render's manifest
+/// (`kiln-render.json`, which records the whole ticks).
+pub fn frames_in(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    files_in(dir)
+        .into_iter()
+        .filter(|(n, _)| n != "kiln-render.json")
+        .collect()
+}
+
 /// Run the `kiln` binary with `args` in `cwd`, killing it and failing the test if it has not
 /// finished within 20 seconds (a hang, not a slow run: every use finishes in well under one).
 pub fn kiln_watchdog(args: &[&str], cwd: &Path) -> Output {

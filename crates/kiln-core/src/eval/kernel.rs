@@ -213,7 +213,12 @@ fn lower(
     vals: &mut [Value],
     sites: &mut Vec<usize>,
 ) -> Option<KInstr> {
-    if plan.n_outputs(v) != 1 || plan.output_types(v) != [ValueType::Float] || plan.is_lazy(v) {
+    // A node with rules runs through `execute_node`, which checks them.
+    if plan.n_outputs(v) != 1
+        || plan.output_types(v) != [ValueType::Float]
+        || plan.is_lazy(v)
+        || plan.has_rules(v)
+    {
         return None;
     }
     let inputs = plan.inputs(v);

@@ -48,6 +48,24 @@ impl LazyEvaluator {
         self
     }
 
+    /// Let go of intermediate values within each request: a heavy value (or a string or
+    /// list) that is not requested is dropped once every node of the request that reads it
+    /// has run, from the evaluator's own memo too (a shared store keeps what its policy
+    /// keeps). A long chain then holds a few values at a time; the price is that a later
+    /// request needing a released value computes it again. Sequential requests only (under a
+    /// parallel policy every result is kept).
+    pub fn with_release(mut self, on: bool) -> Self {
+        self.engine.release = on;
+        self
+    }
+
+    /// Bound the evaluator's own memo: once more than `bytes` of results were put in it, it
+    /// is emptied after the request (results are then computed again when asked for).
+    pub fn with_memo_budget(mut self, bytes: usize) -> Self {
+        self.engine.memo.budget = Some(bytes);
+        self
+    }
+
     /// Run independent nodes at once under `policy`: the cone of a request is then walked
     /// level by level (results still looked up and kept by key), and levels costly enough
     /// run on the pool. Same bits as sequential.
@@ -181,9 +199,11 @@ impl Evaluator for LazyEvaluator {
         if self.host.sequential() {
             let names = &request.outputs;
             let total = &mut self.host.total;
-            return self
+            let out = self
                 .engine
                 .run_roots(&plan, &roots, names, request, ctx, planned, total);
+            self.engine.memo.trim();
+            return out;
         }
         let keyed = self.keyed.get_or_insert_with(|| {
             let mut k = KeyedEngine::default();

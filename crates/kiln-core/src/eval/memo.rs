@@ -1,7 +1,8 @@
 //! Retention by content key: results kept under their keys, in the evaluator's own map or in
 //! a shared [`Store`]. The pull walk keeps everything it computes here; the schedule walk
 //! consults it when a store is set. A failed, tainted or volatile result is never kept (the
-//! walks decide; this only stores what it is given).
+//! walks decide; this only stores what it is given). The own map may have a byte budget: once
+//! more was put in it, it is emptied between requests.
 
 use crate::cache::Store;
 use crate::key::{Key, KeyMap};
@@ -21,6 +22,10 @@ pub(crate) struct Memo {
     pub(crate) store: Option<Arc<Store>>,
     /// A store read but never written (a preemptive worker must not write the shared one).
     pub(crate) read_store: Option<Arc<Store>>,
+    /// The most bytes `own` may hold before [`Memo::trim`] empties it.
+    pub(crate) budget: Option<usize>,
+    /// Bytes put into `own` since it was last emptied (an upper bound of what it holds).
+    kept: usize,
     scratch: Vec<Value>,
 }
 
@@ -76,8 +81,27 @@ impl Memo {
                 store.insert(key.port(port), val.clone(), cost);
             }
             None => {
+                self.kept = self.kept.saturating_add(val.byte_size());
                 self.own.insert(key.port(port), val.clone());
             }
+        }
+    }
+
+    /// Let go of output `port` of the node keyed `key` from the evaluator's own map (a
+    /// store keeps what its policy keeps).
+    pub(crate) fn forget(&mut self, key: Key, port: usize) {
+        if self.store.is_none()
+            && let Some(v) = self.own.remove(&key.port(port))
+        {
+            self.kept = self.kept.saturating_sub(v.byte_size());
+        }
+    }
+
+    /// Empty the evaluator's own map if what was put in it passes the budget.
+    pub(crate) fn trim(&mut self) {
+        if self.budget.is_some_and(|b| self.kept > b) {
+            self.own.clear();
+            self.kept = 0;
         }
     }
 

@@ -296,7 +296,8 @@ pub(crate) fn slots_report(
 }
 
 /// Execute node `n` of `plan` on gathered inputs, writing into `out` (one slot per output).
-/// Catches panics and turns op errors into [`EvalError`]s naming node, op and port; the
+/// Checks the op's rules first (see [`crate::op::rule`]). Catches panics and turns op errors
+/// into [`EvalError`]s naming node, op and port; the
 /// conversion is out of line, so a successful call moves nothing large.
 #[inline(always)]
 pub(crate) fn execute_node(
@@ -307,6 +308,11 @@ pub(crate) fn execute_node(
     out: &mut [Value],
 ) -> Result<(), EvalError> {
     let op = plan.op(n);
+    if plan.has_rules(n)
+        && let Err(e) = plan.check_rules(n, inputs)
+    {
+        return Err(failed_op(plan, n, e));
+    }
     let call = OpCall {
         inputs,
         params: plan.params(n),

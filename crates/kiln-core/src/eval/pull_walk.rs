@@ -7,6 +7,12 @@
 //!
 //! Because keys are known before values, a memo hit on a node means nothing beneath it is
 //! visited. A failed, tainted or cancelled node's result is never kept.
+//!
+//! With release on ([`PullEngine::release`]), a heavy value (or a string or list) that is not
+//! requested is dropped from the value slots and from the memo's own map once every reader
+//! in the request's cone has run, so a long chain holds a few values at a time. (A reader
+//! that was a memo hit, or an input a lazy op did not pull, keeps its value to the end of
+//! the request.)
 
 use super::exec::{Runner, Taint, gather};
 use super::kernel::{Kernels, set_float};
@@ -49,6 +55,10 @@ pub(crate) struct PullEngine {
     /// What each lazy node pulled so far in this request.
     pulls: PullSets,
     lazy_scratch: LazyScratch,
+    /// Let go of intermediate values within a request (see the module docs).
+    pub(crate) release: bool,
+    /// Per node: its readers in the request's cone that have not run (`u32::MAX`: kept).
+    left: Vec<u32>,
 }
 
 impl PullEngine {
@@ -103,6 +113,9 @@ impl PullEngine {
         });
         runner.stats.planned = planned;
         self.keys.compute(plan, roots, ctx, &mut runner.stats);
+        if self.release {
+            self.count_readers(plan, roots);
+        }
         let mut values = Vec::with_capacity(roots.len());
         let mut result = Ok(());
         for (name, &(n, p)) in names.iter().zip(roots) {
@@ -199,6 +212,53 @@ impl PullEngine {
         Ok(())
     }
 
+    /// The readers of each node in the cone of `roots`, the roots kept.
+    fn count_readers(&mut self, plan: &Plan, roots: &[(usize, usize)]) {
+        let r: Vec<u32> = roots.iter().map(|&(n, _)| n as u32).collect();
+        self.left.clear();
+        self.left.resize(plan.len(), 0);
+        for v in plan.topology().upstream(&r) {
+            for s in plan.inputs(v as usize) {
+                if let Source::Wire { node, .. } = s {
+                    let l = &mut self.left[*node as usize];
+                    *l = l.saturating_add(1);
+                }
+            }
+        }
+        for &n in &r {
+            self.left[n as usize] = u32::MAX;
+        }
+    }
+
+    /// Node `v` ran: each wired input it read has one reader fewer, and one with none left
+    /// gives up its shared values (in the slots and the memo's own map).
+    fn consumed(&mut self, plan: &Plan, v: usize) {
+        for s in plan.inputs(v) {
+            let Source::Wire { node, .. } = s else {
+                continue;
+            };
+            let u = *node as usize;
+            let Some(left) = self.left.get_mut(u) else {
+                continue;
+            };
+            if *left == u32::MAX || *left == 0 {
+                continue;
+            }
+            *left -= 1;
+            if *left == 0 {
+                let key = self.keys.key(plan, u);
+                let off = plan.output_offset(u);
+                for p in 0..plan.n_outputs(u) {
+                    let slot = &mut self.vals[off + p];
+                    if matches!(slot, Value::Heavy(_) | Value::List(_) | Value::Str(_)) {
+                        *slot = Value::Empty;
+                        self.memo.forget(key, p);
+                    }
+                }
+            }
+        }
+    }
+
     fn execute(&mut self, plan: &Plan, v: usize, runner: &mut Runner) -> Result<(), EvalError> {
         let keep = plan.class(v) != Class::Volatile;
         if self.tainted == 0
@@ -248,6 +308,9 @@ impl PullEngine {
         self.tainted += taint.is_some() as usize;
         self.taints[v] = taint;
         self.val_gen[v] = self.generation;
+        if self.release {
+            self.consumed(plan, v);
+        }
         Ok(())
     }
 }

@@ -4,8 +4,12 @@
 //!
 //! Only schedules without lazy nodes release (a lazy op may pull an input after its other
 //! consumers ran), and only schedules that make heavy values pay for the counting at all.
+//! The incremental evaluator, whose slots outlive the run, also asks for the content hash of
+//! each value released ([`Release::released`]), to compute it again when needed and still
+//! tell whether its bits changed.
 
 use super::schedule::Schedule;
+use crate::key::{Key, KeyHasher};
 use crate::plan::{Plan, Source};
 use crate::value::Value;
 
@@ -15,11 +19,16 @@ pub(crate) struct Release {
     /// Per node: its readers in the run that have not run yet (`u32::MAX`: kept to the end).
     left: Vec<u32>,
     active: bool,
+    /// Record what is released in [`Release::released`].
+    pub(crate) record: bool,
+    /// With `record`: each node released in this run, with the hash of its outputs.
+    pub(crate) released: Vec<(u32, Key)>,
 }
 
 impl Release {
     /// Start a run of `sched`: counts from the schedule, or nothing to do.
     pub(crate) fn begin(&mut self, sched: &Schedule) {
+        self.released.clear();
         match sched.uses() {
             Some(uses) => {
                 self.left.clear();
@@ -51,7 +60,11 @@ impl Release {
             *left -= 1;
             if *left == 0 {
                 let off = plan.output_offset(u);
-                for slot in &mut vals[off..off + plan.n_outputs(u)] {
+                let outs = &mut vals[off..off + plan.n_outputs(u)];
+                if self.record {
+                    self.released.push((u as u32, outputs_hash(outs)));
+                }
+                for slot in outs {
                     if matches!(slot, Value::Heavy(_) | Value::List(_) | Value::Str(_)) {
                         *slot = Value::Empty;
                     }
@@ -59,4 +72,14 @@ impl Release {
             }
         }
     }
+}
+
+/// The hash of a node's output values, to tell later whether a recomputed result has the
+/// same bits.
+pub(crate) fn outputs_hash(outs: &[Value]) -> Key {
+    let mut h = KeyHasher::new();
+    for v in outs {
+        v.hash_into(&mut h);
+    }
+    h.finish_key()
 }

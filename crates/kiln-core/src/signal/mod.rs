@@ -20,7 +20,7 @@
 
 mod resample;
 
-pub use resample::{Interpolation, RESAMPLE_OP, ResampleOp, Resampler};
+pub use resample::{Interpolation, MAX_FROM_RATE, RESAMPLE_OP, ResampleOp, Resampler};
 
 use crate::op::{Op, OpCall, OpError, OpSpec};
 use crate::value::Value;
@@ -122,6 +122,13 @@ impl SignalCall<'_> {
     /// Whether input `i` is a signal wired from another signal op (not a constant).
     pub fn is_live(&self, i: usize) -> bool {
         matches!(self.controls.get(i), Some(Value::Empty) | None)
+    }
+    /// Check the params and constant inputs against the rules of `spec` at this node's
+    /// sample rate (see [`crate::op::rule`]): the first violation, naming its port.
+    pub fn check_rules(&self, spec: &OpSpec) -> Result<(), OpError> {
+        let env = crate::op::RuleEnv::at_rate(self.sample_rate);
+        crate::op::rule::check_params(spec, self.params, &env)?;
+        crate::op::rule::check_inputs(spec, self.controls, &env)
     }
     /// A seed for this node: the run's seed mixed with the node id, so two noise nodes differ
     /// and the same node gives the same noise in every run.

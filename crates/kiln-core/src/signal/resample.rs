@@ -2,7 +2,7 @@
 //! signal from another clock domain.
 
 use super::{SignalCall, SignalOp, SignalProc, Words};
-use crate::op::{InputSpec, OpError, OpSpec, OutputSpec, ParamSpec, PortIndex};
+use crate::op::{InputSpec, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation};
 use crate::value::{Value, ValueType};
 
 /// The op id of the resampler.
@@ -248,6 +248,20 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
     a.max(1)
 }
 
+/// The highest rate a `resample` node's `from` may name, in Hz.
+pub const MAX_FROM_RATE: i64 = 10_000_000;
+
+/// The rule of `half_width`, which counts only for `sinc`: from 1 to 256.
+fn half_width_rule(params: &[Value], env: &RuleEnv) -> Result<(), (usize, Violation)> {
+    if params.get(1).and_then(Value::as_str) != Some("sinc") {
+        return Ok(());
+    }
+    let hw = params.get(2).cloned().unwrap_or(Value::Empty);
+    Rule::Ints { min: 1, max: 256 }
+        .check(&hw, env)
+        .map_err(|e| (2, e))
+}
+
 /// The `resample` op: joins a signal from another clock domain (see [`Resampler`]).
 pub struct ResampleOp(OpSpec);
 
@@ -270,23 +284,33 @@ impl Default for ResampleOp {
                 ValueType::Signal,
                 "the signal at this domain's rate",
             ))
-            .param(ParamSpec::required(
-                "from",
-                ValueType::Int,
-                "the sample rate (Hz) of the input's clock domain",
-            ))
-            .param(ParamSpec::new(
-                "method",
-                ValueType::String,
-                Value::str("sinc"),
-                "`linear` or `sinc`",
-            ))
+            .param(
+                ParamSpec::required(
+                    "from",
+                    ValueType::Int,
+                    "the sample rate (Hz) of the input's clock domain",
+                )
+                .with_rule(Rule::Ints {
+                    min: 1,
+                    max: MAX_FROM_RATE,
+                }),
+            )
+            .param(
+                ParamSpec::new(
+                    "method",
+                    ValueType::String,
+                    Value::str("sinc"),
+                    "`linear` or `sinc`",
+                )
+                .with_rule(Rule::OneOf(&["linear", "sinc"])),
+            )
             .param(ParamSpec::new(
                 "half_width",
                 ValueType::Int,
                 Value::Int(16),
                 "for `sinc`: source samples on each side (1 to 256)",
-            )),
+            ))
+            .with_params_rule(half_width_rule),
         )
     }
 }
@@ -296,33 +320,14 @@ impl SignalOp for ResampleOp {
         &self.0
     }
     fn build(&self, call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+        // The rules hold: `from` in range, a known method, `half_width` in range for sinc.
+        call.check_rules(&self.0)?;
         let from = call.param_int(0)?;
-        if !(1..=10_000_000).contains(&from) {
-            return Err(OpError::param(
-                0,
-                format!("`from` must be a rate from 1 to 10000000 Hz, found {from}"),
-            ));
-        }
         let method = match call.param_str(1)? {
             "linear" => Interpolation::Linear,
-            "sinc" => {
-                let hw = call.param_int(2)?;
-                if !(1..=256).contains(&hw) {
-                    return Err(OpError::param(
-                        2,
-                        format!("`half_width` must be from 1 to 256, found {hw}"),
-                    ));
-                }
-                Interpolation::Sinc {
-                    half_width: hw as usize,
-                }
-            }
-            other => {
-                return Err(OpError {
-                    port: Some(PortIndex::Param(1)),
-                    message: format!("`method` must be `linear` or `sinc`, found `{other}`"),
-                });
-            }
+            _ => Interpolation::Sinc {
+                half_width: call.param_int(2)?.clamp(1, 256) as usize,
+            },
         };
         let to = call.sample_rate.round().max(1.0) as u64;
         Ok(Box::new(Resampler::new(from as u64, to, method)))

@@ -187,7 +187,14 @@ impl StreamingEvaluator {
         // The arena: each node's block, then each constant's.
         let block = config.block;
         let const_base = nodes.len() * block;
-        let mut data = vec![0.0; const_base + table.consts.len() * block];
+        let slots = const_base + table.consts.len() * block;
+        let mut data = crate::memory::try_filled(slots, 0.0, || {
+            format!(
+                "the stream's sample blocks ({} blocks of {block} samples)",
+                nodes.len() + table.consts.len()
+            )
+        })
+        .map_err(|e| StreamError::Config(e.to_string()))?;
         for (c, &x) in table.consts.iter().enumerate() {
             data[const_base + c * block..const_base + (c + 1) * block].fill(x);
         }

@@ -28,6 +28,8 @@ impl Default for StreamConfig {
 impl StreamConfig {
     /// The largest block size.
     pub const MAX_BLOCK: usize = 1 << 20;
+    /// The highest sample rate, in Hz (the highest a `resample` node's `from` names too).
+    pub const MAX_SAMPLE_RATE: u32 = crate::signal::MAX_FROM_RATE as u32;
 
     /// Check the configuration before a stream is built on it.
     pub(crate) fn check(&self) -> Result<(), StreamError> {
@@ -42,6 +44,13 @@ impl StreamConfig {
             return Err(StreamError::Config(
                 "sample rate must be at least 1 Hz".into(),
             ));
+        }
+        if self.sample_rate > Self::MAX_SAMPLE_RATE {
+            return Err(StreamError::Config(format!(
+                "sample rate must be at most {} Hz, found {} Hz",
+                Self::MAX_SAMPLE_RATE,
+                self.sample_rate
+            )));
         }
         Ok(())
     }

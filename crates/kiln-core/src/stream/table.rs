@@ -60,6 +60,9 @@ pub(super) fn build_processor(
             format!("op `{}` has no audio-rate form", site.op),
         ));
     };
+    // Every signal op's rules, whether or not its `build` checks them too.
+    call.check_rules(op.spec())
+        .map_err(|e| err(e.port.map(|p| op.spec().port_name(p)), e.message))?;
     let built = catch_unwind(AssertUnwindSafe(|| op.build(&call)))
         .map_err(|p| err(None, format!("panicked: {}", panic_message(&*p))))?;
     built.map_err(|e: OpError| err(e.port.map(|p| op.spec().port_name(p)), e.message))

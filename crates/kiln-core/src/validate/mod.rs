@@ -3,6 +3,7 @@
 
 use crate::analysis::Topology;
 mod resolve;
+mod rules;
 
 pub use crate::error::{Diagnostic, DiagnosticKind, Diagnostics};
 use crate::graph::{Graph, NodeId};
@@ -39,12 +40,30 @@ pub fn output_types(
     resolve(graph, registry).map(|r| r.out_types)
 }
 
-/// Validate a graph against a registry, returning every diagnostic (empty when valid).
+/// Validate a graph against a registry, returning every diagnostic (empty when valid): its
+/// structure and types, and every param and inline constant against its op's rules (see
+/// [`crate::op::rule`]), so a value an evaluator would refuse when the node runs is refused
+/// here with the same message. Rules of signal ops that depend on the sample rate need one:
+/// see [`validate_at_rate`].
 pub fn validate(graph: &Graph, registry: &Registry) -> Vec<Diagnostic> {
-    match resolve(graph, registry) {
+    checked(graph, registry, None)
+}
+
+/// [`validate`] for a graph streamed at `sample_rate` Hz: the rules that depend on the rate
+/// (a filter's cutoff below Nyquist, a delay's length in samples) are checked too, each node
+/// at the rate of its clock domain (upstream of a `resample` node, the rate it names).
+pub fn validate_at_rate(graph: &Graph, registry: &Registry, sample_rate: f64) -> Vec<Diagnostic> {
+    checked(graph, registry, Some(sample_rate))
+}
+
+fn checked(graph: &Graph, registry: &Registry, rate: Option<f64>) -> Vec<Diagnostic> {
+    let mut diags = match resolve(graph, registry) {
         Ok(_) => vec![],
         Err(d) => d.0,
-    }
+    };
+    let rates = rate.map(|r| rules::domain_rates(graph, r));
+    diags.extend(rules::rule_diagnostics(graph, registry, rates.as_deref()));
+    diags
 }
 
 pub(crate) fn value_fits(ty: ValueType, v: &Value) -> bool {

@@ -52,6 +52,10 @@ pub enum WavError {
         /// The block's.
         found: usize,
     },
+    /// The samples of a file read do not fit in memory (the memory budget, or the
+    /// allocator's refusal).
+    #[error("{0}")]
+    Memory(String),
     /// A sample rate of zero.
     #[error("the sample rate must be at least 1 Hz")]
     BadRate,

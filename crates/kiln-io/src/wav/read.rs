@@ -38,7 +38,20 @@ pub fn read_wav(path: &Path) -> Result<WavData, WavError> {
         }
     };
     let n = usize::from(spec.channels.max(1));
-    let mut channels = vec![Vec::with_capacity(reader.len() as usize / n); n];
+    // The header's sample count is only a claim: reserve no more than the file can hold.
+    let file_bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let bytes_per_sample = u64::from(spec.bits_per_sample.div_ceil(8).max(1));
+    let claimed = u64::from(reader.len()).min(file_bytes / bytes_per_sample);
+    let per_channel = usize::try_from(claimed).unwrap_or(usize::MAX) / n;
+    let mut channels = Vec::with_capacity(n);
+    for _ in 0..n {
+        channels.push(
+            kiln_core::memory::try_vec(per_channel, || {
+                format!("{per_channel} samples of {}", path.display())
+            })
+            .map_err(|e| WavError::Memory(e.to_string()))?,
+        );
+    }
     let mut put = |i: usize, x: f64| channels[i % n].push(x);
     let mut reader = reader;
     match format.pcm_scale() {

@@ -11,6 +11,7 @@
 mod bits;
 mod ctx_print;
 mod records;
+mod revive;
 mod sync;
 
 use super::exec::Runner;
@@ -96,6 +97,17 @@ impl IncrementalEvaluator {
         self
     }
 
+    /// Let go of intermediate values within each run: a heavy value (or a string or list)
+    /// that is not requested is dropped once the nodes of the run that read it are up to
+    /// date, so a long chain holds a few values at a time. The node keeps the hash of what it
+    /// held: a later request that reads it, or that finds it stale, computes it again first,
+    /// and still cuts off when the bits are the same (so what is downstream of it and kept
+    /// does not run again). Only schedules without lazy nodes release.
+    pub fn with_release(mut self, on: bool) -> Self {
+        self.state.release.record = on;
+        self
+    }
+
     /// Run independent stale nodes at once under `policy` (levels of the schedule, as the
     /// eager and compiled evaluators do). Same bits, same cutoffs as sequential.
     pub fn with_parallel(mut self, policy: ParallelPolicy) -> Self {
@@ -158,9 +170,14 @@ impl Evaluator for IncrementalEvaluator {
                 false,
             );
         }
-        let fused = !self.pending.is_empty() && self.pending_roots == roots;
+        // Released values must be marked where they are read, so no run is deferred.
+        let release = self.state.release.record;
+        let fused = !release && !self.pending.is_empty() && self.pending_roots == roots;
         if !self.pending.is_empty() && !fused {
             self.flush(&plan);
+        }
+        if release {
+            self.revive(&plan, &roots);
         }
         let (sched, built) = self.schedules.get(&plan, &roots, Edges::Eager);
         if built {
@@ -216,6 +233,9 @@ impl Evaluator for IncrementalEvaluator {
             self.visit.clear();
             let visit = &mut self.visit;
             self.pos_bits.for_each_one(|p| visit.push(p as u32));
+        }
+        if release {
+            self.state.release.begin(sched);
         }
         let par = self.host.pools.resolve(&self.host.parallel)?;
         let r = self.exec.run(

@@ -9,6 +9,7 @@ use crate::eval::exec::{Runner, Taint, gather};
 use crate::eval::executor::Strategy;
 use crate::eval::kernel::{Kernels, set_float};
 use crate::eval::pull::{digest, is_pulled};
+use crate::eval::release::{Release, outputs_hash};
 use crate::key::Key;
 use crate::plan::{Class, Plan, Source};
 use crate::value::Value;
@@ -56,6 +57,11 @@ pub(super) struct State {
     pub(super) store: Option<Arc<Store>>,
     /// Per node, its content key as of its last visit (kept only with a store).
     pub(super) keys: Vec<Key>,
+    /// Letting go of intermediate values within a run; on when `release.record` is set
+    /// (see [`super::IncrementalEvaluator::with_release`]).
+    pub(super) release: Release,
+    /// Per node whose values were released and not computed since: their hash then.
+    pub(super) gone: Vec<Option<Key>>,
 }
 
 impl State {
@@ -96,6 +102,7 @@ impl State {
         let me = self.info[v];
         let must = me.dirty
             || !me.has_value
+            || self.gone.get(v).is_some_and(Option::is_some)
             || self.taints[v].is_some()
             || (lazy.is_some() && me.pulled != digest(pulled))
             || plan.inputs(v).iter().enumerate().any(|(i, s)| match s {
@@ -167,15 +174,25 @@ impl State {
         let me = self.info[v];
         let n = plan.n_outputs(v);
         let off = plan.output_offset(v);
+        // A released value is compared by the hash it had.
+        let gone = self.gone.get_mut(v).and_then(Option::take);
         let same = me.has_value
             && self.taints[v].is_none()
             && taint.is_none()
-            && self
-                .scratch_out
-                .iter()
-                .zip(&self.vals[off..off + n])
-                .all(|(a, b)| a.same_bits(b));
-        if same {
+            && match gone {
+                Some(h) => outputs_hash(&self.scratch_out) == h,
+                None => self
+                    .scratch_out
+                    .iter()
+                    .zip(&self.vals[off..off + n])
+                    .all(|(a, b)| a.same_bits(b)),
+            };
+        if same && gone.is_some() {
+            runner.stats.cutoffs += 1;
+            for (p, val) in self.scratch_out.drain(..).enumerate() {
+                self.vals[off + p] = val;
+            }
+        } else if same {
             runner.stats.cutoffs += 1;
         } else {
             for (p, val) in self.scratch_out.drain(..).enumerate() {
@@ -217,6 +234,7 @@ impl Strategy for State {
         scratch: &mut Vec<Value>,
     ) -> Result<(), EvalError> {
         if !self.must_run(plan, v, pulled, runner) {
+            self.consumed(plan, v);
             return Ok(());
         }
         if let Some(k) = self.kernels.get(v)
@@ -241,10 +259,15 @@ impl Strategy for State {
         let taint = runner.run(v, scratch, taint, &mut self.scratch_out)?;
         let cost = started.map_or(Duration::ZERO, |t0| t0.elapsed());
         self.accept(plan, v, taint, pulled, cost, runner);
+        self.consumed(plan, v);
         Ok(())
     }
     fn par_must_run(&mut self, plan: &Plan, v: usize, runner: &mut Runner) -> bool {
-        self.must_run(plan, v, &[], runner)
+        let must = self.must_run(plan, v, &[], runner);
+        if !must {
+            self.consumed(plan, v);
+        }
+        must
     }
     fn par_finish(
         &mut self,
@@ -256,6 +279,7 @@ impl Strategy for State {
     ) {
         self.scratch_out = out;
         self.accept(plan, v, taint, &[], Duration::ZERO, runner);
+        self.consumed(plan, v);
     }
 
     /// The straight-line loop over the visit list: stale scalar-kernel nodes run on raw
@@ -354,6 +378,21 @@ impl State {
 }
 
 impl State {
+    /// Node `v` is up to date for this run: its inputs have one reader fewer, and those with
+    /// none left are released (their hashes kept in `gone`).
+    #[inline]
+    fn consumed(&mut self, plan: &Plan, v: usize) {
+        if !self.release.record {
+            return;
+        }
+        self.release.consumed(plan, v, &mut self.vals);
+        for (u, h) in self.release.released.drain(..) {
+            if let Some(g) = self.gone.get_mut(u as usize) {
+                *g = Some(h);
+            }
+        }
+    }
+
     /// Store a kernel's result: unchanged bits are an early cutoff.
     #[inline(always)]
     pub(super) fn store_float(&mut self, v: usize, out: u32, r: f64, runner: &mut Runner) {

@@ -35,6 +35,8 @@ impl IncrementalEvaluator {
         let old_state = std::mem::take(&mut self.state);
         let st = &mut self.state;
         st.store = old_state.store.clone();
+        st.release.record = old_state.release.record;
+        st.gone = vec![None; n];
         st.now = old_state.now;
         st.kernels = Kernels::new(&plan);
         st.vals = vec![Value::Empty; plan.total_outputs() + st.kernels.extra()];
@@ -69,6 +71,7 @@ impl IncrementalEvaluator {
                 let k = plan.n_outputs(v);
                 if old.n_outputs(u) != k
                     || !old_state.info.get(u).is_some_and(|i| i.has_value)
+                    || old_state.gone.get(u).is_some_and(Option::is_some)
                     || old_state.taints.get(u).is_none_or(|t| t.is_some())
                 {
                     continue;

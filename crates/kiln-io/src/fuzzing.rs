@@ -1,0 +1,81 @@
+//! The entry points of the fuzz targets (the `fuzz/` crate, run with `cargo fuzz`), kept here
+//! so that a normal `cargo test` feeds the same functions the kept corpus
+//! (`fuzz/corpus/<target>/`). Each takes any bytes and must neither panic nor hang; what
+//! a decoder accepts must also survive its round trip.
+
+use kiln_core::key::Key;
+use kiln_core::plan::Plan;
+use kiln_core::registry::Registry;
+use kiln_core::validate::{validate, validate_at_rate};
+
+/// A graph file: loading, validation (with and without a sample rate), planning, and a
+/// saved form that loads again.
+pub fn graph_file(bytes: &[u8], registry: &Registry) {
+    let Ok(file) = crate::load_graph_bytes(bytes, registry) else {
+        return;
+    };
+    let _ = validate(&file.graph, registry);
+    let _ = validate_at_rate(&file.graph, registry, 48_000.0);
+    let _ = Plan::build(&file.graph, registry);
+    let text = crate::save_graph(&file.graph, registry);
+    if let Err(e) = crate::load_graph(&text, registry) {
+        panic!("a loaded graph saved to a file that does not load: {e}\n{text}");
+    }
+}
+
+/// The state files of recurrent runs: a snapshot file (JSON), a render's manifest and its
+/// latch state (binary). A snapshot that parses writes a file that parses to the same tick;
+/// a render state that decodes encodes to bytes that decode to the same state.
+pub fn snapshot(bytes: &[u8], registry: &Registry) {
+    if let Ok(text) = std::str::from_utf8(bytes)
+        && let Ok(s) = crate::parse_snapshot(text)
+        && let Ok(json) = crate::snapshot_json(&s)
+    {
+        match crate::parse_snapshot(&json) {
+            Ok(back) => assert_eq!(back.tick, s.tick, "the tick changed on a round trip"),
+            Err(e) => panic!("a snapshot written does not parse: {e}\n{json}"),
+        }
+    }
+    let _ = crate::render_manifest::parse_manifest(bytes);
+    if let Ok((fp, s)) = crate::render_state::decode_state(bytes, registry) {
+        let Some(again) = crate::render_state::encode_state(fp, &s, registry) else {
+            panic!("a decoded render state has no binary form");
+        };
+        match crate::render_state::decode_state(&again, registry) {
+            Ok((fp2, s2)) => {
+                assert_eq!((fp2, s2.tick), (fp, s.tick), "a render state changed");
+                let hashes = |s: &kiln_core::recurrence::Snapshot| -> Vec<_> {
+                    s.values
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.content_hash()))
+                        .collect()
+                };
+                assert_eq!(hashes(&s2), hashes(&s), "a render state's values changed");
+            }
+            Err(e) => panic!("a render state written does not decode: {e}"),
+        }
+    }
+}
+
+/// The binary value codec (cache entries' payloads, baked blobs): a value that decodes
+/// encodes back to the same bytes.
+pub fn value_codec(bytes: &[u8], registry: &Registry) {
+    if let Ok(v) = crate::decode_value(bytes, registry) {
+        match crate::encode_value(&v, registry) {
+            Some(again) => assert_eq!(again, bytes, "a value does not encode back"),
+            None => panic!("a decoded value has no binary form: {v:?}"),
+        }
+    }
+}
+
+/// A cache entry file: the header checked against the key it names, then the payload
+/// decoded.
+pub fn cache_entry(bytes: &[u8], registry: &Registry) {
+    let key = bytes
+        .get(32..48)
+        .and_then(|k| <[u8; 16]>::try_from(k).ok())
+        .map_or(Key::default(), |k| Key(u128::from_le_bytes(k)));
+    if let Ok(payload) = crate::cache::check_entry(key, bytes) {
+        value_codec(payload, registry);
+    }
+}

@@ -1,0 +1,16 @@
+//! Fuzz target `cache_entry`: any bytes into `kiln_io::fuzzing::cache_entry`, with every standard and audio
+//! op and codec registered.
+#![no_main]
+
+use kiln_core::registry::Registry;
+use libfuzzer_sys::fuzz_target;
+use std::sync::OnceLock;
+
+fn registry() -> &'static Registry {
+    static REG: OnceLock<Registry> = OnceLock::new();
+    REG.get_or_init(kiln_audio::registry)
+}
+
+fuzz_target!(|data: &[u8]| {
+    kiln_io::fuzzing::cache_entry(data, registry());
+});
