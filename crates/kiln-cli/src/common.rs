@@ -49,7 +49,10 @@ pub(crate) fn load(
 ) -> Result<Loaded, CliError> {
     let lib_path = kiln_io::assets::LibraryPath::with_env(libs);
     let doc = kiln_io::assets::read_document(path, reg, &lib_path).map_err(|e| match e {
-        kiln_io::assets::AssetError::Load { source, .. } if is_top(&source) => {
+        // The top file's own failure reads as before; a called file's names that file.
+        kiln_io::assets::AssetError::Load { source, path: p }
+            if p == path.display().to_string() =>
+        {
             load_error(path, source)
         }
         other => CliError(format!("cannot load {}: {other}", path.display())),
@@ -57,37 +60,19 @@ pub(crate) fn load(
     plan_loaded(doc, reg, set, path)
 }
 
-fn is_top(_e: &LoadError) -> bool {
-    true
-}
-
-/// Plan a document read from `path`.
+/// Plan a document read from `path`, with the graph inputs of `--set` (`set`).
 pub(crate) fn plan_loaded(
     doc: kiln_io::assets::DocumentFile,
     reg: &Registry,
     set: &[String],
     path: &Path,
 ) -> Result<Loaded, CliError> {
-    let mut file = doc.file.clone();
-    if !doc.doc.has_structure() {
-        return Ok(Loaded {
-            file,
-            doc,
-            plan: None,
-        });
-    }
     let mut ctx = EvalContext::new();
     set_inputs(&mut ctx, &doc.doc.graph, reg, set)?;
-    let mut planner = kiln_core::lower::Planner::new(reg.clone());
-    let lowered = planner
-        .plan(&doc.doc, doc.digest.key(), &ctx)
+    let (file, plan) = doc
+        .flat_file(reg, &ctx)
         .map_err(|e| CliError(format!("cannot plan {}: {e}", path.display())))?;
-    file.graph = lowered.graph.clone();
-    Ok(Loaded {
-        file,
-        plan: Some(lowered.report.clone()),
-        doc,
-    })
+    Ok(Loaded { file, doc, plan })
 }
 
 /// Graph inputs: `(name, type)`.

@@ -23,14 +23,7 @@ fn examples() -> PathBuf {
 /// An example file as the plan writes it out (its own graph when it calls nothing).
 fn planned(path: &Path) -> GraphFile {
     let d = kiln_io::assets::read_document(path, &reg(), &Default::default()).expect("loads");
-    let mut file = d.file.clone();
-    if d.doc.has_structure() {
-        let mut waits = LazyEvaluator::new(reg());
-        file.graph = kiln_core::lower::lower(&d.doc, &reg(), &EvalContext::new(), &mut waits)
-            .expect("plans")
-            .graph;
-    }
-    file
+    d.flat_file(&reg(), &EvalContext::new()).expect("plans").0
 }
 
 fn example(name: &str) -> GraphFile {

@@ -83,16 +83,11 @@ fn every_baked_example_matches_the_schema() {
     let mut blobs = 0;
     for path in example_paths() {
         // A graph with calls bakes as the plan writes it out.
-        let d = kiln_io::assets::read_document(&path, &reg, &Default::default())
-            .expect("the example loads");
-        let mut file = d.file.clone();
-        if d.doc.has_structure() {
-            let mut waits = kiln_core::eval::LazyEvaluator::new(reg.clone());
-            let ctx = kiln_core::context::EvalContext::new();
-            file.graph = kiln_core::lower::lower(&d.doc, &reg, &ctx, &mut waits)
-                .expect("the example plans")
-                .graph;
-        }
+        let file = kiln_io::assets::read_document(&path, &reg, &Default::default())
+            .expect("the example loads")
+            .flat_file(&reg, &kiln_core::context::EvalContext::new())
+            .expect("the example plans")
+            .0;
         let stem = path.file_stem().expect("a name").to_string_lossy();
         for (way, options) in &ways {
             let baked = bake(&file, &reg, options)

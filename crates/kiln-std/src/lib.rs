@@ -30,6 +30,8 @@ use kiln_core::registry::{Registry, RegistryError};
 pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     kiln_core::recurrence::register(reg)?;
     kiln_core::lower::register(reg)?;
+    kiln_core::solver::register(reg)?;
+    kiln_core::anim::register(reg)?;
     graph_io::register(reg)?;
     math::register(reg)?;
     logic::register(reg)?;

@@ -71,7 +71,7 @@ impl Interface {
     }
 }
 
-/// The `name` param of a graph input node.
-pub(crate) fn input_name(n: &crate::graph::Node) -> Option<&str> {
+/// The `name` param of a graph input node (the name of the input), if set.
+pub fn input_name(n: &crate::graph::Node) -> Option<&str> {
     n.params.get("name").and_then(Value::as_str)
 }

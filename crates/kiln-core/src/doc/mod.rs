@@ -10,7 +10,7 @@ mod digest;
 mod interface;
 
 pub use digest::DocDigest;
-pub use interface::{Interface, PortDecl};
+pub use interface::{Interface, PortDecl, input_name};
 
 use crate::graph::{Graph, NodeId, PortRef};
 use crate::key::Key;
@@ -175,9 +175,4 @@ impl Document {
     pub fn has_structure(&self) -> bool {
         !self.calls.is_empty() || !self.curves.is_empty()
     }
-}
-
-/// The `name` of a graph input node (its param), if set.
-pub fn interface_input_name(n: &crate::graph::Node) -> Option<&str> {
-    interface::input_name(n)
 }

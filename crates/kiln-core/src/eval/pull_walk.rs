@@ -233,30 +233,18 @@ impl PullEngine {
     /// Node `v` ran: each wired input it read has one reader fewer, and one with none left
     /// gives up its shared values (in the slots and the memo's own map).
     fn consumed(&mut self, plan: &Plan, v: usize) {
-        for s in plan.inputs(v) {
-            let Source::Wire { node, .. } = s else {
-                continue;
-            };
-            let u = *node as usize;
-            let Some(left) = self.left.get_mut(u) else {
-                continue;
-            };
-            if *left == u32::MAX || *left == 0 {
-                continue;
-            }
-            *left -= 1;
-            if *left == 0 {
-                let key = self.keys.key(plan, u);
-                let off = plan.output_offset(u);
-                for p in 0..plan.n_outputs(u) {
-                    let slot = &mut self.vals[off + p];
-                    if matches!(slot, Value::Heavy(_) | Value::List(_) | Value::Str(_)) {
-                        *slot = Value::Empty;
-                        self.memo.forget(key, p);
-                    }
+        let (vals, memo, keys) = (&mut self.vals, &mut self.memo, &mut self.keys);
+        super::release::count_down(&mut self.left, plan, v, |u| {
+            let key = keys.key(plan, u);
+            let off = plan.output_offset(u);
+            for p in 0..plan.n_outputs(u) {
+                let slot = &mut vals[off + p];
+                if super::release::is_shared(slot) {
+                    *slot = Value::Empty;
+                    memo.forget(key, p);
                 }
             }
-        }
+        });
     }
 
     fn execute(&mut self, plan: &Plan, v: usize, runner: &mut Runner) -> Result<(), EvalError> {

@@ -46,32 +46,49 @@ impl Release {
         if !self.active {
             return;
         }
-        for s in plan.inputs(v) {
-            let Source::Wire { node, .. } = s else {
-                continue;
-            };
-            let u = *node as usize;
-            let Some(left) = self.left.get_mut(u) else {
-                continue;
-            };
-            if *left == u32::MAX || *left == 0 {
-                continue;
+        let record = self.record;
+        let released = &mut self.released;
+        count_down(&mut self.left, plan, v, |u| {
+            let off = plan.output_offset(u);
+            let outs = &mut vals[off..off + plan.n_outputs(u)];
+            if record {
+                released.push((u as u32, outputs_hash(outs)));
             }
-            *left -= 1;
-            if *left == 0 {
-                let off = plan.output_offset(u);
-                let outs = &mut vals[off..off + plan.n_outputs(u)];
-                if self.record {
-                    self.released.push((u as u32, outputs_hash(outs)));
-                }
-                for slot in outs {
-                    if matches!(slot, Value::Heavy(_) | Value::List(_) | Value::Str(_)) {
-                        *slot = Value::Empty;
-                    }
+            for slot in outs {
+                if is_shared(slot) {
+                    *slot = Value::Empty;
                 }
             }
+        });
+    }
+}
+
+/// Node `v` ran: each node it reads through a wire has one reader fewer in `left`
+/// (`u32::MAX`: kept to the end); `done(u)` is called for each node left with none.
+#[inline]
+pub(crate) fn count_down(left: &mut [u32], plan: &Plan, v: usize, mut done: impl FnMut(usize)) {
+    for s in plan.inputs(v) {
+        let Source::Wire { node, .. } = s else {
+            continue;
+        };
+        let u = *node as usize;
+        let Some(l) = left.get_mut(u) else {
+            continue;
+        };
+        if *l == u32::MAX || *l == 0 {
+            continue;
+        }
+        *l -= 1;
+        if *l == 0 {
+            done(u);
         }
     }
+}
+
+/// Whether a value is one whose memory is worth giving up (a string, list or heavy value).
+#[inline]
+pub(crate) fn is_shared(v: &Value) -> bool {
+    matches!(v, Value::Heavy(_) | Value::List(_) | Value::Str(_))
 }
 
 /// The hash of a node's output values, to tell later whether a recomputed result has the

@@ -16,6 +16,19 @@ pub enum PlanError {
         /// The flat port read.
         read: String,
     },
+    /// A port stands for itself: a call reads its own output, directly or through others.
+    #[error(
+        "`{0}` stands for itself: a call reads its own output, directly or through the calls around it"
+    )]
+    AliasLoop(String),
+    /// An animated param's curve is malformed.
+    #[error("the curve of `{at}`: {message}")]
+    Curve {
+        /// The flat `node.param`.
+        at: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A call wires or sets a port its graph does not have.
     #[error("call `{call}` of `{asset}` sets input `{port}`, which `{asset}` does not have{}", hint(.known))]
     UnknownInput {

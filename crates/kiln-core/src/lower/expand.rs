@@ -8,7 +8,7 @@ use super::report::PlanReport;
 use super::waits::Pending;
 use super::{Limits, PlanError};
 use crate::context::EvalContext;
-use crate::doc::{Asset, Document, PlanValue, Scope};
+use crate::doc::{Animated, Asset, Document, PlanValue, Scope};
 use crate::graph::{Node, NodeId, PortRef};
 use crate::op::Role;
 use crate::registry::Registry;
@@ -45,6 +45,8 @@ pub(crate) struct Lowering<'d, 'r> {
     pub waited: bool,
     /// Each call written, by flat id: its asset.
     pub calls: HashMap<String, &'d Asset>,
+    /// Whether the plan sampled a curve at the clock (so it stands on the clock).
+    pub clock: bool,
 }
 
 /// What a node of a frame is.
@@ -80,6 +82,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
             inputs_read: BTreeSet::new(),
             waited: false,
             calls: HashMap::new(),
+            clock: false,
         }
     }
 
@@ -114,9 +117,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
             let fid = join(&f.prefix, &n.id);
             let kind = match (self.role(n), &f.binds) {
                 (Role::GraphInput, Some(binds)) => {
-                    let name = crate::doc::interface_input_name(n)
-                        .unwrap_or(&n.id)
-                        .to_string();
+                    let name = crate::doc::input_name(n).unwrap_or(&n.id).to_string();
                     let src = match binds.get(&name) {
                         Some(s) => s.clone(),
                         None => self.input_default(&f, n, &name)?,
@@ -137,6 +138,11 @@ impl<'d, 'r> Lowering<'d, 'r> {
                     for (p, v) in &n.consts {
                         b.insert(p.clone(), Src::Const(v.clone()));
                     }
+                    for (port, a) in curves_of(doc, &n.id) {
+                        if !a.param {
+                            b.insert(port.to_string(), self.curve_node(&fid, port, a)?);
+                        }
+                    }
                     call_binds.insert(&n.id, b);
                     Kind::Call
                 }
@@ -144,7 +150,20 @@ impl<'d, 'r> Lowering<'d, 'r> {
                 _ => {
                     let mut node = n.clone();
                     node.id = NodeId::from(fid.as_str());
+                    let mut inputs = Vec::new();
+                    for (port, a) in curves_of(doc, &n.id) {
+                        if a.param {
+                            node.params
+                                .insert(port.to_string(), self.sample(&fid, port, a)?);
+                        } else {
+                            inputs.push((port, a));
+                        }
+                    }
                     self.emit(node)?;
+                    for (port, a) in inputs {
+                        let src = self.curve_node(&fid, port, a)?;
+                        self.flat.wire(src, PortRef::new(fid.as_str(), port));
+                    }
                     Kind::Emitted
                 }
             };
@@ -303,6 +322,46 @@ impl<'d, 'r> Lowering<'d, 'r> {
     }
 }
 
+/// The curves animating node `id` of `doc`: `(port or param, curve)`.
+fn curves_of<'a>(doc: &'a Document, id: &str) -> Vec<(&'a str, &'a Animated)> {
+    doc.curves
+        .range(PortRef::new(id, "")..)
+        .take_while(|(at, _)| at.node.as_str() == id)
+        .map(|(at, a)| (at.port.as_str(), a))
+        .collect()
+}
+
+impl Lowering<'_, '_> {
+    /// A `curve.sample` node for the curve feeding input `port` of flat node `fid`.
+    fn curve_node(&mut self, fid: &str, port: &str, a: &Animated) -> Result<Src, PlanError> {
+        let id = format!("{fid}~{port}");
+        let mut node = Node {
+            id: NodeId::from(id.as_str()),
+            op: crate::anim::CURVE_SAMPLE_OP.to_string(),
+            params: Default::default(),
+            consts: Default::default(),
+        };
+        node.params.insert("keys".into(), a.keys.clone());
+        node.params.insert("interp".into(), Value::str(&a.interp));
+        self.emit(node)?;
+        Ok(Src::Port(PortRef::new(id, crate::graph::DEFAULT_PORT)))
+    }
+
+    /// The value of the curve animating param `param` of flat node `fid` at the plan's clock:
+    /// the plan then stands on the clock.
+    fn sample(&mut self, fid: &str, param: &str, a: &Animated) -> Result<Value, PlanError> {
+        let curve =
+            crate::anim::Curve::from_params(&a.keys, &Value::str(&a.interp)).map_err(|e| {
+                PlanError::Curve {
+                    at: format!("{fid}.{param}"),
+                    message: e.to_string(),
+                }
+            })?;
+        self.clock = true;
+        Ok(curve.sample(self.ctx.time))
+    }
+}
+
 /// The body inputs a scope binds itself.
 pub(crate) fn scope_inputs(s: &Scope) -> &'static [&'static str] {
     match s {
@@ -313,11 +372,21 @@ pub(crate) fn scope_inputs(s: &Scope) -> &'static [&'static str] {
     }
 }
 
-/// A constant given to a port of type `ty`, converted the way graph inputs convert (an int
-/// for a float port is that float).
+/// A constant given to a port of type `ty`, converted the way a graph file reads a constant
+/// for a port of that type (a file reads a call's constants before it knows their ports): an
+/// int for a float port is that float, a list of 2 to 4 numbers for a vector port that vector.
 pub(crate) fn conform(v: Value, ty: ValueType) -> Value {
+    let floats = |l: &[Value]| -> Option<Vec<f64>> { l.iter().map(Value::as_f64).collect() };
     match (ty, v) {
         (ValueType::Float, Value::Int(i)) => Value::Float(i as f64),
+        (ValueType::Vec2 | ValueType::Vec3 | ValueType::Vec4, Value::List(l)) => {
+            match (ty, floats(&l).as_deref()) {
+                (ValueType::Vec2, Some(&[x, y])) => Value::Vec2([x, y]),
+                (ValueType::Vec3, Some(&[x, y, z])) => Value::Vec3([x, y, z]),
+                (ValueType::Vec4, Some(&[x, y, z, w])) => Value::Vec4([x, y, z, w]),
+                _ => Value::List(l),
+            }
+        }
         (_, v) => v,
     }
 }
@@ -326,14 +395,12 @@ impl Lowering<'_, '_> {
     /// The flat graph, once every wire's source is defined; a read of an output a called
     /// graph does not have is reported as such.
     pub fn finish(&self) -> Result<crate::graph::Graph, PlanError> {
-        for (src, to) in &self.flat.wires {
-            if self.flat.removed.contains(&to.node) {
-                continue;
-            }
-            if let super::flat::Resolved::Pending(p) = self.flat.resolve(src) {
-                if let Some(asset) = self.calls.get(p.node.as_str()) {
-                    return Err(PlanError::UnknownOutput {
-                        port: to.to_string(),
+        self.flat.finish().map_err(|e| match e {
+            PlanError::Unbound { port, read } => {
+                let p = PortRef::parse(&read);
+                match self.calls.get(p.node.as_str()) {
+                    Some(asset) => PlanError::UnknownOutput {
+                        port,
                         asset: asset.name.clone(),
                         output: p.port.clone(),
                         known: asset
@@ -342,14 +409,11 @@ impl Lowering<'_, '_> {
                             .iter()
                             .map(|o| o.name.clone())
                             .collect(),
-                    });
+                    },
+                    None => PlanError::Unbound { port, read },
                 }
-                return Err(PlanError::Unbound {
-                    port: to.to_string(),
-                    read: p.to_string(),
-                });
             }
-        }
-        self.flat.finish()
+            other => other,
+        })
     }
 }

@@ -30,6 +30,8 @@ pub(crate) enum Resolved {
     Empty,
     /// A port no alias or node defines yet (a scope not yet written out).
     Pending(PortRef),
+    /// A port that stands for itself through aliases (a call reading its own output).
+    Loop(PortRef),
 }
 
 /// The flat graph under construction.
@@ -68,6 +70,7 @@ impl Flat {
     /// Follow aliases from `src`.
     pub fn resolve(&self, src: &Src) -> Resolved {
         let mut cur = src.clone();
+        let mut last = PortRef::new("", "");
         // Every alias is followed at most once; more means the aliases loop.
         for _ in 0..=self.alias.len() {
             match cur {
@@ -76,66 +79,60 @@ impl Flat {
                 Src::Port(p) => {
                     if let Some(next) = self.alias.get(&p) {
                         cur = next.clone();
+                        last = p;
                         continue;
                     }
                     if self.index.contains_key(&p.node) {
                         return Resolved::Port(p);
                     }
-                    // A bare reference to a call names its default port.
                     return Resolved::Pending(p);
                 }
             }
         }
-        Resolved::Pending(PortRef::new("", "loop"))
+        Resolved::Loop(last)
     }
 
-    /// The graph of every emitted node with every wire that resolves; `Err` names the first
-    /// wire whose source is undefined.
+    /// The graph of every emitted node, with every wire resolved; `Err` names the first wire
+    /// whose source is undefined.
     pub fn finish(&self) -> Result<Graph, PlanError> {
-        self.build(true)
-    }
-
-    fn build(&self, strict: bool) -> Result<Graph, PlanError> {
-        let mut g = Graph::new();
-        for n in &self.nodes {
-            if self.removed.contains(&n.id) {
-                continue;
-            }
-            let Ok(node) = g.add_node(n.id.clone(), &n.op) else {
-                return Err(PlanError::IdClash(n.id.to_string()));
-            };
-            node.params = n.params.clone();
-            node.consts = n.consts.clone();
-        }
         for (src, to) in &self.wires {
             if self.removed.contains(&to.node) {
                 continue;
             }
             match self.resolve(src) {
-                Resolved::Port(p) if !self.removed.contains(&p.node) => g.connect(p, to.clone()),
-                Resolved::Port(p) => {
-                    if strict {
-                        return Err(PlanError::Unbound {
-                            port: to.to_string(),
-                            read: p.to_string(),
-                        });
-                    }
+                Resolved::Pending(p) => {
+                    return Err(PlanError::Unbound {
+                        port: to.to_string(),
+                        read: p.to_string(),
+                    });
                 }
+                Resolved::Loop(p) => return Err(PlanError::AliasLoop(p.to_string())),
+                _ => {}
+            }
+        }
+        Ok(self.graph_of(|id| !self.removed.contains(id)))
+    }
+
+    /// The graph of the emitted nodes `keep` holds, with the wires into them whose sources
+    /// resolve (to kept nodes, or to constants).
+    pub fn graph_of(&self, keep: impl Fn(&NodeId) -> bool) -> Graph {
+        let mut g = Graph::new();
+        for n in self.nodes.iter().filter(|n| keep(&n.id)) {
+            if let Ok(node) = g.add_node(n.id.clone(), &n.op) {
+                node.params = n.params.clone();
+                node.consts = n.consts.clone();
+            }
+        }
+        for (src, to) in self.wires.iter().filter(|(_, to)| keep(&to.node)) {
+            match self.resolve(src) {
+                Resolved::Port(p) if keep(&p.node) => g.connect(p, to.clone()),
                 Resolved::Const(v) => {
                     let _ = g.set_const(&to.node, &to.port, v);
                 }
-                Resolved::Empty => {}
-                Resolved::Pending(p) => {
-                    if strict {
-                        return Err(PlanError::Unbound {
-                            port: to.to_string(),
-                            read: p.to_string(),
-                        });
-                    }
-                }
+                _ => {}
             }
         }
-        Ok(g)
+        g
     }
 
     /// The emitted nodes feeding `src` (itself included), or the first pending port on the
@@ -145,7 +142,7 @@ impl Flat {
         let mut stack = Vec::new();
         match self.resolve(src) {
             Resolved::Port(p) => stack.push(p.node),
-            Resolved::Pending(p) => return Err(p),
+            Resolved::Pending(p) | Resolved::Loop(p) => return Err(p),
             _ => return Ok(()),
         }
         while let Some(id) = stack.pop() {
@@ -155,7 +152,7 @@ impl Flat {
             for &w in into.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
                 match self.resolve(&self.wires[w].0) {
                     Resolved::Port(p) => stack.push(p.node),
-                    Resolved::Pending(p) => return Err(p),
+                    Resolved::Pending(p) | Resolved::Loop(p) => return Err(p),
                     _ => {}
                 }
             }

@@ -11,6 +11,10 @@
 //!   their list or count may be a node's answer, which the plan cooks first (a wait, through
 //!   the evaluator it is given), and a fold with `until` cooks its stop after every pass.
 //! * A choice whose condition the plan knows takes one alternative (see `choice`).
+//! * A `step` becomes one solver node ([`crate::solver`]) running its body.
+//! * An animated input becomes a `curve.sample` node ([`crate::anim`]), keyed by the value it
+//!   samples; an animated param is sampled at the plan's clock, and the plan then stands on
+//!   the clock.
 //! * The worklist has no recursion: nesting depth and scope sizes are checked against
 //!   [`Limits`].
 //!
@@ -71,6 +75,8 @@ pub struct Lowered {
     pub inputs_read: BTreeSet<String>,
     /// Whether the plan cooked nodes for values (so it stands on the whole context).
     pub waited: bool,
+    /// Whether the plan sampled an animated param at the clock (so it stands on the clock).
+    pub clock: bool,
 }
 
 /// Write `doc` out at context `ctx` (whose graph inputs the plan may read). Values the plan
@@ -103,10 +109,12 @@ pub fn lower_with(
         report,
         inputs_read: std::mem::take(&mut l.inputs_read),
         waited: l.waited,
+        clock: l.clock,
     })
 }
 
-/// Register the ops plans write (`scope.gather`, `scope.get`).
+/// Register the ops plans write (`scope.gather`, `scope.get`); the solver and the curve
+/// sampler are registered by their own modules.
 pub fn register(reg: &mut Registry) -> Result<(), crate::registry::RegistryError> {
     ops::register(reg)
 }

@@ -98,6 +98,19 @@ impl Op for Get {
         out[0] = v.clone();
         Ok(())
     }
+    fn infer_outputs(
+        &self,
+        _inputs: &[Option<ValueType>],
+        params: &[Value],
+    ) -> Result<Vec<ValueType>, String> {
+        // The plan names the element's type when it knows it (a state's declared type).
+        let ty = params
+            .get(1)
+            .and_then(Value::as_str)
+            .and_then(ValueType::parse_plain)
+            .unwrap_or(ValueType::Any);
+        Ok(vec![ty])
+    }
 }
 
 /// Register `scope.gather` and `scope.get`.
@@ -110,6 +123,12 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             ValueType::Int,
             Value::Int(0),
             "from 0",
+        ))
+        .param(ParamSpec::new(
+            "type",
+            ValueType::String,
+            Value::str("any"),
+            "the element's type, when known (a plain type name)",
         ))
         .output(OutputSpec::new("out", ValueType::Any, "the element"))))
 }

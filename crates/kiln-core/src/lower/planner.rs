@@ -8,7 +8,6 @@ use crate::doc::Document;
 use crate::eval::LazyEvaluator;
 use crate::key::{Key, KeyHasher};
 use crate::registry::Registry;
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// How many plans a planner made and reused.
@@ -90,18 +89,21 @@ impl Planner {
     }
 }
 
-/// The key of what `plan` read from `ctx`.
+/// The key of what `plan` read from `ctx`: the graph inputs it read, the clock when it
+/// sampled a curve, and the whole context when it cooked nodes for values.
 fn stands_on(plan: &Lowered, ctx: &EvalContext) -> Key {
     let mut h = KeyHasher::new();
-    let names: Box<dyn Iterator<Item = &String>> = if plan.waited {
-        h.u64(ctx.seed);
+    if plan.waited || plan.clock {
         h.f64(ctx.time);
         h.i64(ctx.frame);
-        Box::new(ctx.inputs.keys())
+    }
+    let names: Vec<&String> = if plan.waited {
+        h.u64(ctx.seed);
+        ctx.inputs.keys().collect()
     } else {
-        Box::new(plan.inputs_read.iter())
+        plan.inputs_read.iter().collect()
     };
-    let names: BTreeSet<&String> = names.collect();
+    // Both are sorted (a BTreeMap's keys, a BTreeSet).
     for n in names {
         h.str(n);
         match ctx.inputs.get(n) {

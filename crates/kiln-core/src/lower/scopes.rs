@@ -148,7 +148,12 @@ impl<'d> Lowering<'d, '_> {
     }
 
     /// Collect `parts` into one list through a tree of gathers; returns the tree's root.
-    fn gather(&mut self, cid: &str, output: &str, parts: Vec<Src>) -> Result<Src, PlanError> {
+    pub(crate) fn gather(
+        &mut self,
+        cid: &str,
+        output: &str,
+        parts: Vec<Src>,
+    ) -> Result<Src, PlanError> {
         if parts.is_empty() {
             return Ok(Src::Const(Value::List(Vec::new().into())));
         }

@@ -9,7 +9,6 @@ use super::scopes::copy_id;
 use crate::doc::{Asset, Document, FoldScope, ForScope, Until};
 use crate::eval::{ErrorPolicy, Evaluator, Request};
 use crate::graph::{Graph, NodeId, PortRef};
-use crate::key::KeyHasher;
 use crate::op::Role;
 use crate::value::Value;
 use std::collections::{HashMap, HashSet};
@@ -179,9 +178,7 @@ impl<'d> Lowering<'d, '_> {
                 .filter(|(_, r)| *r == Role::GraphInput);
             match is_input {
                 Some((n, _)) => {
-                    let name = crate::doc::interface_input_name(n)
-                        .unwrap_or(&n.id)
-                        .to_string();
+                    let name = crate::doc::input_name(n).unwrap_or(&n.id).to_string();
                     self.inputs_read.insert(name);
                 }
                 None => {
@@ -224,28 +221,7 @@ impl<'d> Lowering<'d, '_> {
                 }
             }
         }
-        let mut g = Graph::new();
-        for n in &self.flat.nodes {
-            if keep.contains(&n.id)
-                && let Ok(node) = g.add_node(n.id.clone(), &n.op)
-            {
-                node.params = n.params.clone();
-                node.consts = n.consts.clone();
-            }
-        }
-        for (src, to) in &self.flat.wires {
-            if !keep.contains(&to.node) {
-                continue;
-            }
-            match self.flat.resolve(src) {
-                Resolved::Port(p) => g.connect(p, to.clone()),
-                Resolved::Const(v) => {
-                    let _ = g.set_const(&to.node, &to.port, v);
-                }
-                _ => {}
-            }
-        }
-        g
+        self.flat.graph_of(|id| keep.contains(id))
     }
 
     /// The answer for one need.
@@ -336,7 +312,7 @@ impl<'d> Lowering<'d, '_> {
                             });
                         }
                     },
-                    _ => values.chunks(2).all(|pair| same(&pair[0], &pair[1])),
+                    _ => values.chunks(2).all(|pair| pair[0].same_bits(&pair[1])),
                 };
                 let passes = pass + 1;
                 let how = match &scope.until {
@@ -369,13 +345,4 @@ impl<'d> Lowering<'d, '_> {
             }
         }
     }
-}
-
-/// Whether two values are the same, by content (bit for bit: a NaN equals itself).
-fn same(a: &Value, b: &Value) -> bool {
-    let mut ha = KeyHasher::new();
-    a.hash_into(&mut ha);
-    let mut hb = KeyHasher::new();
-    b.hash_into(&mut hb);
-    ha.finish_key() == hb.finish_key()
 }

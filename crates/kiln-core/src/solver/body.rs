@@ -3,7 +3,7 @@
 //! progress.
 
 use super::progress::ProgressCache;
-use super::{INPUT_OP_PREFIX, MAX_SUBSTEPS, OUTPUT_OP, STEP_BODY_TYPE, STEP_INPUTS};
+use super::{MAX_SUBSTEPS, STEP_BODY_TYPE, STEP_INPUTS};
 use crate::cache::MemoryReport;
 use crate::error::Diagnostics;
 use crate::graph::Graph;
@@ -106,7 +106,7 @@ impl StepBody {
         if let Some(l) = plan.latches().first() {
             return Err(StepBodyError::Latch(plan.id(l.node as usize).to_string()));
         }
-        check_names(&graph, &settings)?;
+        check_names(&graph, &registry, &settings)?;
         let reads = body_reads(&plan);
         let state_args = settings
             .state
@@ -182,7 +182,12 @@ impl StepBody {
 }
 
 /// Check the names of `settings` against each other and the body's interface.
-fn check_names(graph: &Graph, settings: &StepSettings) -> Result<(), StepBodyError> {
+fn check_names(
+    graph: &Graph,
+    registry: &Registry,
+    settings: &StepSettings,
+) -> Result<(), StepBodyError> {
+    let role = |op: &str| registry.get(op).map(|o| o.spec().role);
     let mut seen = BTreeSet::new();
     for a in &settings.args {
         if STEP_INPUTS.contains(&a.as_str()) {
@@ -195,8 +200,8 @@ fn check_names(graph: &Graph, settings: &StepSettings) -> Result<(), StepBodyErr
     let inputs: BTreeSet<&str> = graph
         .nodes()
         .iter()
-        .filter(|n| n.op.starts_with(INPUT_OP_PREFIX))
-        .filter_map(|n| n.params.get("name").and_then(Value::as_str))
+        .filter(|n| role(&n.op) == Some(crate::op::Role::GraphInput))
+        .filter_map(crate::doc::input_name)
         .collect();
     let mut states = BTreeSet::new();
     for s in &settings.state {
@@ -209,7 +214,10 @@ fn check_names(graph: &Graph, settings: &StepSettings) -> Result<(), StepBodyErr
         if !inputs.contains(s.as_str()) {
             return Err(StepBodyError::StateNotInput(s.clone()));
         }
-        if graph.node(s).is_none_or(|n| n.op != OUTPUT_OP) {
+        if graph
+            .node(s)
+            .is_none_or(|n| role(&n.op) != Some(crate::op::Role::GraphOutput))
+        {
             return Err(StepBodyError::StateNotOutput(s.clone()));
         }
         if !seen.contains(s.as_str()) {

@@ -1,8 +1,8 @@
 //! The solver of `step` scopes: a fixed-dt simulation body run as one node.
 //!
 //! The lowering of a `step` scope gives its body as a plain [`Graph`](crate::graph::Graph)
-//! whose interface is graph-input nodes (op `input.<type>`, read by their `name` param) and
-//! `output` nodes (by node id), wraps it in a [`StepBody`] with its [`StepSettings`], and
+//! whose interface is its graph-input nodes (ops of [`Role::GraphInput`](crate::op::Role), read by
+//! their `name` param) and graph-output nodes (by node id), wraps it in a [`StepBody`] with its [`StepSettings`], and
 //! makes one node of op [`STEP_OP`] (`scope.step`) with the body as its `body` param and the
 //! values of the body's args as its `args` list input. Its `state` output is the list of the
 //! state values, in the settings' state order.
@@ -69,11 +69,6 @@ pub const INPUT_INDEX: &str = "index";
 pub const INPUT_SUBSTEP: &str = "substep";
 /// The inputs the solver sets at every run; no arg or state may take these names.
 pub const STEP_INPUTS: [&str; 4] = [INPUT_DT, INPUT_TIME, INPUT_INDEX, INPUT_SUBSTEP];
-/// Body inputs are the nodes whose op id starts with this (`input.float`, ...), by their
-/// `name` param.
-pub const INPUT_OP_PREFIX: &str = "input.";
-/// Body outputs are the nodes of this op, by node id.
-pub const OUTPUT_OP: &str = "output";
 
 /// Register the step solver op ([`STEP_OP`]).
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {

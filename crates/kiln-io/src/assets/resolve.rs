@@ -47,6 +47,27 @@ struct Entry {
     deps: Vec<(String, usize)>,
 }
 
+impl DocumentFile {
+    /// The file as the evaluators run it: its graph written out by the plan at `ctx` (whose
+    /// graph inputs a scope's list or count may read), or the file itself when it calls
+    /// nothing and animates nothing.
+    pub fn flat_file(
+        &self,
+        registry: &Registry,
+        ctx: &kiln_core::context::EvalContext,
+    ) -> Result<(GraphFile, Option<kiln_core::lower::PlanReport>), kiln_core::lower::PlanError>
+    {
+        let mut file = self.file.clone();
+        if !self.doc.has_structure() {
+            return Ok((file, None));
+        }
+        let mut planner = kiln_core::lower::Planner::new(registry.clone());
+        let lowered = planner.plan(&self.doc, self.digest.key(), ctx)?;
+        file.graph = lowered.graph.clone();
+        Ok((file, Some(lowered.report.clone())))
+    }
+}
+
 /// Read the graph file at `path` and every graph it calls.
 pub fn read_document(
     path: &Path,
@@ -88,7 +109,7 @@ pub fn document_of(
     let order = t.order()?;
     let assets = t.build(&order);
     let top = t.entries.swap_remove(0);
-    let doc = document(&top, &t.entries, &assets, 0);
+    let doc = document(&top, &assets);
     let digest = DocDigest::whole(&doc);
     Ok(DocumentFile {
         file: top.file,
@@ -310,7 +331,7 @@ impl Table<'_> {
                 continue;
             }
             let e = &self.entries[i];
-            let doc = document(e, &self.entries, &assets, i);
+            let doc = document(e, &assets);
             let mut h = KeyHasher::new();
             h.u128(e.text.0);
             for (node, d) in &e.deps {
@@ -336,8 +357,8 @@ impl Table<'_> {
     }
 }
 
-/// The document of entry `e` (at index `at`), its calls resolved to built assets.
-fn document(e: &Entry, _entries: &[Entry], assets: &[Option<Arc<Asset>>], _at: usize) -> Document {
+/// The document of entry `e`, its calls resolved to built assets.
+fn document(e: &Entry, assets: &[Option<Arc<Asset>>]) -> Document {
     let mut doc = Document::from_graph(e.file.graph.clone());
     for (node, d) in &e.deps {
         if let Some(a) = assets.get(*d).and_then(Clone::clone) {

@@ -5,6 +5,7 @@ mod counting;
 mod counts;
 mod generated;
 mod scopes;
+mod step_and_curves;
 
 use kiln_core::doc::Document;
 use kiln_core::eval::{
@@ -73,17 +74,10 @@ pub fn cook_all(text: &str, out: &str) -> Value {
             .unwrap();
         match &first {
             None => first = Some(v),
-            Some(f) => assert_eq!(bits(f), bits(&v), "{name} differs"),
+            Some(f) => assert!(f.same_bits(&v), "{name} differs: {v:?} vs {f:?}"),
         }
     }
     first.unwrap()
-}
-
-/// A value's content key, to compare bit for bit.
-pub fn bits(v: &Value) -> Key {
-    let mut h = kiln_core::key::KeyHasher::new();
-    v.hash_into(&mut h);
-    h.finish_key()
 }
 
 /// A planner's plan of `d`.

@@ -57,7 +57,6 @@ pub fn count_spec(id: &'static str) -> OpSpec {
 
 pub fn setup() -> Setup {
     let mut reg = kiln_std::registry();
-    solver::register(&mut reg).unwrap();
     let static_count = Arc::new(AtomicUsize::new(0));
     let dynamic_count = Arc::new(AtomicUsize::new(0));
     reg.register(Count(count_spec("test.count"), static_count.clone()))
