@@ -47,6 +47,8 @@ pub(crate) struct Lowering<'d, 'r> {
     pub calls: HashMap<String, &'d Asset>,
     /// Whether the plan sampled a curve at the clock (so it stands on the clock).
     pub clock: bool,
+    /// The top graph's output nodes, emitted after everything else.
+    pub outputs: Vec<Node>,
 }
 
 /// What a node of a frame is.
@@ -83,6 +85,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
             waited: false,
             calls: HashMap::new(),
             clock: false,
+            outputs: Vec::new(),
         }
     }
 
@@ -132,6 +135,11 @@ impl<'d, 'r> Lowering<'d, 'r> {
                             .alias(PortRef::new(f.prefix.clone(), &n.id), Src::Const(v.clone()));
                     }
                     Kind::Output
+                }
+                // The graph's own outputs come last, as a graph file lists them.
+                (Role::GraphOutput, None) => {
+                    self.outputs.push(n.clone());
+                    Kind::Emitted
                 }
                 _ if doc.calls.contains_key(&n.id) => {
                     let mut b = HashMap::new();

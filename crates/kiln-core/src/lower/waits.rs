@@ -113,6 +113,9 @@ impl<'d> Lowering<'d, '_> {
                 self.expand(f)?;
             }
             if self.pending.is_empty() {
+                for n in std::mem::take(&mut self.outputs) {
+                    self.emit(n)?;
+                }
                 return Ok(());
             }
             let into = self.flat.wires_into();

@@ -109,6 +109,21 @@ pub enum BakeError {
     /// The graph does not validate.
     #[error("{0}")]
     Invalid(Diagnostics),
+    /// A value of the graph has no binary form to write (a heavy type without a codec, such
+    /// as a step scope's body), so the graph cannot be baked.
+    #[error(
+        "node `{node}`: its {what} `{name}` holds a value of type {type_name}, which has no codec to write it; the graph cannot be baked"
+    )]
+    NoCodec {
+        /// The node.
+        node: String,
+        /// `param` or `input`.
+        what: &'static str,
+        /// The param or port.
+        name: String,
+        /// The value's type.
+        type_name: String,
+    },
     /// Input values were given without freezing.
     #[error(
         "input values were given but inputs are not frozen (hint: add --freeze to turn inputs into constants)"

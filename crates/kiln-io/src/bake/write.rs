@@ -64,6 +64,7 @@ pub fn write_baked(
     registry: &Registry,
 ) -> Result<WriteReport, BakeError> {
     let (dir, dir_name) = blob_folder(path)?;
+    check_codecs(&file.graph, registry)?;
     let blobs = Blobs::of(&file.graph, &dir_name, registry);
     let mut report = WriteReport {
         graph: path.to_path_buf(),
@@ -76,6 +77,29 @@ pub fn write_baked(
     let text = save_graph_with(&file.graph, &file.meta, registry, &|v| blobs.reference(v));
     write_atomic(path, text.as_bytes())?;
     Ok(report)
+}
+
+/// Refuse a graph holding a value that would need a blob but has no binary form: it would be
+/// written as nothing, and the baked graph would not run.
+fn check_codecs(graph: &kiln_core::graph::Graph, registry: &Registry) -> Result<(), BakeError> {
+    for n in graph.nodes() {
+        let values = n
+            .params
+            .iter()
+            .map(|(k, v)| ("param", k, v))
+            .chain(n.consts.iter().map(|(k, v)| ("input", k, v)));
+        for (what, name, v) in values {
+            if needs_blob(v) && encode_value(v, registry).is_none() {
+                return Err(BakeError::NoCodec {
+                    node: n.id.to_string(),
+                    what,
+                    name: name.clone(),
+                    type_name: v.type_name().to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The blob folder of a baked graph at `path`, with its name (for references).
