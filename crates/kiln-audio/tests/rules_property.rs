@@ -100,12 +100,18 @@ fn list(i: usize) -> Value {
     }
 }
 
-/// The ops worth generating for: those with params or ruled inputs. (`input.audio` fails
-/// only for want of a value from the run, whatever its params.)
+/// The ops worth generating for: those with params or ruled inputs. (A graph input without a
+/// default, `input.audio` or `input.image`, fails only for want of a value from the run,
+/// whatever its params; the `scope.*` ops are written by the plan, never by a file, with
+/// values the plan has checked.)
 fn ops(reg: &Registry) -> Vec<String> {
     let mut ids: Vec<String> = reg
         .iter()
-        .filter(|op| op.spec().id != kiln_audio::INPUT_AUDIO_OP)
+        .filter(|op| {
+            let s = op.spec();
+            !(s.role == kiln_core::op::Role::GraphInput && s.param_index("default").is_none())
+        })
+        .filter(|op| !op.spec().id.starts_with("scope."))
         .filter(|op| {
             let s = op.spec();
             !s.params.is_empty() || s.inputs.iter().any(|i| i.rule.is_some())

@@ -5,6 +5,7 @@ use super::CURVE_SAMPLE_OP;
 use super::curve::{Curve, CurveError};
 use crate::context::EvalContext;
 use crate::key::KeyHasher;
+use crate::op::rule::{Rule, RuleEnv, Violation};
 use crate::op::{Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Reads};
 use crate::value::{Value, ValueType};
 
@@ -19,17 +20,23 @@ impl Default for CurveSampleOp {
                 "A keyframed curve's value at the clock's time. Keyed by the value sampled, so \
                  where the curve holds still nothing downstream cooks again.",
             )
-            .param(ParamSpec::required(
-                "keys",
-                ValueType::List,
-                "the keys: [t, v] each, or [t, v, [dt, dv], [dt, dv]] with Bézier handles",
-            ))
-            .param(ParamSpec::new(
-                "interp",
-                ValueType::String,
-                Value::str("linear"),
-                "step, linear or bezier",
-            ))
+            .param(
+                ParamSpec::required(
+                    "keys",
+                    ValueType::List,
+                    "the keys: [t, v] each, or [t, v, [dt, dv], [dt, dv]] with Bézier handles",
+                )
+                .with_rule(Rule::Check(keys_rule)),
+            )
+            .param(
+                ParamSpec::new(
+                    "interp",
+                    ValueType::String,
+                    Value::str("linear"),
+                    "step, linear or bezier",
+                )
+                .with_rule(Rule::OneOf(&["step", "linear", "bezier"])),
+            )
             .output(OutputSpec::new(
                 "out",
                 ValueType::Any,
@@ -38,6 +45,14 @@ impl Default for CurveSampleOp {
             .reads(Reads::TIME),
         )
     }
+}
+
+/// The rule of `keys`: they make a curve (checked with linear interpolation; the handles
+/// of Bézier keys are checked the same way).
+fn keys_rule(keys: &Value, _env: &RuleEnv) -> Result<(), Violation> {
+    Curve::from_params(keys, &Value::str("linear"))
+        .map(|_| ())
+        .map_err(|e| Violation::new("keys that make a curve", e.to_string()))
 }
 
 fn curve(params: &[Value]) -> Result<Curve, CurveError> {
@@ -67,9 +82,12 @@ impl Op for CurveSampleOp {
         _inputs: &[Option<ValueType>],
         params: &[Value],
     ) -> Result<Vec<ValueType>, String> {
-        curve(params)
-            .map(|c| vec![c.kind().value_type()])
-            .map_err(|e| e.to_string())
+        // A curve that cannot be made is its params' rules' to report.
+        Ok(vec![
+            curve(params)
+                .map(|c| c.kind().value_type())
+                .unwrap_or(ValueType::Any),
+        ])
     }
 
     /// The value sampled at the context's time, not the time: where the curve holds still,
