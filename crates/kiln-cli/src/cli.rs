@@ -24,8 +24,14 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
     match cli.cmd {
         Cmd::Run { graph, args } => {
             set_memory_limit(args.memory_limit);
-            let file = load(&graph, &reg, &libs, &args.set)?.file;
-            run::run(&file.graph, &reg, &args, Some(&graph))
+            let loaded = load(&graph, &reg, &libs, &args.set)?;
+            run::run(
+                &loaded.file.graph,
+                &reg,
+                &args,
+                Some(&graph),
+                loaded.plan.as_ref(),
+            )
         }
         Cmd::Render { graph, args } => {
             set_memory_limit(args.memory_limit);

@@ -127,3 +127,25 @@ pub(crate) fn abridged(d: &Diagnostic) -> String {
         .collect();
     format!("{short} (a cycle of {n} nodes)")
 }
+
+/// What the plan wrote out, and per scope the copies an evaluation cooked and reused (from the
+/// ids of the nodes that ran), on stderr.
+pub(crate) fn print_plan<'a>(
+    p: &kiln_core::lower::PlanReport,
+    ran: impl IntoIterator<Item = &'a str>,
+) {
+    eprintln!(
+        "plan: {} calls written out, {} nodes, {} waits, {} choices, {} nodes pruned",
+        p.calls,
+        p.nodes,
+        p.waits.len(),
+        p.choices,
+        p.pruned
+    );
+    for s in p.scope_counts(ran) {
+        eprintln!(
+            "  {} `{}`: {} copies, {} cooked, {} reused",
+            s.kind, s.path, s.copies, s.cooked, s.reused
+        );
+    }
+}

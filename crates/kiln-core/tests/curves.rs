@@ -369,14 +369,33 @@ fn a_bad_curve_is_a_validation_error_naming_the_node() {
     g.add_node("anim", anim::CURVE_SAMPLE_OP).unwrap();
     g.set_param("anim", "keys", keys(&[(1.0, 0.0), (0.0, 1.0)]))
         .unwrap();
+    // Validation refuses the keys by their rule...
+    let diags = kiln_core::validate::validate(&g, &reg);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].kind, kiln_core::validate::DiagnosticKind::BadValue);
+    let shown = diags[0].to_string();
+    assert!(
+        shown.contains("anim") && shown.contains("increase strictly"),
+        "{shown}"
+    );
+    // ...and a run refuses them with the same words, naming the node and the param.
     let mut eval = LazyEvaluator::new(reg);
     let err = eval
         .evaluate(&g, &Request::new(["anim"]), &EvalContext::new())
         .unwrap_err();
-    assert!(matches!(err, EvalError::Invalid(_)), "{err:?}");
-    let msg = err.to_string();
+    let EvalError::Node {
+        node,
+        port,
+        message,
+        ..
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!(node.as_str(), "anim");
+    assert_eq!(port.as_deref(), Some("param `keys`"));
     assert!(
-        msg.contains("anim") && msg.contains("increase strictly"),
-        "{msg}"
+        message.contains("increase strictly") && shown.contains(message.as_str()),
+        "{message} / {shown}"
     );
 }

@@ -40,12 +40,12 @@ fn the_schema_is_json_and_lists_the_input_types() {
         .map(|v| v.as_str().unwrap())
         .collect();
     // The plain types of kiln-std, then the heavy types whose domain registers an input op
-    // (`input.audio` in kiln-audio).
+    // (`input.audio` in kiln-audio, `input.image` in kiln-std).
     let mut expected: Vec<&str> = kiln_std::graph_io::INPUT_TYPES
         .iter()
         .map(|(_, t)| t.name())
         .collect();
-    expected.push("audio");
+    expected.extend(["audio", "image"]);
     assert_eq!(types, expected);
     let top: Vec<&str> = schema["properties"]
         .as_object()

@@ -469,9 +469,9 @@ fn format_errors_name_their_location() {
         (r#"{"kiln": 1, "node": {}}"#, "node", "did you mean `nodes`"),
         (r#"{"kiln": 1, "kiln": 1}"#, "kiln", "appears twice"),
         (
-            r#"{"kiln": 1, "inputs": {"x": {"type": "image"}}}"#,
+            r#"{"kiln": 1, "inputs": {"x": {"type": "matrix"}}}"#,
             "inputs.x.type",
-            "cannot have type `image`",
+            "cannot have type `matrix`",
         ),
         (
             r#"{"kiln": 1, "inputs": {"x": {}}}"#,

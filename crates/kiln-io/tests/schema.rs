@@ -88,6 +88,10 @@ fn every_baked_example_matches_the_schema() {
             .flat_file(&reg, &kiln_core::context::EvalContext::new())
             .expect("the example plans")
             .0;
+        // A step's body has no codec and refuses the bake (tests/bake.rs shows it).
+        if file.graph.nodes().iter().any(|n| n.op == "scope.step") {
+            continue;
+        }
         let stem = path.file_stem().expect("a name").to_string_lossy();
         for (way, options) in &ways {
             let baked = bake(&file, &reg, options)

@@ -57,6 +57,7 @@ pub(crate) fn run(
     reg: &Registry,
     args: &EvalArgs,
     path: Option<&Path>,
+    plan: Option<&kiln_core::lower::PlanReport>,
 ) -> Result<ExitCode, CliError> {
     let parallel = parallel_policy(args.parallel);
     sweep_leftovers(&args.out);
@@ -81,7 +82,8 @@ pub(crate) fn run(
         ErrorsArg::FailFast => ErrorPolicy::FailFast,
         ErrorsArg::Propagate => ErrorPolicy::Propagate,
     });
-    if args.timings {
+    // Per-scope counts are read off the nodes that ran.
+    if args.timings || (args.stats && plan.is_some_and(|p| !p.scopes.is_empty())) {
         request = request.with_timings();
     }
     let cache = match &args.cache {
@@ -161,6 +163,9 @@ pub(crate) fn run(
     }
     if args.stats {
         print_stats(args.evaluator, &parallel, &out.stats, elapsed, None);
+        if let Some(p) = plan {
+            crate::report::print_plan(p, out.timings.iter().map(|t| t.node.as_str()));
+        }
         let mut memory = eval.memory_report();
         if let Some(c) = &cache {
             memory.extend(c.store.memory_report());

@@ -34,7 +34,7 @@ mod waits;
 
 pub use error::PlanError;
 pub use planner::{PlanCounts, Planner};
-pub use report::{PlanReport, ScopeReport};
+pub use report::{PlanReport, ScopeCounts, ScopeReport};
 
 use crate::context::EvalContext;
 use crate::doc::Document;

@@ -44,3 +44,57 @@ pub struct PlanReport {
     /// Nodes in the flat graph.
     pub nodes: usize,
 }
+
+/// What one evaluation did with a scope's copies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScopeCounts {
+    /// The scope's call path.
+    pub path: String,
+    /// `for`, `fold` or `step`.
+    pub kind: &'static str,
+    /// Copies the plan wrote.
+    pub copies: usize,
+    /// Copies of which at least one node ran.
+    pub cooked: usize,
+    /// Copies every node of which was answered without running.
+    pub reused: usize,
+}
+
+impl PlanReport {
+    /// Per scope, how many copies an evaluation cooked and reused, from the ids of the nodes
+    /// it ran (a copy `path[i]` cooked when a node `path[i]/...` ran; a step, when its solver
+    /// node `path` ran).
+    pub fn scope_counts<'a>(
+        &self,
+        executed: impl IntoIterator<Item = &'a str>,
+    ) -> Vec<ScopeCounts> {
+        let ran: Vec<&str> = executed.into_iter().collect();
+        self.scopes
+            .iter()
+            .map(|s| {
+                let cooked = if s.kind == "step" {
+                    usize::from(ran.contains(&s.path.as_str()))
+                } else {
+                    let mut copies = std::collections::BTreeSet::new();
+                    let prefix = format!("{}[", s.path);
+                    for id in &ran {
+                        if let Some(rest) = id.strip_prefix(&prefix)
+                            && let Some((i, tail)) = rest.split_once(']')
+                            && tail.starts_with('/')
+                        {
+                            copies.insert(i);
+                        }
+                    }
+                    copies.len()
+                };
+                ScopeCounts {
+                    path: s.path.clone(),
+                    kind: s.kind,
+                    copies: s.copies,
+                    cooked,
+                    reused: s.copies - cooked.min(s.copies),
+                }
+            })
+            .collect()
+    }
+}

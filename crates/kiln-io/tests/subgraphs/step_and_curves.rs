@@ -17,7 +17,7 @@ fn at(eval: &mut LazyEvaluator, g: &Graph, t: f64) -> (Value, u64) {
     let out = eval.evaluate(g, &Request::new(["position"]), &ctx).unwrap();
     (
         out.get("position").cloned().unwrap(),
-        out.stats.executed as u64,
+        out.stats.executed,
     )
 }
 
