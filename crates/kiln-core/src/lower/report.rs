@@ -98,3 +98,26 @@ impl PlanReport {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_copy_cooked_when_a_node_of_it_ran_and_a_step_when_its_solver_did() {
+        let r = PlanReport {
+            scopes: vec![
+                ScopeReport::new("w", "for", 3),
+                ScopeReport::new("w[1]/b", "for", 2),
+                ScopeReport::new("s", "step", 1),
+            ],
+            ..PlanReport::default()
+        };
+        // `w[1]/b[0]/x` is a node of copy 1 of `w` and of copy 0 of `w[1]/b`; `w/out~0-0` (a
+        // gather) and `w[10]x` belong to no copy of `w`.
+        let counts = r.scope_counts(["w[1]/b[0]/x", "w[2]/y", "w/out~0-0", "w[10]x"]);
+        let got: Vec<(usize, usize)> = counts.iter().map(|c| (c.cooked, c.reused)).collect();
+        assert_eq!(got, [(2, 1), (1, 1), (0, 1)]);
+        assert_eq!(r.scope_counts(["s"])[2].cooked, 1);
+    }
+}
