@@ -283,7 +283,7 @@ impl<'d> Lowering<'d, '_> {
 
     /// Write a fold of at most `limit` passes: all at once without `until`, else the first
     /// pass, with its stop waited on.
-    fn fold_passes(
+    pub(crate) fn fold_passes(
         &mut self,
         cid: String,
         asset: &'d Asset,

@@ -274,24 +274,7 @@ impl<'d> Lowering<'d, '_> {
             } => {
                 let v = values.into_iter().next().unwrap_or_default();
                 let n = self.fold_count(&cid, scope, &v)?;
-                if scope.until.is_some() && n > 0 {
-                    self.write_pass(&cid, asset, &binds, scope, 0, depth);
-                    self.pending.push(Pending::FoldStop {
-                        cid,
-                        asset,
-                        binds,
-                        scope,
-                        pass: 0,
-                        limit: n,
-                        depth,
-                    });
-                    Ok(())
-                } else {
-                    for k in (0..n as usize).rev() {
-                        self.write_pass(&cid, asset, &binds, scope, k, depth);
-                    }
-                    self.finish_fold(&cid, asset, &binds, scope, n as usize, None)
-                }
+                self.fold_passes(cid, asset, binds, scope, n, depth)
             }
             Pending::FoldStop {
                 cid,

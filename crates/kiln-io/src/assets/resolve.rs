@@ -61,10 +61,10 @@ impl DocumentFile {
         if !self.doc.has_structure() {
             return Ok((file, None));
         }
-        let mut planner = kiln_core::lower::Planner::new(registry.clone());
-        let lowered = planner.plan(&self.doc, self.digest.key(), ctx)?;
-        file.graph = lowered.graph.clone();
-        Ok((file, Some(lowered.report.clone())))
+        let mut waits = kiln_core::eval::LazyEvaluator::new(registry.clone());
+        let lowered = kiln_core::lower::lower(&self.doc, registry, ctx, &mut waits)?;
+        file.graph = lowered.graph;
+        Ok((file, Some(lowered.report)))
     }
 }
 
