@@ -15,10 +15,7 @@ fn at(eval: &mut LazyEvaluator, g: &Graph, t: f64) -> (Value, u64) {
     let mut ctx = EvalContext::new();
     ctx.time = t;
     let out = eval.evaluate(g, &Request::new(["position"]), &ctx).unwrap();
-    (
-        out.get("position").cloned().unwrap(),
-        out.stats.executed,
-    )
+    (out.get("position").cloned().unwrap(), out.stats.executed)
 }
 
 /// The same integrator written out in Rust: semi-implicit Euler, substeps of dt/4.
