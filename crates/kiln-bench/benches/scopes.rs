@@ -9,15 +9,24 @@
 //!    (about 10,000 flat nodes): [`Planner::plan`] with the digest unchanged, against
 //!    [`lower`] (the goal: reuse at most 1% of make).
 //!
+//! 3. **The same re-cook through a live document**: the item is edited with
+//!    [`Live::edit`], which makes the change in the kept flat graph in place, and a warm
+//!    [`IncrementalEvaluator`] re-cooks the edited copy's cone; timed from the edit to the
+//!    answer. Beside it, the same live edit of a document holding one copy alone.
+//! 4. **A `step` body with its static nodes hoisted, against the same body with them
+//!    inside**: a 128² noise image feeding an image state over 120 steps; inside, the noise
+//!    reads the state (through a zero offset), so it is cooked every step.
+//!
 //! Run: `cargo bench -p kiln-bench --bench scopes`. The ratios come from medians of 15 runs
 //! measured in the same process after the criterion groups.
 
 use criterion::Criterion;
 use kiln_core::context::EvalContext;
-use kiln_core::eval::{Evaluator, LazyEvaluator, Request};
+use kiln_core::eval::{Evaluator, IncrementalEvaluator, LazyEvaluator, Request};
 use kiln_core::graph::Graph;
-use kiln_core::lower::{Planner, lower};
+use kiln_core::lower::{Edit, Live, Planner, lower};
 use kiln_core::registry::Registry;
+use kiln_core::value::Value;
 use kiln_io::assets::{DocumentFile, LibraryPath, document_of, text_key};
 use std::hint::black_box;
 use std::path::Path;
@@ -92,6 +101,91 @@ fn median(mut f: impl FnMut() -> f64) -> f64 {
     let mut v: Vec<f64> = (0..15).map(|_| f()).collect();
     v.sort_by(f64::total_cmp);
     v[7]
+}
+
+/// The re-cook of a live document after item `index` of `f` changed (to a new value each
+/// time), on a warm incremental evaluator.
+fn live_recook(reg: &Registry, text: &str, index: usize) -> f64 {
+    let ctx = EvalContext::new();
+    let mut live = Live::new(reg.clone(), document(reg, text).doc);
+    let mut eval = IncrementalEvaluator::new(reg.clone());
+    let request = Request::new(["r"]);
+    let cook = |live: &mut Live, eval: &mut IncrementalEvaluator| {
+        let plan = live.plan(&ctx).unwrap();
+        black_box(eval.evaluate(&plan.graph, &request, &ctx).unwrap());
+    };
+    cook(&mut live, &mut eval);
+    let mut k = 0.0;
+    let t = median(|| {
+        k += 1.0;
+        let t = Instant::now();
+        let patched = live
+            .edit(Edit::Item {
+                node: "f".into(),
+                index,
+                value: Value::Float(0.25 + k),
+            })
+            .unwrap();
+        cook(&mut live, &mut eval);
+        assert!(patched, "an item edit is made in place");
+        t.elapsed().as_secs_f64()
+    });
+    assert_eq!(live.counts().made, 1, "the plan is made once");
+    t
+}
+
+fn for_of_one(item: f64) -> String {
+    for_text(&[item])
+}
+
+/// A step scope over an image state: `next = 0.95 image + 0.05 noise`; with `inside`, the
+/// noise's offset reads a state (times zero), so it is not static.
+fn step_text(inside: bool) -> String {
+    let (offset, drift_in, drift_out) = if inside {
+        (
+            r#", "zero": {"op": "math.mul", "inputs": {"a": "drift", "b": 0.0}}"#,
+            r#", "drift": {"type": "vec2", "default": [1.0, 1.0]}"#,
+            r#", "next_drift": "drift""#,
+        )
+    } else {
+        ("", "", "")
+    };
+    let noise_in = if inside {
+        r#", "inputs": {"offset": "zero"}"#
+    } else {
+        ""
+    };
+    let state = if inside {
+        r#"{"image": "next", "drift": "next_drift"}"#
+    } else {
+        r#"{"image": "next"}"#
+    };
+    format!(
+        r##"{{"kiln": 1, "graphs": {{"fade": {{
+          "inputs": {{"image": {{"type": "image"}}{drift_in}}},
+          "nodes": {{
+            "n": {{"op": "image.noise", "params": {{"width": 128, "height": 128, "octaves": 4}}{noise_in}}}{offset},
+            "g": {{"op": "image.gain", "inputs": {{"image": "n", "gain": 0.05}}}},
+            "k": {{"op": "image.gain", "inputs": {{"image": "image", "gain": 0.95}}}},
+            "s": {{"op": "image.add", "inputs": {{"a": "k", "b": "g"}}}}}},
+          "outputs": {{"next": "s"{drift_out}}}}}}},
+        "nodes": {{
+          "black": {{"op": "image.fill", "params": {{"width": 128, "height": 128}}, "inputs": {{"color": "#000000"}}}},
+          "f": {{"op": "@fade", "step": {{"dt": 0.01, "state": {state}}}, "inputs": {{"image": "black"}}}}}},
+        "outputs": {{"r": "f.next"}}}}"##
+    )
+}
+
+/// A fresh cook of the step document at 120 steps.
+fn step_cook(reg: &Registry, g: &Graph) -> Value {
+    let mut ctx = EvalContext::new();
+    ctx.time = 1.2;
+    LazyEvaluator::new(reg.clone())
+        .evaluate(g, &Request::new(["r"]), &ctx)
+        .unwrap()
+        .get("r")
+        .cloned()
+        .unwrap()
 }
 
 fn main() {
@@ -169,6 +263,25 @@ fn main() {
             );
         })
     });
+    let live = live_recook(&reg, &for_text(&items), COPIES / 2);
+    let live_one = live_recook(&reg, &for_of_one(3.0), 0);
+    let hoisted_g = flat(&reg, &step_text(false));
+    let inside_g = flat(&reg, &step_text(true));
+    assert!(
+        step_cook(&reg, &hoisted_g).same_bits(&step_cook(&reg, &inside_g)),
+        "both bodies give the same image"
+    );
+    // A step node keeps the states it reached (to resume from them), so every timed cook
+    // gets a newly planned graph.
+    let step_time = |inside: bool| {
+        median(|| {
+            let g = flat(&reg, &step_text(inside));
+            time(&mut || drop(black_box(step_cook(&reg, &g))))
+        })
+    };
+    let hoisted = step_time(false);
+    let inside = step_time(true);
+
     println!("scopes summary (medians of 15):");
     println!(
         "  re-cook after one item changed: {:.1} us; full cook {:.1} us ({:.3}x full); one copy alone {:.1} us; ratio to one copy {:.1}x (goal <= 2x)",
@@ -177,6 +290,19 @@ fn main() {
         recook / full,
         alone * 1e6,
         recook / alone
+    );
+    println!(
+        "  live re-cook after one item changed (edit in place, warm incremental): {:.1} us; ratio to one copy alone {:.2}x (goal <= 2x); to the same live edit of one copy {:.2}x; to the full cook {:.5}x",
+        live * 1e6,
+        live / alone,
+        live / live_one,
+        live / full
+    );
+    println!(
+        "  step over 120 steps of a 128^2 image: static noise hoisted {:.2} ms, inside the body {:.2} ms ({:.1}x)",
+        hoisted * 1e3,
+        inside * 1e3,
+        inside / hoisted
     );
     println!(
         "  plan reused {:.2} us vs made {:.1} us: {:.4}% (goal <= 1%)",

@@ -5,7 +5,7 @@ use crate::args::{Cli, Cmd};
 use crate::commands::{
     bake, cache, demo, dot, info, ops, render, render_audio, run, validate, watch,
 };
-use crate::common::{CliError, load, set_memory_limit, sweep_leftovers};
+use crate::common::{CliError, PlanClock, load, set_memory_limit, sweep_leftovers};
 use clap::Parser;
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -24,7 +24,11 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
     match cli.cmd {
         Cmd::Run { graph, args } => {
             set_memory_limit(args.memory_limit);
-            let loaded = load(&graph, &reg, &libs, &args.set)?;
+            let clock = PlanClock {
+                time: args.time,
+                frame: args.frame,
+            };
+            let loaded = load(&graph, &reg, &libs, &args.set, clock)?;
             run::run(
                 &loaded.file.graph,
                 &reg,
@@ -35,12 +39,13 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
         }
         Cmd::Render { graph, args } => {
             set_memory_limit(args.memory_limit);
-            let file = load(&graph, &reg, &libs, &args.set)?.file;
+            let loaded = load(&graph, &reg, &libs, &args.set, PlanClock::default())?;
+            let g = &loaded.file.graph;
             // Both kinds of render (ticks and audio) write into `--out`.
             sweep_leftovers(&args.out);
             match (args.seconds, args.ticks) {
-                (Some(seconds), _) => render_audio::render_audio(&file.graph, &reg, &args, seconds),
-                (None, Some(ticks)) => render::render(&file.graph, &reg, &args, ticks),
+                (Some(seconds), _) => render_audio::render_audio(g, &reg, &args, seconds),
+                (None, Some(ticks)) => render::render(g, &loaded.animated, &reg, &args, ticks),
                 // clap requires one of the two.
                 (None, None) => Err(CliError("render needs --ticks N or --seconds S".into())),
             }
@@ -51,15 +56,17 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
         }
         Cmd::Validate { graph, rate } => Ok(validate::validate(
             &graph,
-            &load(&graph, &reg, &libs, &[])?.file,
+            &load(&graph, &reg, &libs, &[], PlanClock::default())?.file,
             &reg,
             rate,
         )),
         Cmd::Info { graph } => {
-            let loaded = load(&graph, &reg, &libs, &[])?;
+            let loaded = load(&graph, &reg, &libs, &[], PlanClock::default())?;
             info::info(&graph, &loaded, &reg)
         }
-        Cmd::Dot { graph } => Ok(dot::dot(&load(&graph, &reg, &libs, &[])?.file)),
+        Cmd::Dot { graph } => Ok(dot::dot(
+            &load(&graph, &reg, &libs, &[], PlanClock::default())?.file,
+        )),
         Cmd::Watch { graph, args } => {
             set_memory_limit(args.memory_limit);
             watch::watch(&graph, &reg, &args, &libs)

@@ -37,15 +37,27 @@ pub(crate) struct Loaded {
     pub doc: kiln_io::assets::DocumentFile,
     /// What the plan did, when the file has structure to write out.
     pub plan: Option<kiln_core::lower::PlanReport>,
+    /// The params animated by curves, sampled at the clock the plan was made at.
+    pub animated: Vec<kiln_core::lower::AnimatedParam>,
+}
+
+/// The clock a graph file is planned at (an animated param is sampled there).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PlanClock {
+    /// Seconds.
+    pub time: f64,
+    /// Frame number.
+    pub frame: i64,
 }
 
 /// Read the graph file at `path` and what it calls (searching `libs` after the file's own
-/// folder), and plan it with the graph inputs of `--set` (`set`).
+/// folder), and plan it at `clock` with the graph inputs of `--set` (`set`).
 pub(crate) fn load(
     path: &Path,
     reg: &Registry,
     libs: &[std::path::PathBuf],
     set: &[String],
+    clock: PlanClock,
 ) -> Result<Loaded, CliError> {
     let lib_path = kiln_io::assets::LibraryPath::with_env(libs);
     let doc = kiln_io::assets::read_document(path, reg, &lib_path).map_err(|e| match e {
@@ -57,22 +69,30 @@ pub(crate) fn load(
         }
         other => CliError(format!("cannot load {}: {other}", path.display())),
     })?;
-    plan_loaded(doc, reg, set, path)
+    plan_loaded(doc, reg, set, path, clock)
 }
 
-/// Plan a document read from `path`, with the graph inputs of `--set` (`set`).
+/// Plan a document read from `path` at `clock`, with the graph inputs of `--set` (`set`).
 pub(crate) fn plan_loaded(
     doc: kiln_io::assets::DocumentFile,
     reg: &Registry,
     set: &[String],
     path: &Path,
+    clock: PlanClock,
 ) -> Result<Loaded, CliError> {
     let mut ctx = EvalContext::new();
+    ctx.time = clock.time;
+    ctx.frame = clock.frame;
     set_inputs(&mut ctx, &doc.doc.graph, reg, set)?;
-    let (file, plan) = doc
+    let flat = doc
         .flat_file(reg, &ctx)
         .map_err(|e| CliError(format!("cannot plan {}: {e}", path.display())))?;
-    Ok(Loaded { file, doc, plan })
+    Ok(Loaded {
+        file: flat.file,
+        doc,
+        plan: flat.plan,
+        animated: flat.animated,
+    })
 }
 
 /// Graph inputs: `(name, type)`.

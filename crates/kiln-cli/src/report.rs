@@ -128,11 +128,11 @@ pub(crate) fn abridged(d: &Diagnostic) -> String {
     format!("{short} (a cycle of {n} nodes)")
 }
 
-/// What the plan wrote out, and per scope the copies an evaluation cooked and reused (from the
-/// ids of the nodes that ran), on stderr.
+/// What the plan wrote out, and per scope the copies an evaluation cooked, reused and cut off
+/// (from the nodes that ran, each with whether it was cut off), on stderr.
 pub(crate) fn print_plan<'a>(
     p: &kiln_core::lower::PlanReport,
-    ran: impl IntoIterator<Item = &'a str>,
+    ran: impl IntoIterator<Item = (&'a str, bool)>,
 ) {
     eprintln!(
         "plan: {} calls written out, {} nodes, {} waits, {} choices, {} nodes pruned",
@@ -144,8 +144,8 @@ pub(crate) fn print_plan<'a>(
     );
     for s in p.scope_counts(ran) {
         eprintln!(
-            "  {} `{}`: {} copies, {} cooked, {} reused",
-            s.kind, s.path, s.copies, s.cooked, s.reused
+            "  {} `{}`: {} copies, {} cooked, {} reused, {} cut off",
+            s.kind, s.path, s.copies, s.cooked, s.reused, s.cut_off
         );
     }
 }

@@ -23,7 +23,9 @@ fn examples() -> PathBuf {
 /// An example file as the plan writes it out (its own graph when it calls nothing).
 fn planned(path: &Path) -> GraphFile {
     let d = kiln_io::assets::read_document(path, &reg(), &Default::default()).expect("loads");
-    d.flat_file(&reg(), &EvalContext::new()).expect("plans").0
+    d.flat_file(&reg(), &EvalContext::new())
+        .expect("plans")
+        .file
 }
 
 fn example(name: &str) -> GraphFile {

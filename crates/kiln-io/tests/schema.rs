@@ -87,7 +87,7 @@ fn every_baked_example_matches_the_schema() {
             .expect("the example loads")
             .flat_file(&reg, &kiln_core::context::EvalContext::new())
             .expect("the example plans")
-            .0;
+            .file;
         // A step's body has no codec and refuses the bake (tests/bake.rs shows it).
         if file.graph.nodes().iter().any(|n| n.op == "scope.step") {
             continue;

@@ -41,7 +41,14 @@ pub(crate) fn bake(
             args.out.display()
         )));
     }
-    let file = load(graph, reg, libs, &args.set)?.file;
+    let file = load(
+        graph,
+        reg,
+        libs,
+        &args.set,
+        crate::common::PlanClock::default(),
+    )?
+    .file;
     check_valid(&file.graph, reg)?;
     let mut ctx = EvalContext::new();
     set_inputs(&mut ctx, &file.graph, reg, &args.set)?;

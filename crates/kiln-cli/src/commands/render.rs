@@ -10,6 +10,7 @@ use crate::common::{CliError, check_valid, progress_bar, requested_outputs, set_
 use crate::evaluator::{CacheRun, memo_budget, parallel_policy};
 use crate::report::print_stats;
 use kiln_core::cache::{Generational, Store};
+use kiln_core::lower::AnimatedParam;
 use kiln_core::prelude::*;
 use kiln_core::recurrence::Recurrent;
 use std::path::{Path, PathBuf};
@@ -55,6 +56,7 @@ fn written_summary(t: u64, first: u64, files: usize, dir: &Path) -> String {
 /// `kiln render`: tick the graph with the recurrent driver and write each tick's outputs.
 pub(crate) fn render(
     g: &Graph,
+    animated: &[AnimatedParam],
     reg: &Registry,
     args: &RenderArgs,
     ticks: u64,
@@ -120,10 +122,19 @@ pub(crate) fn render(
         if let Some(s) = state {
             driver.restore(s);
         }
+        // A param animated by a curve is sampled again at each tick's time, in place.
+        let mut g = g.clone();
+        let at_tick = |g: &mut Graph, t: u64| {
+            for a in animated {
+                // The plan wrote these nodes, so they exist.
+                let _ = a.apply(g, t as f64 * args.dt);
+            }
+        };
         while driver.next_tick() < first {
             let t = driver.next_tick();
+            at_tick(&mut g, t);
             driver
-                .tick(g, &request, &ctx)
+                .tick(&g, &request, &ctx)
                 .map_err(|e| CliError(format!("replaying tick {t} to resume failed: {e}")))?;
         }
         journal.begin()?;
@@ -138,8 +149,9 @@ pub(crate) fn render(
                     written_summary(t, first, written, &args.out)
                 ))
             };
+            at_tick(&mut g, t);
             let out = driver
-                .tick(g, &request, &ctx)
+                .tick(&g, &request, &ctx)
                 .map_err(|e| fail(e.to_string()))?;
             stats.accumulate(&out.stats);
             // Encode every output of the tick before writing any, so a tick lands whole.

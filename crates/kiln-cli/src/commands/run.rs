@@ -164,7 +164,7 @@ pub(crate) fn run(
     if args.stats {
         print_stats(args.evaluator, &parallel, &out.stats, elapsed, None);
         if let Some(p) = plan {
-            crate::report::print_plan(p, out.timings.iter().map(|t| t.node.as_str()));
+            crate::report::print_plan(p, out.timings.iter().map(|t| (t.node.as_str(), t.cut_off)));
         }
         let mut memory = eval.memory_report();
         if let Some(c) = &cache {

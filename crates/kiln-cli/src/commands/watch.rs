@@ -318,7 +318,9 @@ fn present(
             files.push(w);
         }
     }
-    let mut graph = crate::common::plan_loaded(doc, reg, &args.set, &graph_path)
+    // Watch presents at time 0.
+    let clock = crate::common::PlanClock::default();
+    let mut graph = crate::common::plan_loaded(doc, reg, &args.set, &graph_path, clock)
         .map_err(|e| e.0)?
         .file
         .graph;

@@ -292,6 +292,7 @@ impl<'r> Runner<'r> {
                 node: self.plan.id(v).clone(),
                 op: self.plan.op(v).spec().id.to_string(),
                 time: t0.elapsed(),
+                cut_off: false,
             });
         }
         let r = self.complete(v, r, taint, out);
@@ -312,7 +313,18 @@ impl<'r> Runner<'r> {
                 node: self.plan.id(v).clone(),
                 op: self.plan.op(v).spec().id.to_string(),
                 time,
+                cut_off: false,
             });
+        }
+    }
+
+    /// Mark node `v`'s timing (its latest) as cut off.
+    pub(crate) fn mark_cut_off(&mut self, v: usize) {
+        if let Some(t) = &mut self.timings {
+            let id = self.plan.id(v);
+            if let Some(e) = t.iter_mut().rev().find(|e| &e.node == id) {
+                e.cut_off = true;
+            }
         }
     }
 

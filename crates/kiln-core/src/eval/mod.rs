@@ -216,6 +216,9 @@ pub struct NodeTiming {
     pub op: String,
     /// Wall time of its execution.
     pub time: Duration,
+    /// Whether its result came out as it was (an early cutoff: what reads it was not cooked
+    /// again on its account). Only the incremental evaluator cuts off.
+    pub cut_off: bool,
 }
 
 /// The values a request asked for, in request order, with what the evaluation did.

@@ -65,7 +65,7 @@ impl Lowering<'_, '_> {
 
     /// The value of a condition, when the plan knows it: a constant, or a graph input.
     fn known_bool(&mut self, cond: &Src) -> Option<bool> {
-        match self.flat.resolve(cond) {
+        match self.flat.read_by_plan(cond) {
             Resolved::Const(Value::Bool(b)) => Some(b),
             Resolved::Port(p) => {
                 let node = self.flat.node(&p.node)?;

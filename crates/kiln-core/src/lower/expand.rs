@@ -49,6 +49,8 @@ pub(crate) struct Lowering<'d, 'r> {
     pub clock: bool,
     /// The top graph's output nodes, emitted after everything else.
     pub outputs: Vec<Node>,
+    /// The params animated by curves, as sampled.
+    pub animated: Vec<super::AnimatedParam>,
 }
 
 /// What a node of a frame is.
@@ -86,6 +88,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
             calls: HashMap::new(),
             clock: false,
             outputs: Vec::new(),
+            animated: Vec::new(),
         }
     }
 
@@ -161,8 +164,8 @@ impl<'d, 'r> Lowering<'d, 'r> {
                     let mut inputs = Vec::new();
                     for (port, a) in curves_of(doc, &n.id) {
                         if a.param {
-                            node.params
-                                .insert(port.to_string(), self.sample(&fid, port, a)?);
+                            let v = self.sample(&fid, &n.op, port, a)?;
+                            node.params.insert(port.to_string(), v);
                         } else {
                             inputs.push((port, a));
                         }
@@ -355,9 +358,15 @@ impl Lowering<'_, '_> {
         Ok(Src::Port(PortRef::new(id, crate::graph::DEFAULT_PORT)))
     }
 
-    /// The value of the curve animating param `param` of flat node `fid` at the plan's clock:
-    /// the plan then stands on the clock.
-    fn sample(&mut self, fid: &str, param: &str, a: &Animated) -> Result<Value, PlanError> {
+    /// The value of the curve animating param `param` of flat node `fid` (of op `op`) at the
+    /// plan's clock, recorded in the plan's animated params: the plan then stands on the clock.
+    fn sample(
+        &mut self,
+        fid: &str,
+        op: &str,
+        param: &str,
+        a: &Animated,
+    ) -> Result<Value, PlanError> {
         let curve =
             crate::anim::Curve::from_params(&a.keys, &Value::str(&a.interp)).map_err(|e| {
                 PlanError::Curve {
@@ -366,7 +375,19 @@ impl Lowering<'_, '_> {
                 }
             })?;
         self.clock = true;
-        Ok(curve.sample(self.ctx.time))
+        let ty = self.registry.get(op).and_then(|o| {
+            let spec = o.spec();
+            spec.param_index(param).map(|i| spec.params[i].ty)
+        });
+        let p = super::AnimatedParam {
+            node: NodeId::from(fid),
+            param: param.to_string(),
+            curve,
+            ty,
+        };
+        let v = p.at(self.ctx.time);
+        self.animated.push(p);
+        Ok(v)
     }
 }
 
@@ -402,7 +423,7 @@ pub(crate) fn conform(v: Value, ty: ValueType) -> Value {
 impl Lowering<'_, '_> {
     /// The flat graph, once every wire's source is defined; a read of an output a called
     /// graph does not have is reported as such.
-    pub fn finish(&self) -> Result<crate::graph::Graph, PlanError> {
+    pub fn finish(&self) -> Result<(crate::graph::Graph, super::flat::Sites), PlanError> {
         self.flat.finish().map_err(|e| match e {
             PlanError::Unbound { port, read } => {
                 let p = PortRef::parse(&read);

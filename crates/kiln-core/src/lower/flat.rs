@@ -34,6 +34,16 @@ pub(crate) enum Resolved {
     Loop(PortRef),
 }
 
+/// Where the constants a call was given landed in the flat graph: for each site (the alias
+/// port of a body input bound to a constant), the flat inputs that hold its value, and the
+/// sites whose value the plan itself read. An edit of a site the plan did not read is a value
+/// edit of those inputs (see [`super::Live`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sites {
+    pub consumers: HashMap<PortRef, Vec<PortRef>>,
+    pub plan_read: HashSet<PortRef>,
+}
+
 /// The flat graph under construction.
 #[derive(Default)]
 pub(crate) struct Flat {
@@ -43,6 +53,8 @@ pub(crate) struct Flat {
     alias: HashMap<PortRef, Src>,
     /// Emitted nodes later taken out (the untaken side of a choice).
     pub removed: HashSet<NodeId>,
+    /// Constant sites whose value the plan itself read (a list, a count, a condition).
+    pub plan_read: HashSet<PortRef>,
 }
 
 impl Flat {
@@ -69,32 +81,51 @@ impl Flat {
     }
     /// Follow aliases from `src`.
     pub fn resolve(&self, src: &Src) -> Resolved {
+        self.resolve_site(src).0
+    }
+
+    /// Follow aliases from `src`; a constant comes with its site, the alias port that was
+    /// bound to it (`None` for a constant written where it is used).
+    pub fn resolve_site(&self, src: &Src) -> (Resolved, Option<PortRef>) {
         let mut cur = src.clone();
-        let mut last = PortRef::new("", "");
+        let mut last: Option<PortRef> = None;
         // Every alias is followed at most once; more means the aliases loop.
         for _ in 0..=self.alias.len() {
             match cur {
-                Src::Const(v) => return Resolved::Const(v),
-                Src::Empty => return Resolved::Empty,
+                Src::Const(v) => return (Resolved::Const(v), last),
+                Src::Empty => return (Resolved::Empty, None),
                 Src::Port(p) => {
                     if let Some(next) = self.alias.get(&p) {
                         cur = next.clone();
-                        last = p;
+                        last = Some(p);
                         continue;
                     }
                     if self.index.contains_key(&p.node) {
-                        return Resolved::Port(p);
+                        return (Resolved::Port(p), None);
                     }
-                    return Resolved::Pending(p);
+                    return (Resolved::Pending(p), None);
                 }
             }
         }
-        Resolved::Loop(last)
+        (
+            Resolved::Loop(last.unwrap_or_else(|| PortRef::new("", ""))),
+            None,
+        )
+    }
+
+    /// [`Flat::resolve`] for a value the plan itself decides on: a constant's site is marked
+    /// as read by the plan, so an edit of it makes a new plan.
+    pub fn read_by_plan(&mut self, src: &Src) -> Resolved {
+        let (r, site) = self.resolve_site(src);
+        if let (Resolved::Const(_), Some(site)) = (&r, site) {
+            self.plan_read.insert(site);
+        }
+        r
     }
 
     /// The graph of every emitted node, with every wire resolved; `Err` names the first wire
     /// whose source is undefined.
-    pub fn finish(&self) -> Result<Graph, PlanError> {
+    pub fn finish(&self) -> Result<(Graph, Sites), PlanError> {
         for (src, to) in &self.wires {
             if self.removed.contains(&to.node) {
                 continue;
@@ -110,12 +141,21 @@ impl Flat {
                 _ => {}
             }
         }
-        Ok(self.graph_of(|id| !self.removed.contains(id)))
+        let mut sites = Sites {
+            plan_read: self.plan_read.clone(),
+            ..Sites::default()
+        };
+        let g = self.write(|id| !self.removed.contains(id), Some(&mut sites));
+        Ok((g, sites))
     }
 
     /// The graph of the emitted nodes `keep` holds, with the wires into them whose sources
     /// resolve (to kept nodes, or to constants).
     pub fn graph_of(&self, keep: impl Fn(&NodeId) -> bool) -> Graph {
+        self.write(keep, None)
+    }
+
+    fn write(&self, keep: impl Fn(&NodeId) -> bool, mut sites: Option<&mut Sites>) -> Graph {
         let mut g = Graph::new();
         for n in self.nodes.iter().filter(|n| keep(&n.id)) {
             if let Ok(node) = g.add_node(n.id.clone(), &n.op) {
@@ -124,10 +164,13 @@ impl Flat {
             }
         }
         for (src, to) in self.wires.iter().filter(|(_, to)| keep(&to.node)) {
-            match self.resolve(src) {
-                Resolved::Port(p) if keep(&p.node) => g.connect(p, to.clone()),
-                Resolved::Const(v) => {
+            match self.resolve_site(src) {
+                (Resolved::Port(p), _) if keep(&p.node) => g.connect(p, to.clone()),
+                (Resolved::Const(v), site) => {
                     let _ = g.set_const(&to.node, &to.port, v);
+                    if let (Some(sites), Some(site)) = (sites.as_deref_mut(), site) {
+                        sites.consumers.entry(site).or_default().push(to.clone());
+                    }
                 }
                 _ => {}
             }

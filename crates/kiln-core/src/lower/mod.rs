@@ -21,10 +21,12 @@
 //! [`Planner`] keeps a plan and reuses it while the document digest and the values it read
 //! are unchanged.
 
+mod animated;
 mod choice;
 mod error;
 mod expand;
 mod flat;
+mod live;
 pub mod ops;
 mod planner;
 mod report;
@@ -32,7 +34,9 @@ mod scopes;
 mod step;
 mod waits;
 
+pub use animated::AnimatedParam;
 pub use error::PlanError;
+pub use live::{Edit, EditError, Live};
 pub use planner::{PlanCounts, Planner};
 pub use report::{PlanReport, ScopeCounts, ScopeReport};
 
@@ -77,6 +81,10 @@ pub struct Lowered {
     pub waited: bool,
     /// Whether the plan sampled an animated param at the clock (so it stands on the clock).
     pub clock: bool,
+    /// The params animated by curves, sampled at the plan's clock (see [`AnimatedParam`]).
+    pub animated: Vec<AnimatedParam>,
+    /// Where the constants calls were given landed (for value edits in place).
+    pub(crate) sites: flat::Sites,
 }
 
 /// Write `doc` out at context `ctx` (whose graph inputs the plan may read). Values the plan
@@ -101,7 +109,7 @@ pub fn lower_with(
     let mut l = expand::Lowering::new(registry, ctx, limits);
     l.run(doc, waits)?;
     l.prune();
-    let graph = l.finish()?;
+    let (graph, sites) = l.finish()?;
     let mut report = std::mem::take(&mut l.report);
     report.nodes = graph.len();
     Ok(Lowered {
@@ -110,6 +118,8 @@ pub fn lower_with(
         inputs_read: std::mem::take(&mut l.inputs_read),
         waited: l.waited,
         clock: l.clock,
+        animated: std::mem::take(&mut l.animated),
+        sites,
     })
 }
 

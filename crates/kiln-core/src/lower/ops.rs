@@ -57,10 +57,14 @@ impl Op for Gather {
         let nest = call.param_bool(1)?;
         let used = call.inputs.get(..n).unwrap_or(call.inputs);
         let list: Vec<Value> = if nest {
-            let mut all = Vec::new();
+            let total = used
+                .iter()
+                .map(|v| v.as_list().map_or(0, <[Value]>::len))
+                .sum();
+            let mut all = Vec::with_capacity(total);
             for (i, v) in used.iter().enumerate() {
                 match v {
-                    Value::List(l) => all.extend(l.iter().cloned()),
+                    Value::List(l) => all.extend(l.iter().map(copy_item)),
                     other => {
                         return Err(OpError::input(
                             i,
@@ -75,6 +79,17 @@ impl Op for Gather {
         };
         out[0] = Value::List(list.into());
         Ok(())
+    }
+}
+
+/// A clone of a list item; numbers, the common items, are written out without copying the
+/// whole value.
+#[inline]
+fn copy_item(v: &Value) -> Value {
+    match v {
+        Value::Float(f) => Value::Float(*f),
+        Value::Int(i) => Value::Int(*i),
+        other => other.clone(),
     }
 }
 

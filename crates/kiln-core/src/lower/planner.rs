@@ -17,6 +17,8 @@ pub struct PlanCounts {
     pub made: u64,
     /// Plans answered from the kept one.
     pub reused: u64,
+    /// Edits applied to the kept plan in place (value edits: see [`super::Live`]).
+    pub patched: u64,
 }
 
 struct Kept {
@@ -58,6 +60,28 @@ impl Planner {
     /// Forget the kept plan.
     pub fn clear(&mut self) {
         self.kept = None;
+    }
+    /// The registry plans are made against.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The kept plan, to edit in place, when it was made for document digest `digest` and
+    /// nothing else holds it.
+    pub(super) fn kept_mut(&mut self, digest: Key) -> (&Registry, Option<&mut Lowered>) {
+        let kept = self
+            .kept
+            .as_mut()
+            .filter(|k| k.digest == digest)
+            .and_then(|k| Arc::get_mut(&mut k.plan));
+        (&self.registry, kept)
+    }
+    /// The kept plan now stands for the document of digest `digest` (after an edit in place).
+    pub(super) fn patched(&mut self, digest: Key) {
+        if let Some(k) = self.kept.as_mut() {
+            k.digest = digest;
+            self.counts.patched += 1;
+        }
     }
 
     /// The plan of `doc` (whose digest is `digest`: see [`crate::doc::DocDigest`], kept by the

@@ -58,34 +58,40 @@ pub struct ScopeCounts {
     pub cooked: usize,
     /// Copies every node of which was answered without running.
     pub reused: usize,
+    /// Cooked copies in which a node's result came out as it was, so the change stopped
+    /// there (an early cutoff: only the incremental evaluator cuts off).
+    pub cut_off: usize,
 }
 
 impl PlanReport {
-    /// Per scope, how many copies an evaluation cooked and reused, from the ids of the nodes
-    /// it ran (a copy `path[i]` cooked when a node `path[i]/...` ran; a step, when its solver
-    /// node `path` ran).
+    /// Per scope, how many copies an evaluation cooked, reused and cut off, from the nodes it
+    /// ran, each `(id, cut off)` (a copy `path[i]` cooked when a node `path[i]/...` ran; a
+    /// step, when its solver node `path` ran).
     pub fn scope_counts<'a>(
         &self,
-        executed: impl IntoIterator<Item = &'a str>,
+        executed: impl IntoIterator<Item = (&'a str, bool)>,
     ) -> Vec<ScopeCounts> {
-        let ran: Vec<&str> = executed.into_iter().collect();
+        let ran: Vec<(&str, bool)> = executed.into_iter().collect();
         self.scopes
             .iter()
             .map(|s| {
-                let cooked = if s.kind == "step" {
-                    usize::from(ran.contains(&s.path.as_str()))
+                let (cooked, cut_off) = if s.kind == "step" {
+                    let me = ran.iter().filter(|(id, _)| *id == s.path);
+                    let cut = me.clone().any(|&(_, c)| c);
+                    (usize::from(me.count() > 0), usize::from(cut))
                 } else {
-                    let mut copies = std::collections::BTreeSet::new();
+                    // Copy index → whether a node of it was cut off.
+                    let mut copies = std::collections::BTreeMap::new();
                     let prefix = format!("{}[", s.path);
-                    for id in &ran {
+                    for &(id, cut) in &ran {
                         if let Some(rest) = id.strip_prefix(&prefix)
                             && let Some((i, tail)) = rest.split_once(']')
                             && tail.starts_with('/')
                         {
-                            copies.insert(i);
+                            *copies.entry(i).or_insert(false) |= cut;
                         }
                     }
-                    copies.len()
+                    (copies.len(), copies.values().filter(|&&c| c).count())
                 };
                 ScopeCounts {
                     path: s.path.clone(),
@@ -93,6 +99,7 @@ impl PlanReport {
                     copies: s.copies,
                     cooked,
                     reused: s.copies - cooked.min(s.copies),
+                    cut_off,
                 }
             })
             .collect()
@@ -115,9 +122,18 @@ mod tests {
         };
         // `w[1]/b[0]/x` is a node of copy 1 of `w` and of copy 0 of `w[1]/b`; `w/out~0-0` (a
         // gather) and `w[10]x` belong to no copy of `w`.
-        let counts = r.scope_counts(["w[1]/b[0]/x", "w[2]/y", "w/out~0-0", "w[10]x"]);
-        let got: Vec<(usize, usize)> = counts.iter().map(|c| (c.cooked, c.reused)).collect();
-        assert_eq!(got, [(2, 1), (1, 1), (0, 1)]);
-        assert_eq!(r.scope_counts(["s"])[2].cooked, 1);
+        let counts = r.scope_counts([
+            ("w[1]/b[0]/x", true),
+            ("w[2]/y", false),
+            ("w[2]/z", false),
+            ("w/out~0-0", false),
+            ("w[10]x", false),
+        ]);
+        let got: Vec<(usize, usize, usize)> = counts
+            .iter()
+            .map(|c| (c.cooked, c.reused, c.cut_off))
+            .collect();
+        assert_eq!(got, [(2, 1, 1), (1, 1, 1), (0, 1, 0)]);
+        assert_eq!(r.scope_counts([("s", false)])[2].cooked, 1);
     }
 }

@@ -29,7 +29,7 @@ impl<'d> Lowering<'d, '_> {
         depth: usize,
     ) -> Result<(), PlanError> {
         check_pairs(&cid, "for", "carry", asset, &scope.carry)?;
-        match self.flat.resolve(&items) {
+        match self.flat.read_by_plan(&items) {
             Resolved::Const(v) => self.write_for(cid, asset, binds, scope, v, depth),
             Resolved::Empty => Err(PlanError::Scope {
                 kind: "for",
@@ -217,7 +217,7 @@ impl<'d> Lowering<'d, '_> {
                 message: "it needs a `count`, an `until`, or both".into(),
             }),
             None => self.fold_passes(cid, asset, binds, scope, scope.max, depth),
-            Some(c) => match self.flat.resolve(&c) {
+            Some(c) => match self.flat.read_by_plan(&c) {
                 Resolved::Const(v) => {
                     let n = self.fold_count(&cid, scope, &v)?;
                     self.fold_passes(cid, asset, binds, scope, n, depth)

@@ -18,7 +18,7 @@ mod error;
 mod resolve;
 
 pub use error::AssetError;
-pub use resolve::{DocumentFile, document_of, read_document, text_key};
+pub use resolve::{DocumentFile, FlatFile, document_of, read_document, text_key};
 
 use std::path::PathBuf;
 

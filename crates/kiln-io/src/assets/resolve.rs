@@ -25,6 +25,18 @@ pub struct DocumentFile {
     pub files: Vec<PathBuf>,
 }
 
+/// A document written out flat, as the evaluators run it.
+#[derive(Debug)]
+pub struct FlatFile {
+    /// The file, its graph replaced by the flat graph.
+    pub file: GraphFile,
+    /// What the plan did (`None` when the file has no structure to write out).
+    pub plan: Option<kiln_core::lower::PlanReport>,
+    /// The params animated by curves, as the plan sampled them (see
+    /// [`kiln_core::lower::AnimatedParam`]: sample them again to move the clock).
+    pub animated: Vec<kiln_core::lower::AnimatedParam>,
+}
+
 /// Where a graph of the table comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Source {
@@ -55,16 +67,23 @@ impl DocumentFile {
         &self,
         registry: &Registry,
         ctx: &kiln_core::context::EvalContext,
-    ) -> Result<(GraphFile, Option<kiln_core::lower::PlanReport>), kiln_core::lower::PlanError>
-    {
+    ) -> Result<FlatFile, kiln_core::lower::PlanError> {
         let mut file = self.file.clone();
         if !self.doc.has_structure() {
-            return Ok((file, None));
+            return Ok(FlatFile {
+                file,
+                plan: None,
+                animated: vec![],
+            });
         }
         let mut waits = kiln_core::eval::LazyEvaluator::new(registry.clone());
         let lowered = kiln_core::lower::lower(&self.doc, registry, ctx, &mut waits)?;
         file.graph = lowered.graph;
-        Ok((file, Some(lowered.report)))
+        Ok(FlatFile {
+            file,
+            plan: Some(lowered.report),
+            animated: lowered.animated,
+        })
     }
 }
 

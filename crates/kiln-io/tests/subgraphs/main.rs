@@ -4,6 +4,7 @@
 mod counting;
 mod counts;
 mod generated;
+mod live;
 mod scopes;
 mod step_and_curves;
 

@@ -187,6 +187,9 @@ impl State {
                     .zip(&self.vals[off..off + n])
                     .all(|(a, b)| a.same_bits(b)),
             };
+        if same {
+            runner.mark_cut_off(v);
+        }
         if same && gone.is_some() {
             runner.stats.cutoffs += 1;
             for (p, val) in self.scratch_out.drain(..).enumerate() {
@@ -401,6 +404,7 @@ impl State {
             && matches!(slot, Value::Float(old) if old.to_bits() == r.to_bits())
         {
             runner.stats.cutoffs += 1;
+            runner.mark_cut_off(v);
         } else {
             set_float(slot, r);
             self.info[v].changed_at = self.now;

@@ -5,22 +5,32 @@
 //! structural edit replans on the next present, keeping every value whose node, op, params
 //! and wiring are unchanged, so only the changed nodes' cones are recomputed.
 //!
+//! A session may also hold a [`Document`] ([`Session::from_document`]): it is planned through
+//! a [`Live`] document, so value edits are made in the kept flat graph in place, edits the
+//! plan decided on plan again, and each present reports what the plan did ([`PlanPresent`]).
+//!
 //! [`Session::present`] evaluates every output for a clock and, only if all succeed (and the
 //! optional commit step, such as writing files, succeeds too), swaps the new [`Frame`] in:
 //! readers holding the previous frame's `Arc` keep a consistent set of outputs, and a failed
 //! present leaves the last frame standing. With a store, the values of the frame being
 //! presented are pinned there.
 
+mod report;
+
+pub use report::{PlanPresent, PresentReport};
+
 use crate::cache::{MemoryReport, Store};
 use crate::context::EvalContext;
+use crate::doc::Document;
 use crate::eval::{ErrorPolicy, EvalError, Evaluator, IncrementalEvaluator, Request};
 use crate::graph::{Graph, GraphError};
 use crate::key::Key;
+use crate::lower::{Edit, EditError, Live, Lowered, PlanError};
 use crate::registry::Registry;
 use crate::value::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The clock a frame is presented at.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -72,45 +82,6 @@ impl Frame {
     }
 }
 
-/// What a present did.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct PresentReport {
-    /// The frame's number.
-    pub frame: u64,
-    /// Whether the graph was (re)planned for it (the first present, or after a structural
-    /// edit).
-    pub planned: bool,
-    /// Nodes in the plan.
-    pub nodes: usize,
-    /// Nodes whose value was reused: checked and still current, or found in the store.
-    pub reused: u64,
-    /// Nodes cooked (executed).
-    pub cooked: u64,
-    /// Cooked nodes whose result had the same bits as before, so their dependents were
-    /// spared (early cutoff).
-    pub cut_off: u64,
-    /// Cooked nodes that ran on a worker thread of the parallel policy.
-    pub parallel: u64,
-    /// Wall time of the present, commit included.
-    pub elapsed: Duration,
-}
-
-impl std::fmt::Display for PresentReport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "frame {}: {} nodes{}, cooked {}, reused {}, cut off {}, in {:.3} ms",
-            self.frame,
-            self.nodes,
-            if self.planned { " (planned)" } else { "" },
-            self.cooked,
-            self.reused,
-            self.cut_off,
-            self.elapsed.as_secs_f64() * 1e3
-        )
-    }
-}
-
 /// Why a present or an edit failed. A failed present commits nothing.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
@@ -123,11 +94,33 @@ pub enum SessionError {
     /// The commit step (e.g. writing the frame's files) failed.
     #[error("commit: {0}")]
     Commit(String),
+    /// An edit of a session's document could not be applied.
+    #[error("{0}")]
+    Edit(#[from] EditError),
+    /// The session's document could not be planned.
+    #[error("{0}")]
+    Plan(#[from] PlanError),
+    /// An edit that needs a document, made to a session over a plain graph.
+    #[error("this session holds a plain graph, not a document: {0}")]
+    NotADocument(&'static str),
+}
+
+/// What a session cooks: a flat graph, or a document and its plan.
+enum Source {
+    Graph(Graph),
+    Document {
+        live: Box<Live>,
+        /// The plan of the last present (dropped before an edit, so the edit can be made in
+        /// it in place).
+        plan: Option<Arc<Lowered>>,
+        /// What [`Session::graph`] answers before the first present.
+        empty: Graph,
+    },
 }
 
 /// A graph kept cooked between edits (see the module docs).
 pub struct Session {
-    graph: Graph,
+    source: Source,
     eval: IncrementalEvaluator,
     outputs: Vec<String>,
     inputs: BTreeMap<String, Value>,
@@ -141,7 +134,7 @@ pub struct Session {
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
-            .field("nodes", &self.graph.len())
+            .field("nodes", &self.graph().len())
             .field("outputs", &self.outputs)
             .field("presented", &self.presented)
             .finish()
@@ -155,8 +148,31 @@ impl Session {
         graph: Graph,
         outputs: impl IntoIterator<Item = S>,
     ) -> Session {
+        Session::with_source(registry, Source::Graph(graph), outputs)
+    }
+
+    /// A session presenting `outputs` of document `doc`, planned against `registry` (see the
+    /// [module docs](self)).
+    pub fn from_document<S: Into<String>>(
+        registry: Registry,
+        doc: Document,
+        outputs: impl IntoIterator<Item = S>,
+    ) -> Session {
+        let source = Source::Document {
+            live: Box::new(Live::new(registry.clone(), doc)),
+            plan: None,
+            empty: Graph::new(),
+        };
+        Session::with_source(registry, source, outputs)
+    }
+
+    fn with_source<S: Into<String>>(
+        registry: Registry,
+        source: Source,
+        outputs: impl IntoIterator<Item = S>,
+    ) -> Session {
         Session {
-            graph,
+            source,
             eval: IncrementalEvaluator::new(registry),
             outputs: outputs.into_iter().map(Into::into).collect(),
             inputs: BTreeMap::new(),
@@ -187,9 +203,33 @@ impl Session {
         std::mem::replace(&mut self.eval, IncrementalEvaluator::new(registry))
     }
 
-    /// The graph.
+    /// The graph: for a session over a document, the flat graph of the last present (an
+    /// empty graph before the first).
     pub fn graph(&self) -> &Graph {
-        &self.graph
+        match &self.source {
+            Source::Graph(g) => g,
+            Source::Document { plan, empty, .. } => plan.as_ref().map_or(empty, |p| &p.graph),
+        }
+    }
+
+    /// The document, for a session over one.
+    pub fn document(&self) -> Option<&Document> {
+        match &self.source {
+            Source::Graph(_) => None,
+            Source::Document { live, .. } => Some(live.document()),
+        }
+    }
+
+    /// Apply `edit` to the session's document (see [`Live::edit`]): `Ok(true)` when the kept
+    /// plan was edited in place.
+    pub fn edit_document(&mut self, edit: Edit) -> Result<bool, SessionError> {
+        match &mut self.source {
+            Source::Graph(_) => Err(SessionError::NotADocument("document edits")),
+            Source::Document { live, plan, .. } => {
+                *plan = None;
+                Ok(live.edit(edit)?)
+            }
+        }
     }
 
     /// The outputs presented.
@@ -202,24 +242,44 @@ impl Session {
         self.frame.clone()
     }
 
-    /// Set a param (a value edit: no replanning).
+    /// Set a param (a value edit: no replanning; over a document, see
+    /// [`Session::edit_document`]).
     pub fn set_param(
         &mut self,
         node: &str,
         name: &str,
         v: impl Into<Value>,
     ) -> Result<(), SessionError> {
-        Ok(self.graph.set_param(node, name, v)?)
+        match &mut self.source {
+            Source::Graph(g) => Ok(g.set_param(node, name, v)?),
+            Source::Document { .. } => self
+                .edit_document(Edit::Param {
+                    node: node.into(),
+                    param: name.into(),
+                    value: v.into(),
+                })
+                .map(drop),
+        }
     }
 
-    /// Set an inline constant (a value edit: no replanning).
+    /// Set an inline constant (a value edit: no replanning; over a document, see
+    /// [`Session::edit_document`]).
     pub fn set_const(
         &mut self,
         node: &str,
         port: &str,
         v: impl Into<Value>,
     ) -> Result<(), SessionError> {
-        Ok(self.graph.set_const(node, port, v)?)
+        match &mut self.source {
+            Source::Graph(g) => Ok(g.set_const(node, port, v)?),
+            Source::Document { .. } => self
+                .edit_document(Edit::Const {
+                    node: node.into(),
+                    port: port.into(),
+                    value: v.into(),
+                })
+                .map(drop),
+        }
     }
 
     /// Set a user input (read by `input.*` nodes): only its readers' cones recook.
@@ -232,16 +292,42 @@ impl Session {
         self.seed = seed;
     }
 
-    /// Edit the graph's structure (or anything else); the next present replans, keeping the
-    /// values of unchanged nodes.
+    /// Edit the graph's structure (or anything else; over a document, its own graph); the
+    /// next present replans, keeping the values of unchanged nodes.
     pub fn edit<R>(&mut self, f: impl FnOnce(&mut Graph) -> R) -> R {
-        f(&mut self.graph)
+        match &mut self.source {
+            Source::Graph(g) => f(g),
+            Source::Document { live, plan, .. } => {
+                *plan = None;
+                live.edit_graph(f)
+            }
+        }
     }
 
-    /// Replace the graph (e.g. reloaded from its file). Nodes are matched by id: those with
-    /// the same op, params and wiring keep their values.
+    /// Replace the graph (e.g. reloaded from its file; a session over a document holds the
+    /// graph from then on). Nodes are matched by id: those with the same op, params and
+    /// wiring keep their values.
     pub fn replace_graph(&mut self, graph: Graph) {
-        self.graph = graph;
+        self.source = Source::Graph(graph);
+    }
+
+    /// Replace the document (e.g. read again from its files): planned afresh unless it
+    /// digests as the one held; values of unchanged flat nodes are kept.
+    pub fn replace_document(&mut self, doc: Document) {
+        match &mut self.source {
+            Source::Document { live, plan, .. } => {
+                *plan = None;
+                live.replace(doc);
+            }
+            Source::Graph(_) => {
+                let registry = self.eval.registry().clone();
+                self.source = Source::Document {
+                    live: Box::new(Live::new(registry, doc)),
+                    plan: None,
+                    empty: Graph::new(),
+                };
+            }
+        }
     }
 
     /// Change the outputs presented.
@@ -269,8 +355,25 @@ impl Session {
         ctx.dt = clock.dt;
         ctx.seed = self.seed;
         ctx.inputs = self.inputs.clone();
-        let req = Request::new(self.outputs.iter().cloned()).with_errors(ErrorPolicy::FailFast);
-        let out = self.eval.evaluate(&self.graph, &req, &ctx)?;
+        let mut req = Request::new(self.outputs.iter().cloned()).with_errors(ErrorPolicy::FailFast);
+        // Over a document, the plan of this clock (its scopes' counts come from the timings).
+        let lowered = match &mut self.source {
+            Source::Graph(_) => None,
+            Source::Document { live, plan, .. } => {
+                *plan = None;
+                let l = live.plan(&ctx)?;
+                if !l.report.scopes.is_empty() {
+                    req = req.with_timings();
+                }
+                Some(l)
+            }
+        };
+        let graph = match (&lowered, &self.source) {
+            (Some(l), _) => &l.graph,
+            (None, Source::Graph(g)) => g,
+            (None, Source::Document { empty, .. }) => empty,
+        };
+        let out = self.eval.evaluate(graph, &req, &ctx)?;
         let frame = Frame {
             number: self.presented,
             clock,
@@ -281,7 +384,7 @@ impl Session {
         let mut pinned = vec![];
         if let Some(store) = &self.store {
             for name in &self.outputs {
-                if let Some(k) = self.eval.output_key(&self.graph, name)
+                if let Some(k) = self.eval.output_key(graph, name)
                     && store.pin(k)
                 {
                     pinned.push(k);
@@ -295,6 +398,19 @@ impl Session {
         self.frame = Some(Arc::new(frame));
         self.presented += 1;
         let s = out.stats;
+        let plan = match (&mut self.source, lowered) {
+            (Source::Document { live, plan, .. }, Some(l)) => {
+                let ran = out.timings.iter().map(|t| (t.node.as_str(), t.cut_off));
+                let present = PlanPresent {
+                    plans: live.counts(),
+                    waits: l.report.waits.len(),
+                    scopes: l.report.scope_counts(ran),
+                };
+                *plan = Some(l);
+                Some(present)
+            }
+            _ => None,
+        };
         Ok(PresentReport {
             frame: self.presented - 1,
             planned: s.planned,
@@ -304,6 +420,7 @@ impl Session {
             cut_off: s.cutoffs,
             parallel: s.parallel,
             elapsed: t0.elapsed(),
+            plan,
         })
     }
 
