@@ -267,6 +267,10 @@ pub struct OpSpec {
     /// A rule over all the params together (an image's pixels in total, say), checked once
     /// each param follows its own (see [`rule`]).
     pub params_rule: Option<rule::ParamsCheck>,
+    /// Its result changes whenever a wired input changes (the plan's `scope.gather` of
+    /// parts of fixed lengths): an evaluator that cuts off unchanged results need not
+    /// compare this op's new result with its old one when an input brought it to run.
+    pub injective: bool,
 }
 
 /// What a node of an op is to the interface of its graph: an ordinary node, or one of the
@@ -303,6 +307,7 @@ impl OpSpec {
             delay: false,
             role: Role::Node,
             params_rule: None,
+            injective: false,
         }
     }
     /// Set the interface role (see [`Role`]).

@@ -8,20 +8,12 @@ use super::expand::Lowering;
 use super::flat::{Resolved, Src};
 use crate::graph::{Node, NodeId, PortRef};
 use crate::op::Role;
-use crate::registry::Registry;
 use crate::value::Value;
 use std::collections::{HashMap, HashSet};
 
 /// A choice the plan made: the source of the alternative not taken.
 pub(crate) struct Choice {
     pub untaken: Src,
-}
-
-/// Whether `n` is a choice node.
-pub(crate) fn is_choice(n: &Node, registry: &Registry) -> bool {
-    registry
-        .get(&n.op)
-        .is_some_and(|o| o.spec().role == Role::Choice)
 }
 
 impl Lowering<'_, '_> {

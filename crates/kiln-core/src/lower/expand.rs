@@ -51,6 +51,58 @@ pub(crate) struct Lowering<'d, 'r> {
     pub outputs: Vec<Node>,
     /// The params animated by curves, as sampled.
     pub animated: Vec<super::AnimatedParam>,
+    /// Each graph written, planned once (by its address: the document outlives the plan).
+    templates: HashMap<usize, std::rc::Rc<Template>>,
+}
+
+/// What a node of a graph is to the plan, whatever frame it is written in.
+#[derive(Clone, Copy, PartialEq)]
+enum Class {
+    /// A graph input (bound to the call's argument in a body; a node at the top).
+    Input,
+    /// A graph output.
+    Output,
+    /// A call.
+    Call,
+    /// A choice.
+    Choice,
+    /// Any other node; `curves` when a curve animates one of its ports or params.
+    Plain { curves: bool },
+}
+
+/// A graph as the plan reads it, worked out once per graph and kept for every frame that
+/// writes it (every call of it, every copy of a scope): the class of each node, and the node
+/// each wire goes into (by index), so writing a copy looks nothing up by name.
+pub(crate) struct Template {
+    class: Vec<Class>,
+    wire_to: Vec<Option<usize>>,
+}
+
+impl Template {
+    fn of(doc: &Document, registry: &Registry) -> Template {
+        let g = &doc.graph;
+        let class = g
+            .nodes()
+            .iter()
+            .map(|n| {
+                let role = registry
+                    .get(&n.op)
+                    .map(|o| o.spec().role)
+                    .unwrap_or(Role::Node);
+                match role {
+                    Role::GraphInput => Class::Input,
+                    Role::GraphOutput => Class::Output,
+                    _ if doc.calls.contains_key(&n.id) => Class::Call,
+                    Role::Choice => Class::Choice,
+                    _ => Class::Plain {
+                        curves: !curves_of(doc, &n.id).is_empty(),
+                    },
+                }
+            })
+            .collect();
+        let wire_to = g.wires().iter().map(|w| g.index_of(&w.to.node)).collect();
+        Template { class, wire_to }
+    }
 }
 
 /// What a node of a frame is.
@@ -66,10 +118,13 @@ enum Kind {
 /// `prefix/id`, or `id` at the top.
 pub(crate) fn join(prefix: &str, id: &str) -> String {
     if prefix.is_empty() {
-        id.to_string()
-    } else {
-        format!("{prefix}/{id}")
+        return id.to_string();
     }
+    let mut s = String::with_capacity(prefix.len() + 1 + id.len());
+    s.push_str(prefix);
+    s.push('/');
+    s.push_str(id);
+    s
 }
 
 impl<'d, 'r> Lowering<'d, 'r> {
@@ -89,14 +144,8 @@ impl<'d, 'r> Lowering<'d, 'r> {
             clock: false,
             outputs: Vec::new(),
             animated: Vec::new(),
+            templates: HashMap::new(),
         }
-    }
-
-    fn role(&self, n: &Node) -> Role {
-        self.registry
-            .get(&n.op)
-            .map(|o| o.spec().role)
-            .unwrap_or(Role::Node)
     }
 
     /// Emit a node, within the node limit.
@@ -113,16 +162,28 @@ impl<'d, 'r> Lowering<'d, 'r> {
         self.flat.emit(node)
     }
 
+    /// The body of `doc` as planned once (see [`Template`]), kept for every frame of it.
+    fn template(&mut self, doc: &Document) -> std::rc::Rc<Template> {
+        let at = doc as *const Document as usize;
+        if let Some(t) = self.templates.get(&at) {
+            return t.clone();
+        }
+        let t = std::rc::Rc::new(Template::of(doc, self.registry));
+        self.templates.insert(at, t.clone());
+        t
+    }
+
     /// Write one frame: its nodes, its wires, and a frame (or scope) per call in it.
     pub fn expand(&mut self, f: Frame<'d>) -> Result<(), PlanError> {
         let doc: &'d Document = f.doc;
         let g = &doc.graph;
-        let mut kinds: HashMap<&str, Kind> = HashMap::with_capacity(g.len());
-        let mut call_binds: HashMap<&str, HashMap<String, Src>> = HashMap::new();
-        for n in g.nodes() {
-            let fid = join(&f.prefix, &n.id);
-            let kind = match (self.role(n), &f.binds) {
-                (Role::GraphInput, Some(binds)) => {
+        let t = self.template(doc);
+        let mut kinds: Vec<Kind> = Vec::with_capacity(g.len());
+        let mut call_binds: HashMap<usize, HashMap<String, Src>> = HashMap::new();
+        for (i, n) in g.nodes().iter().enumerate() {
+            let kind = match (&t.class[i], &f.binds) {
+                (Class::Input, Some(binds)) => {
+                    let fid = join(&f.prefix, &n.id);
                     let name = crate::doc::input_name(n).unwrap_or(&n.id).to_string();
                     let src = match binds.get(&name) {
                         Some(s) => s.clone(),
@@ -132,7 +193,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
                         .alias(PortRef::new(fid, crate::graph::DEFAULT_PORT), src);
                     Kind::Bound
                 }
-                (Role::GraphOutput, Some(_)) => {
+                (Class::Output, Some(_)) => {
                     if let Some(v) = n.consts.get("value") {
                         self.flat
                             .alias(PortRef::new(f.prefix.clone(), &n.id), Src::Const(v.clone()));
@@ -140,11 +201,12 @@ impl<'d, 'r> Lowering<'d, 'r> {
                     Kind::Output
                 }
                 // The graph's own outputs come last, as a graph file lists them.
-                (Role::GraphOutput, None) => {
+                (Class::Output, None) => {
                     self.outputs.push(n.clone());
                     Kind::Emitted
                 }
-                _ if doc.calls.contains_key(&n.id) => {
+                (Class::Call, _) => {
+                    let fid = join(&f.prefix, &n.id);
                     let mut b = HashMap::new();
                     for (p, v) in &n.consts {
                         b.insert(p.clone(), Src::Const(v.clone()));
@@ -154,20 +216,23 @@ impl<'d, 'r> Lowering<'d, 'r> {
                             b.insert(port.to_string(), self.curve_node(&fid, port, a)?);
                         }
                     }
-                    call_binds.insert(&n.id, b);
+                    call_binds.insert(i, b);
                     Kind::Call
                 }
-                _ if super::choice::is_choice(n, self.registry) => Kind::Choice,
-                _ => {
+                (Class::Choice, _) => Kind::Choice,
+                (Class::Input | Class::Plain { .. }, _) => {
+                    let fid = join(&f.prefix, &n.id);
                     let mut node = n.clone();
                     node.id = NodeId::from(fid.as_str());
                     let mut inputs = Vec::new();
-                    for (port, a) in curves_of(doc, &n.id) {
-                        if a.param {
-                            let v = self.sample(&fid, &n.op, port, a)?;
-                            node.params.insert(port.to_string(), v);
-                        } else {
-                            inputs.push((port, a));
+                    if matches!(t.class[i], Class::Plain { curves: true } | Class::Input) {
+                        for (port, a) in curves_of(doc, &n.id) {
+                            if a.param {
+                                let v = self.sample(&fid, &n.op, port, a)?;
+                                node.params.insert(port.to_string(), v);
+                            } else {
+                                inputs.push((port, a));
+                            }
                         }
                     }
                     self.emit(node)?;
@@ -178,45 +243,49 @@ impl<'d, 'r> Lowering<'d, 'r> {
                     Kind::Emitted
                 }
             };
-            kinds.insert(&n.id, kind);
+            kinds.push(kind);
         }
-        let mut choice_srcs: HashMap<&str, HashMap<&str, Src>> = HashMap::new();
-        for w in g.wires() {
+        let mut choice_srcs: HashMap<usize, HashMap<&str, Src>> = HashMap::new();
+        for (w, to) in g.wires().iter().zip(&t.wire_to) {
+            let Some(to) = *to else {
+                // Wires into unknown nodes are reported by validation of the flat graph.
+                continue;
+            };
             let from = Src::Port(PortRef::new(join(&f.prefix, &w.from.node), &w.from.port));
-            match kinds.get(w.to.node.as_str()) {
-                Some(Kind::Emitted) => self
+            match kinds[to] {
+                Kind::Emitted => self
                     .flat
                     .wire(from, PortRef::new(join(&f.prefix, &w.to.node), &w.to.port)),
-                Some(Kind::Output) => self
+                Kind::Output => self
                     .flat
                     .alias(PortRef::new(f.prefix.clone(), &w.to.node), from),
-                Some(Kind::Call) => {
-                    if let Some(b) = call_binds.get_mut(w.to.node.as_str()) {
+                Kind::Call => {
+                    if let Some(b) = call_binds.get_mut(&to) {
                         b.insert(w.to.port.clone(), from);
                     }
                 }
-                Some(Kind::Choice) => {
+                Kind::Choice => {
                     choice_srcs
-                        .entry(w.to.node.as_str())
+                        .entry(to)
                         .or_default()
                         .insert(w.to.port.as_str(), from);
                 }
                 // Wires into bound inputs are meaningless (validation of the asset reports
-                // them); wires into unknown nodes are reported by validation of the flat graph.
-                Some(Kind::Bound) | None => {}
+                // them).
+                Kind::Bound => {}
             }
         }
         if let (Some(asset), Some(_)) = (f.asset, &f.binds) {
             self.alias_default_output(&f.prefix, asset);
         }
-        for n in g.nodes() {
-            match kinds.get(n.id.as_str()) {
-                Some(Kind::Call) => {
-                    let binds = call_binds.remove(n.id.as_str()).unwrap_or_default();
+        for (i, n) in g.nodes().iter().enumerate() {
+            match kinds[i] {
+                Kind::Call => {
+                    let binds = call_binds.remove(&i).unwrap_or_default();
                     self.call(&f, n, binds)?;
                 }
-                Some(Kind::Choice) => {
-                    let srcs = choice_srcs.remove(n.id.as_str()).unwrap_or_default();
+                Kind::Choice => {
+                    let srcs = choice_srcs.remove(&i).unwrap_or_default();
                     self.choice(&f.prefix, n, srcs)?;
                 }
                 _ => {}

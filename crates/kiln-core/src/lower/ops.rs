@@ -7,6 +7,7 @@
 use crate::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec};
 use crate::registry::{Registry, RegistryError};
 use crate::value::{Value, ValueType};
+use std::sync::Arc;
 
 /// The op id of the gather.
 pub const GATHER_OP: &str = "scope.gather";
@@ -44,6 +45,9 @@ impl Gather {
                 "an element",
             ));
         }
+        // The plan's gathers join parts of fixed lengths, so a changed part changes the list
+        // (were it not so, a skipped comparison would only cost a cutoff, never a value).
+        spec.injective = true;
         Gather(spec)
     }
 }
@@ -56,15 +60,11 @@ impl Op for Gather {
         let n = call.param_int(0)?.clamp(0, GATHER_WIDTH as i64) as usize;
         let nest = call.param_bool(1)?;
         let used = call.inputs.get(..n).unwrap_or(call.inputs);
-        let list: Vec<Value> = if nest {
-            let total = used
-                .iter()
-                .map(|v| v.as_list().map_or(0, <[Value]>::len))
-                .sum();
-            let mut all = Vec::with_capacity(total);
+        let list: Arc<[Value]> = if nest {
+            let mut lists = Vec::with_capacity(used.len());
             for (i, v) in used.iter().enumerate() {
                 match v {
-                    Value::List(l) => all.extend(l.iter().map(copy_item)),
+                    Value::List(l) => lists.push(&l[..]),
                     other => {
                         return Err(OpError::input(
                             i,
@@ -73,11 +73,23 @@ impl Op for Gather {
                     }
                 }
             }
-            all
+            // Written straight into the shared list (a mapped range has a known length).
+            let total = lists.iter().map(|l| l.len()).sum();
+            let (mut j, mut k) = (0, 0);
+            (0..total)
+                .map(|_| {
+                    while k == lists[j].len() {
+                        j += 1;
+                        k = 0;
+                    }
+                    k += 1;
+                    copy_item(&lists[j][k - 1])
+                })
+                .collect()
         } else {
-            used.to_vec()
+            used.iter().map(copy_item).collect()
         };
-        out[0] = Value::List(list.into());
+        out[0] = Value::List(list);
         Ok(())
     }
 }

@@ -176,11 +176,15 @@ impl State {
         let off = plan.output_offset(v);
         // A released value is compared by the hash it had.
         let gone = self.gone.get_mut(v).and_then(Option::take);
+        // An injective node that ran without being edited itself ran because an input
+        // changed, so its result changed: nothing to compare.
+        let changed = plan.op(v).spec().injective && !me.dirty;
         let same = me.has_value
             && self.taints[v].is_none()
             && taint.is_none()
             && match gone {
                 Some(h) => outputs_hash(&self.scratch_out) == h,
+                None if changed => false,
                 None => self
                     .scratch_out
                     .iter()
