@@ -22,7 +22,7 @@ fn the_documented_example_loads_and_is_canonical() {
     assert_eq!(f.to_json(&empty), example);
     assert_eq!(f.graph.len(), 4);
     assert_eq!(f.graph.wires().len(), 3);
-    load_graph(example, &kiln_std::registry()).unwrap();
+    load_graph(example, &kiln_image::registry()).unwrap();
 }
 
 #[test]

@@ -6,9 +6,9 @@
 //! `((x + 0.5) / width, (y + 0.5) / height)`, and the rectangle holds the centres `c` with
 //! `min <= c < max` on both axes.
 
+use crate::fn_op::FnOp;
 use crate::image::{IMAGE_TYPE, Image};
 use crate::image_ops::build_rows;
-use crate::util::FnOp;
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};

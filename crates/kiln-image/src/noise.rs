@@ -17,9 +17,9 @@
 //! splitmix64-driven Fisher–Yates shuffle, so results are bit-identical on every run and
 //! machine.
 
+use crate::fn_op::FnOp;
 use crate::image::{IMAGE_TYPE, check_size, with_size_params};
 use crate::image_ops::generate;
-use crate::util::FnOp;
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Reads, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};

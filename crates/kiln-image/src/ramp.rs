@@ -9,9 +9,9 @@
 //! stops the colour is interpolated linearly; before the first and after the last it is the
 //! end colour.
 
+use crate::fn_op::FnOp;
 use crate::image::{IMAGE_TYPE, Image};
 use crate::image_ops::map_image;
-use crate::util::FnOp;
 use kiln_core::op::{
     InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation,
 };

@@ -12,8 +12,8 @@
 //! `map_image` / `zip_images` wrappers, also used by the noise and ramp nodes), which
 //! checks for cancellation on every row and reports progress every 16 rows.
 
+use crate::fn_op::FnOp;
 use crate::image::{IMAGE_TYPE, Image, check_size, with_size_params};
-use crate::util::FnOp;
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
@@ -122,7 +122,7 @@ fn image_input<'a>(call: &'a OpCall<'_>, i: usize) -> Result<&'a Image, OpError>
     call.heavy::<Image>(i, "image")
 }
 
-fn binary(id: &'static str, doc: &'static str, exec: crate::util::ExecFn) -> FnOp {
+fn binary(id: &'static str, doc: &'static str, exec: crate::fn_op::ExecFn) -> FnOp {
     FnOp::new(
         OpSpec::new(id, doc)
             .input(InputSpec::required("a", IMAGE_TYPE, "first image"))
@@ -136,7 +136,7 @@ fn binary(id: &'static str, doc: &'static str, exec: crate::util::ExecFn) -> FnO
     )
 }
 
-fn unary(id: &'static str, doc: &'static str, exec: crate::util::ExecFn) -> FnOp {
+fn unary(id: &'static str, doc: &'static str, exec: crate::fn_op::ExecFn) -> FnOp {
     FnOp::new(
         OpSpec::new(id, doc)
             .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
