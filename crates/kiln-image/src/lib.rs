@@ -25,10 +25,12 @@
 #![deny(missing_docs)]
 
 pub mod blur;
+pub mod field;
 pub(crate) mod fn_op;
 pub mod image;
 pub mod image_ops;
 pub mod noise;
+pub mod per_pixel;
 pub mod ramp;
 pub mod shapes;
 
