@@ -25,8 +25,11 @@
 #![deny(missing_docs)]
 
 pub mod blur;
+pub mod expr;
 pub mod field;
 pub(crate) mod fn_op;
+pub mod fuse;
+pub mod fused;
 pub mod image;
 pub mod image_ops;
 pub mod noise;
@@ -46,6 +49,8 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     image_ops::register(reg)?;
     shapes::register(reg)?;
     blur::register(reg)?;
+    expr::ops::register(reg)?;
+    reg.register(fused::FusedOp::new())?;
     reg.register(kiln_std::graph_io::GraphInput::without_default(
         INPUT_IMAGE_OP,
         "A named graph input of an image (a graph used as a node takes one from its call).",
@@ -88,6 +93,9 @@ mod tests {
             "image.clamp",
             "image.rect",
             "image.blur",
+            "image.expr",
+            "math.expr",
+            "image.fused",
             super::INPUT_IMAGE_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());

@@ -39,6 +39,7 @@ pub fn builder(op: &str) -> Option<Build> {
         "image.clamp" => clamp,
         "image.ramp" => ramp,
         "image.rect" => rect,
+        "image.expr" => crate::expr::ops::build,
         _ => return None,
     })
 }
@@ -254,9 +255,9 @@ pub(crate) fn ramp<'a>(
 }
 
 /// fBm of improved Perlin noise as a field.
-struct FbmNoise {
-    perlin: Perlin,
-    fbm: Fbm,
+pub(crate) struct FbmNoise {
+    pub(crate) perlin: Perlin,
+    pub(crate) fbm: Fbm,
 }
 
 impl Noise2 for FbmNoise {

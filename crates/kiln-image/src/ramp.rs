@@ -136,7 +136,8 @@ pub fn luminance(p: [f32; 4]) -> f64 {
     0.2126 * p[0] as f64 + 0.7152 * p[1] as f64 + 0.0722 * p[2] as f64
 }
 
-fn default_stops() -> Value {
+/// The default stops: black at 0 to white at 1.
+pub fn default_stops() -> Value {
     let stop =
         |pos: f64, c: [f32; 4]| Value::List(Arc::from(vec![Value::Float(pos), Value::Color(c)]));
     Value::List(Arc::from(vec![

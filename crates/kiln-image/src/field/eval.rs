@@ -69,13 +69,9 @@ fn binary(f: Binary, a: f64, b: f64) -> f64 {
         Binary::Min => a.min(b),
         Binary::Max => a.max(b),
         Binary::Atan2 => a.atan2(b),
-        Binary::Step => {
-            if b >= a {
-                1.0
-            } else {
-                0.0
-            }
-        }
+        Binary::Step => (b >= a) as u8 as f64,
+        Binary::Lt => (a < b) as u8 as f64,
+        Binary::Le => (a <= b) as u8 as f64,
     }
 }
 

@@ -88,6 +88,10 @@ pub enum Binary {
     Atan2,
     /// 1 where `b >= a`, else 0 (GLSL `step(edge, x)`; 0 when either is NaN).
     Step,
+    /// 1 where `a < b`, else 0.
+    Lt,
+    /// 1 where `a <= b`, else 0.
+    Le,
 }
 
 /// A function of three registers, in operand order.
