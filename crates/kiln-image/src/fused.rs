@@ -36,7 +36,12 @@ impl FusedOp {
             "A chain of per-pixel image ops run as one pass (written by the fusion of a graph; \
              `chain` lists the members).",
         )
-        .reads(Reads::SEED.with(Reads::TIME));
+        .reads(
+            Reads::SEED
+                .with(Reads::TIME)
+                .with(Reads::RESOLUTION)
+                .with(Reads::PREVIEW),
+        );
         for name in INPUT_NAMES {
             spec = spec.input(InputSpec::optional(
                 name,
@@ -171,7 +176,10 @@ impl Op for FusedOp {
         Ok(())
     }
     fn hash_context(&self, params: &[Value], ctx: &EvalContext, h: &mut KeyHasher) {
-        h.u64(ctx.seed);
+        Reads::SEED
+            .with(Reads::RESOLUTION)
+            .with(Reads::PREVIEW)
+            .hash_fields(ctx, h);
         let timed = params
             .first()
             .and_then(|c| members(c).ok())

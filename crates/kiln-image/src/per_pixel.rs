@@ -4,7 +4,7 @@
 //! builders of a whole chain onto one tape and renders once (see [`crate::fuse`]).
 
 use crate::field::{Binary, Coord, Noise2, Px, Step, Tape, Ternary};
-use crate::image::{Image, check_size};
+use crate::image::{Image, check_size, request_size};
 use crate::noise::{Fbm, Perlin, mix_seed};
 use crate::ramp::Ramp;
 use kiln_core::context::EvalContext;
@@ -113,6 +113,13 @@ fn param_float(params: &[Value], i: usize) -> Result<f64, OpError> {
         .ok_or_else(|| OpError::param(i, "expected float"))
 }
 
+/// The size from the `width` and `height` params (the first two), a side of 0 the
+/// request's.
+pub(crate) fn size(p: &[Value], ctx: &EvalContext) -> Result<(u32, u32), OpError> {
+    let (w, h) = request_size(param_int(p, 0)?, param_int(p, 1)?, ctx);
+    check_size(w, h, 0, 1)
+}
+
 fn consts(t: &mut Tape<'_>, c: [f32; 4]) -> Result<Px, OpError> {
     let mut px = [0; 4];
     for (r, v) in px.iter_mut().zip(c) {
@@ -125,9 +132,9 @@ pub(crate) fn fill<'a>(
     t: &mut Tape<'a>,
     a: &[Arg<'_>],
     p: &[Value],
-    _: &EvalContext,
+    ctx: &EvalContext,
 ) -> Result<Px, OpError> {
-    let (w, h) = check_size(param_int(p, 0)?, param_int(p, 1)?, 0, 1)?;
+    let (w, h) = size(p, ctx)?;
     t.set_size(w, h, 0)?;
     consts(t, color(a, 0)?)
 }
@@ -272,7 +279,7 @@ pub(crate) fn noise<'a>(
     p: &[Value],
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
-    let (w, h) = check_size(param_int(p, 0)?, param_int(p, 1)?, 0, 1)?;
+    let (w, h) = size(p, ctx)?;
     t.set_size(w, h, 0)?;
     let octaves = param_int(p, 2)?.clamp(1, crate::noise::MAX_OCTAVES) as u32;
     let fbm = Fbm {

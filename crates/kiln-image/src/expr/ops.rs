@@ -3,7 +3,7 @@
 use super::emit::{Env, Operand, emit};
 use super::parse::{Item, parse};
 use crate::field::{Noise2, Px, Tape, eval::run_scalar};
-use crate::image::{IMAGE_TYPE, check_size, with_size_params};
+use crate::image::{IMAGE_TYPE, with_size_params};
 use crate::noise::{Fbm, MAX_OCTAVES, Perlin, mix_seed};
 use crate::per_pixel::{self, Arg, FbmNoise};
 use crate::ramp::Ramp;
@@ -79,9 +79,7 @@ pub(crate) fn build<'a>(
         };
     }
     if t.size.is_none() {
-        let w = params.first().and_then(Value::as_i64).unwrap_or(0);
-        let h = params.get(1).and_then(Value::as_i64).unwrap_or(0);
-        let (w, h) = check_size(w, h, 0, 1)?;
+        let (w, h) = per_pixel::size(params, ctx)?;
         t.set_size(w, h, 0)?;
     }
     let uses = |f: super::parse::Func| items.iter().any(|(i, _)| *i == Item::Call(f));
@@ -143,6 +141,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         )
         .reads(Reads::SEED.with(Reads::TIME)),
     );
+    debug_assert!(spec.reads.has(Reads::RESOLUTION));
     for name in INPUTS {
         spec = spec.input(InputSpec::optional(
             name,
