@@ -3,7 +3,7 @@
 //!
 //! A per-pixel node (one [`crate::per_pixel::builder`] knows) joins the node its image goes
 //! to when that is its only reader, the reader is per-pixel too and reads it at an image
-//! port, and the node is not one the caller keeps (an output it asks for). The node a group
+//! port (or a port of any type, which per-pixel builders read images at), and the node is not one the caller keeps (an output it asks for). The node a group
 //! ends at keeps its id, so wires and requests of it are unchanged; the others disappear.
 //! A group that would need more than [`FUSED_INPUTS`] outside inputs is left as it is.
 //! Everything is loops over the nodes in topological order (no recursion).
@@ -13,7 +13,7 @@ use crate::image::IMAGE_TYPE;
 use crate::per_pixel::builder;
 use kiln_core::graph::{Graph, PortRef};
 use kiln_core::registry::Registry;
-use kiln_core::value::Value;
+use kiln_core::value::{Value, ValueType};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -85,7 +85,7 @@ pub fn fuse(g: &Graph, reg: &Registry, keep: &[&str]) -> (Graph, FuseReport) {
         let image_port = reg.get(&nodes[j].op).is_some_and(|op| {
             op.spec().inputs.iter().any(|p| {
                 p.name == to.port
-                    && (p.ty == IMAGE_TYPE || nodes[j].op == crate::expr::IMAGE_EXPR_OP)
+                    && (p.ty == IMAGE_TYPE || p.ty == ValueType::Any)
             })
         });
         if fusable(j) && image_port {

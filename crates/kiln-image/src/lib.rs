@@ -30,9 +30,11 @@ pub mod field;
 pub(crate) mod fn_op;
 pub mod fuse;
 pub mod fused;
+pub mod generators;
 pub mod image;
 pub mod image_ops;
 pub mod noise;
+pub mod patterns;
 pub mod per_pixel;
 pub mod ramp;
 pub mod shapes;
@@ -50,6 +52,8 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     shapes::register(reg)?;
     blur::register(reg)?;
     expr::ops::register(reg)?;
+    generators::register(reg)?;
+    patterns::register(reg)?;
     reg.register(fused::FusedOp::new())?;
     reg.register(kiln_std::graph_io::GraphInput::without_default(
         INPUT_IMAGE_OP,
@@ -96,6 +100,14 @@ mod tests {
             "image.expr",
             "math.expr",
             "image.fused",
+            "image.fractal",
+            "image.cells",
+            "image.checker",
+            "image.stripes",
+            "image.bricks",
+            "image.gradient",
+            "image.shape",
+            "image.blend",
             super::INPUT_IMAGE_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());

@@ -40,6 +40,14 @@ pub fn builder(op: &str) -> Option<Build> {
         "image.ramp" => ramp,
         "image.rect" => rect,
         "image.expr" => crate::expr::ops::build,
+        "image.fractal" => crate::generators::fractal,
+        "image.cells" => crate::generators::cellular,
+        "image.checker" => crate::patterns::checker,
+        "image.stripes" => crate::patterns::stripes,
+        "image.bricks" => crate::patterns::bricks,
+        "image.gradient" => crate::patterns::gradient,
+        "image.shape" => crate::patterns::shape,
+        "image.blend" => crate::patterns::blend,
         _ => return None,
     })
 }
