@@ -83,10 +83,10 @@ pub fn fuse(g: &Graph, reg: &Registry, keep: &[&str]) -> (Graph, FuseReport) {
             continue;
         };
         let image_port = reg.get(&nodes[j].op).is_some_and(|op| {
-            op.spec().inputs.iter().any(|p| {
-                p.name == to.port
-                    && (p.ty == IMAGE_TYPE || p.ty == ValueType::Any)
-            })
+            op.spec()
+                .inputs
+                .iter()
+                .any(|p| p.name == to.port && (p.ty == IMAGE_TYPE || p.ty == ValueType::Any))
         });
         if fusable(j) && image_port {
             joins[i] = Some(j);

@@ -27,6 +27,7 @@
 pub mod blur;
 pub mod expr;
 pub mod field;
+pub mod filters;
 pub(crate) mod fn_op;
 pub mod fuse;
 pub mod fused;
@@ -54,6 +55,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     expr::ops::register(reg)?;
     generators::register(reg)?;
     patterns::register(reg)?;
+    filters::register(reg)?;
     reg.register(fused::FusedOp::new())?;
     reg.register(kiln_std::graph_io::GraphInput::without_default(
         INPUT_IMAGE_OP,
@@ -108,6 +110,9 @@ mod tests {
             "image.gradient",
             "image.shape",
             "image.blend",
+            "image.gaussian",
+            "image.normal",
+            "image.warp",
             super::INPUT_IMAGE_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());

@@ -33,7 +33,7 @@ fn float(p: &[Value], i: usize) -> Result<f64, OpError> {
         .ok_or_else(|| OpError::param(i, "expected float"))
 }
 
-fn choice<'v>(p: &'v [Value], i: usize) -> Result<&'v str, OpError> {
+fn choice(p: &[Value], i: usize) -> Result<&str, OpError> {
     p.get(i)
         .and_then(Value::as_str)
         .ok_or_else(|| OpError::param(i, "expected string"))
