@@ -152,3 +152,39 @@ fn one_thread_and_several_give_the_same_bits() {
     assert_eq!(one, render(2));
     assert_eq!(one, render(5));
 }
+
+#[test]
+fn a_ten_op_chain_is_one_node_and_one_image() {
+    // noise, then ten per-pixel ops: fused, one node runs and one image is made (the
+    // unfused graph makes eleven).
+    let mut g = Graph::new();
+    g.add_node("n0", "image.noise").unwrap();
+    g.set_param("n0", "width", 33i64).unwrap();
+    g.set_param("n0", "height", 9i64).unwrap();
+    let ops = [
+        "image.gain",
+        "image.invert",
+        "image.clamp",
+        "image.gain",
+        "image.ramp",
+        "image.invert",
+        "image.rect",
+        "image.clamp",
+        "image.expr",
+        "image.gain",
+    ];
+    for (i, op) in ops.iter().enumerate() {
+        let id = format!("n{}", i + 1);
+        g.add_node(id.as_str(), op).unwrap();
+        let port = if *op == "image.expr" { "a" } else { "image" };
+        g.wire(&format!("n{i}.out"), &format!("{id}.{port}"));
+    }
+    let reg = kiln_image::registry();
+    let (fused, report) = fuse(&g, &reg, &["n10"]);
+    assert_eq!(fused.len(), 1);
+    assert_eq!(report.groups[0].1.len(), 11);
+    let (a, ran_unfused) = run(&g, "n10");
+    let (b, ran_fused) = run(&fused, "n10");
+    same(&a, &b);
+    assert_eq!((ran_unfused, ran_fused), (11, 1));
+}
