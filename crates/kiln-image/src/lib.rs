@@ -39,6 +39,7 @@ pub mod patterns;
 pub mod per_pixel;
 pub mod ramp;
 pub mod shapes;
+pub mod tone;
 
 use kiln_core::registry::{Registry, RegistryError};
 
@@ -56,6 +57,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     generators::register(reg)?;
     patterns::register(reg)?;
     filters::register(reg)?;
+    tone::register(reg)?;
     reg.register(fused::FusedOp::new())?;
     reg.register(kiln_std::graph_io::GraphInput::without_default(
         INPUT_IMAGE_OP,
@@ -113,6 +115,12 @@ mod tests {
             "image.gaussian",
             "image.normal",
             "image.warp",
+            "image.levels",
+            "image.gamma",
+            "image.posterize",
+            "image.threshold",
+            "image.grey",
+            "image.swizzle",
             super::INPUT_IMAGE_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());

@@ -48,6 +48,12 @@ pub fn builder(op: &str) -> Option<Build> {
         "image.gradient" => crate::patterns::gradient,
         "image.shape" => crate::patterns::shape,
         "image.blend" => crate::patterns::blend,
+        "image.levels" => crate::tone::levels,
+        "image.gamma" => crate::tone::gamma,
+        "image.posterize" => crate::tone::posterize,
+        "image.threshold" => crate::tone::threshold,
+        "image.grey" => crate::tone::grey,
+        "image.swizzle" => crate::tone::swizzle,
         _ => return None,
     })
 }
