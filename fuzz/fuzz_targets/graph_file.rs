@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 fn registry() -> &'static Registry {
     static REG: OnceLock<Registry> = OnceLock::new();
-    REG.get_or_init(kiln_audio::registry)
+    REG.get_or_init(|| { let mut r = kiln_image::registry(); kiln_audio::register(&mut r).expect("the image and audio ops are distinct"); r })
 }
 
 fuzz_target!(|data: &[u8]| {

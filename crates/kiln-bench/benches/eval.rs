@@ -63,7 +63,7 @@ impl Kiln {
     fn new(w: Workload) -> Self {
         let req = Request::new([w.output.as_str()]);
         let mut k = Kiln {
-            eval: LazyEvaluator::new(kiln_std::registry()),
+            eval: LazyEvaluator::new(kiln_image::registry()),
             req,
             ctx: EvalContext::new(),
             w,

@@ -216,7 +216,7 @@ impl Branches {
         let ctx = EvalContext::new();
         let wants = [0, 1].map(|i| {
             output_of(
-                &mut LazyEvaluator::new(kiln_std::registry()),
+                &mut LazyEvaluator::new(kiln_image::registry()),
                 &w.graph,
                 &reqs[i],
                 &ctx,
@@ -319,7 +319,7 @@ impl KilnInc {
         assert_eq!(w.flat.ops[0], FlatOp::Const(HEAD_VALUE));
         let mut k = KilnInc {
             change,
-            ev: IncrementalEvaluator::new(kiln_std::registry()),
+            ev: IncrementalEvaluator::new(kiln_image::registry()),
             req: Request::new([w.output.as_str()]),
             root: w.output,
             leaf: node_id(0),
@@ -506,7 +506,7 @@ fn full_section(name: &'static str, w: fn(Head) -> Workload) -> Section {
     let want = Value::Float(work.flat.run(HEAD_VALUE, &mut Vec::new()));
     let n = work.nodes() as u64;
     let out = work.output.clone();
-    let reg = kiln_std::registry;
+    let reg = kiln_image::registry;
     let compiled = CompiledEvaluator::new(reg()).with_background(false);
     let compiled = Steady::new(
         format!("{name} compiled"),
@@ -561,7 +561,7 @@ fn incremental_section() -> Section {
     let want = Value::Float(chain.flat.run(HEAD_VALUE, &mut Vec::new()));
     let compiled = Steady::new(
         "chain compiled full run".into(),
-        CompiledEvaluator::new(kiln_std::registry()).with_background(false),
+        CompiledEvaluator::new(kiln_image::registry()).with_background(false),
         chain.graph,
         &chain.output,
         want,
@@ -593,7 +593,7 @@ fn rayon2() -> ParallelPolicy {
 }
 
 fn compiled_with(policy: ParallelPolicy) -> CompiledEvaluator {
-    CompiledEvaluator::new(kiln_std::registry())
+    CompiledEvaluator::new(kiln_image::registry())
         .with_background(false)
         .with_parallel(policy)
 }
@@ -601,7 +601,7 @@ fn compiled_with(policy: ParallelPolicy) -> CompiledEvaluator {
 fn heavy_section() -> Section {
     let w: ImageWorkload = standard_heavy_branches();
     // The reference: a lazy evaluation (a different traversal) of the same graph.
-    let mut lazy = LazyEvaluator::new(kiln_std::registry());
+    let mut lazy = LazyEvaluator::new(kiln_image::registry());
     let req = Request::new([w.output.as_str()]);
     let want = output_of(&mut lazy, &w.graph, &req, &EvalContext::new());
     let nodes = w.graph.len() as u64;

@@ -35,7 +35,7 @@ use std::time::Instant;
 const COPIES: usize = 1000;
 
 fn registry() -> Registry {
-    kiln_std::registry()
+    kiln_image::registry()
 }
 
 fn body() -> String {

@@ -93,7 +93,7 @@ struct Edit {
 
 impl Edit {
     fn new(w: &ChainsWorkload, chain: usize) -> Edit {
-        let reg = kiln_std::registry();
+        let reg = kiln_image::registry();
         let ctx = EvalContext::new();
         let head = w.heads[chain].clone();
         let param = w.head_param();
@@ -145,7 +145,7 @@ impl RePresent {
     /// `edit.values[at]`.
     fn on(label: String, edit: Arc<Edit>, graph: Graph, at: usize) -> Self {
         let n = graph.len();
-        let mut session = Session::new(kiln_std::registry(), graph, [edit.output.as_str()]);
+        let mut session = Session::new(kiln_image::registry(), graph, [edit.output.as_str()]);
         let first = session.present(Clock::default()).expect("first present");
         assert_eq!(first.cooked as usize, n, "{label}: {first}");
         let mut r = RePresent {
@@ -239,7 +239,7 @@ impl BareIncremental {
     fn new(label: String, edit: Arc<Edit>) -> Self {
         let mut b = BareIncremental {
             label,
-            ev: IncrementalEvaluator::new(kiln_std::registry()),
+            ev: IncrementalEvaluator::new(kiln_image::registry()),
             graph: edit.graph.clone(),
             req: Request::new([edit.output.as_str()]),
             ctx: EvalContext::new(),
@@ -300,7 +300,7 @@ impl Cone {
     fn new(label: String, edit: Arc<Edit>) -> Self {
         let mut c = Cone {
             label,
-            ev: CompiledEvaluator::new(kiln_std::registry()).with_background(false),
+            ev: CompiledEvaluator::new(kiln_image::registry()).with_background(false),
             req: Request::new([edit.output.as_str()]),
             ctx: EvalContext::new(),
             edit,
@@ -384,7 +384,8 @@ fn section(w: &ChainsWorkload, chain: usize) -> Section {
             "bare_incremental",
             BareIncremental::new(format!("{name} bare incremental"), edit.clone()),
         ));
-        let mut session = Session::new(kiln_std::registry(), w.graph.clone(), [w.output.as_str()]);
+        let mut session =
+            Session::new(kiln_image::registry(), w.graph.clone(), [w.output.as_str()]);
         session.present(Clock::default()).expect("present");
         let mut u = Unchanged {
             label: format!("{name} unchanged"),
@@ -433,7 +434,7 @@ struct Persisted {
 
 /// A lazy evaluator over a fresh `KeepAll` store backed by a fresh `DiskCache` on `dir`.
 fn cached_evaluator(dir: &std::path::Path) -> (LazyEvaluator, Arc<DiskCache>) {
-    let registry = kiln_std::registry();
+    let registry = kiln_image::registry();
     let disk = Arc::new(DiskCache::open(dir, &registry).expect("cache directory"));
     let store = Arc::new(Store::new(KeepAll).with_backing(disk.clone()));
     (LazyEvaluator::new(registry).with_store(store), disk)
@@ -467,7 +468,7 @@ fn persistent(w: &ChainsWorkload, want: &Value) -> Persisted {
         })
         .collect();
     let no_store = (0..3)
-        .map(|_| timed(&mut LazyEvaluator::new(kiln_std::registry())).0)
+        .map(|_| timed(&mut LazyEvaluator::new(kiln_image::registry())).0)
         .min()
         .unwrap_or_default();
     assert_eq!(s1.executed as usize, w.nodes(), "{}: {s1:?}", w.kind.name());

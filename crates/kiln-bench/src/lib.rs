@@ -504,7 +504,7 @@ mod tests {
                 };
                 let ids: Vec<String> = (0..w.nodes()).map(node_id).collect();
                 let req = Request::new(ids.iter().cloned());
-                let mut ev = LazyEvaluator::new(kiln_std::registry());
+                let mut ev = LazyEvaluator::new(kiln_image::registry());
                 for &x in xs {
                     let mut slots = vec![];
                     let last = w.flat.run(x, &mut slots);
@@ -534,7 +534,7 @@ mod tests {
         for head in [Head::Const, Head::Input] {
             for w in workloads(head) {
                 assert_eq!(w.nodes(), NODES);
-                let mut ev = LazyEvaluator::new(kiln_std::registry());
+                let mut ev = LazyEvaluator::new(kiln_image::registry());
                 let req = Request::new([w.output.as_str()]);
                 let x = if head == Head::Input {
                     1.25
@@ -596,8 +596,8 @@ mod tests {
         let w = heavy_branches(24);
         assert_eq!(w.graph.len(), 7);
         let ctx = EvalContext::new();
-        let mut seq = CompiledEvaluator::new(kiln_std::registry()).with_background(false);
-        let mut par = CompiledEvaluator::new(kiln_std::registry())
+        let mut seq = CompiledEvaluator::new(kiln_image::registry()).with_background(false);
+        let mut par = CompiledEvaluator::new(kiln_image::registry())
             .with_background(false)
             .with_parallel(ParallelPolicy::Rayon {
                 threads: Some(2),
@@ -615,12 +615,12 @@ mod tests {
         let Value::Heavy(h) = va else {
             panic!("not an image: {va:?}")
         };
-        let img = h.downcast::<kiln_std::image::Image>().expect("an image");
+        let img = h.downcast::<kiln_image::image::Image>().expect("an image");
         assert_eq!((img.width, img.height), (24, 24));
         // Each branch alone: its own three nodes, nothing of the other branch.
         let mut ends = vec![];
         for end in &w.branches {
-            let mut ev = CompiledEvaluator::new(kiln_std::registry()).with_background(false);
+            let mut ev = CompiledEvaluator::new(kiln_image::registry()).with_background(false);
             let out = ev
                 .evaluate(&w.graph, &Request::new([end.as_str()]), &ctx)
                 .unwrap();

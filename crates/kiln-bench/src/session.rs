@@ -366,7 +366,7 @@ mod tests {
     /// cone-only graph gives the session's output, bit for bit, with exactly that many
     /// nodes executed; for every chain, alternating values.
     fn check_cones(w: &ChainsWorkload, chains_to_edit: &[usize]) {
-        let reg = kiln_std::registry();
+        let reg = kiln_image::registry();
         let mut s = Session::new(reg.clone(), w.graph.clone(), [w.output.as_str()]);
         let first = s.present(Clock::default()).expect("present");
         assert_eq!(first.cooked, w.nodes() as u64, "{first}");

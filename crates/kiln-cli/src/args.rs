@@ -83,6 +83,14 @@ pub(crate) struct EvalArgs {
     /// the machine's memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) memory_limit: Option<u64>,
+    /// The size of the images whose nodes leave it to the request (width and height 0, the
+    /// default of image generators): WIDTHxHEIGHT, like 2048x2048 (default 256x256).
+    #[arg(long, value_name = "WxH", value_parser = parse_image_size)]
+    pub(crate) size: Option<(u32, u32)>,
+    /// Fuse each chain of per-pixel image nodes into one node (`image.fused`) that makes one
+    /// image in one pass: the same bits, fewer nodes and images.
+    #[arg(long)]
+    pub(crate) fuse: bool,
 }
 
 /// The options of `kiln render`.
@@ -157,6 +165,14 @@ pub(crate) struct RenderArgs {
     /// Seed for procedural randomness.
     #[arg(long, default_value_t = 0)]
     pub(crate) seed: u64,
+    /// The size of the images whose nodes leave it to the request (width and height 0, the
+    /// default of image generators): WIDTHxHEIGHT, like 2048x2048 (default 256x256).
+    #[arg(long, value_name = "WxH", value_parser = parse_image_size, conflicts_with = "seconds")]
+    pub(crate) size: Option<(u32, u32)>,
+    /// Fuse each chain of per-pixel image nodes into one node (`image.fused`) that makes one
+    /// image in one pass: the same bits, fewer nodes and images.
+    #[arg(long, conflicts_with = "seconds")]
+    pub(crate) fuse: bool,
     /// Only these outputs (repeatable; default: every output of the graph).
     #[arg(long = "output", value_name = "NAME")]
     pub(crate) outputs: Vec<String>,
@@ -409,6 +425,23 @@ pub(crate) struct BakeArgs {
 }
 
 /// A `--ticks` count: a whole number, at least 1.
+/// `WIDTHxHEIGHT`, each side from 1 to the largest side an image may have.
+fn parse_image_size(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("expected WIDTHxHEIGHT like 2048x2048, found `{s}`");
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(bad)?;
+    let side = |t: &str| -> Result<u32, String> {
+        let v: u32 = t.trim().parse().map_err(|_| bad())?;
+        if v == 0 || v > kiln_image::image::MAX_SIDE {
+            return Err(format!(
+                "each side must be from 1 to {}, found {v}",
+                kiln_image::image::MAX_SIDE
+            ));
+        }
+        Ok(v)
+    };
+    Ok((side(w)?, side(h)?))
+}
+
 fn parse_ticks(s: &str) -> Result<u64, String> {
     match s.parse::<u64>() {
         Ok(0) => Err("the tick count must be at least 1".into()),
@@ -575,6 +608,15 @@ mod tests {
         assert_eq!(parse_ticks("5"), Ok(5));
         assert!(parse_ticks("0").is_err());
         assert!(parse_ticks("-3").is_err());
+    }
+
+    #[test]
+    fn image_sizes_are_width_by_height() {
+        assert_eq!(parse_image_size("2048x1024"), Ok((2048, 1024)));
+        assert_eq!(parse_image_size("3X5"), Ok((3, 5)));
+        assert!(parse_image_size("0x5").is_err());
+        assert!(parse_image_size("5").is_err());
+        assert!(parse_image_size("20000x5").is_err());
     }
 
     #[test]

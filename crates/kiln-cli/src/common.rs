@@ -233,3 +233,13 @@ pub(crate) fn sweep_leftovers(dir: &Path) {
         );
     }
 }
+
+/// `g` with each chain of per-pixel image nodes fused into one node (`--fuse`), keeping the
+/// nodes the requested outputs name.
+pub(crate) fn fused_graph(g: &Graph, reg: &Registry, outputs: &[String]) -> Graph {
+    let keep: Vec<&str> = outputs
+        .iter()
+        .map(|o| o.split('.').next().unwrap_or(o))
+        .collect();
+    kiln_image::fuse::fuse(g, reg, &keep).0
+}

@@ -3,9 +3,9 @@
 use kiln_core::registry::{Registry, RegistryError};
 
 /// Every op the `kiln` command knows: the standard library (`kiln-std`) and the nodes of each
-/// domain crate (`kiln-audio`). An error only if two libraries claim the same op id.
+/// domain crate (`kiln-image`, `kiln-audio`). An error only if two libraries claim the same op id.
 pub(crate) fn registry() -> Result<Registry, RegistryError> {
-    let mut reg = kiln_std::registry();
+    let mut reg = kiln_image::registry();
     kiln_audio::register(&mut reg)?;
     Ok(reg)
 }
@@ -13,7 +13,7 @@ pub(crate) fn registry() -> Result<Registry, RegistryError> {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn the_library_holds_the_standard_and_audio_ops() {
+    fn the_library_holds_the_standard_image_and_audio_ops() {
         let reg = super::registry().expect("the libraries do not collide");
         for id in [
             "math.add",

@@ -5,14 +5,14 @@ use kiln_core::prelude::*;
 #[test]
 fn readme_library_tour_works() -> Result<(), Box<dyn std::error::Error>> {
     std::env::set_current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))?;
-    let registry = kiln_std::registry();
+    let registry = kiln_image::registry();
     let file = kiln_io::read_graph("examples/clouds.json".as_ref(), &registry)?;
     let mut eval = LazyEvaluator::new(registry);
     let ctx = EvalContext::new().with_input("scale", 5.0);
     let out = eval.evaluate(&file.graph, &Request::new(["clouds"]), &ctx)?;
     let image = out
         .get("clouds")
-        .and_then(|v| v.as_heavy::<kiln_std::image::Image>());
+        .and_then(|v| v.as_heavy::<kiln_image::image::Image>());
     assert_eq!(image.map(|i| (i.width, i.height)), Some((384, 256)));
     // The claims next to the snippet: a repeat executes nothing; a new scale re-cooks only
     // its cone (noise, ramp, output and the input itself), all four nodes here.
@@ -28,7 +28,7 @@ fn readme_library_tour_works() -> Result<(), Box<dyn std::error::Error>> {
 #[test]
 fn readme_evaluator_family_snippet_works() -> Result<(), Box<dyn std::error::Error>> {
     std::env::set_current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))?;
-    let registry = kiln_std::registry();
+    let registry = kiln_image::registry();
     let mut graph = kiln_io::read_graph("examples/arithmetic.json".as_ref(), &registry)?.graph;
     let mut live = IncrementalEvaluator::new(registry.clone());
     let mut fast = CompiledEvaluator::new(registry)
@@ -65,7 +65,11 @@ fn readme_session_and_streaming_snippet_works() -> Result<(), Box<dyn std::error
     use kiln_core::eval::{StreamConfig, StreamingEvaluator};
     use kiln_core::session::{Clock, Session};
     std::env::set_current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))?;
-    let registry = kiln_audio::registry();
+    let registry = {
+        let mut r = kiln_image::registry();
+        kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
+        r
+    };
     let graph = kiln_io::read_graph("examples/arithmetic.json".as_ref(), &registry)?.graph;
     let store = Store::new(Lru::new()).with_budget(64 << 20).shared();
     let mut session = Session::new(registry.clone(), graph, ["picked"]).with_store(store.clone());

@@ -83,7 +83,11 @@ fn a_wav_file_plays_through_a_graph_input() {
 
 #[test]
 fn an_audio_input_is_read_and_written_back_as_a_graph_input() {
-    let reg = kiln_audio::registry();
+    let reg = {
+        let mut r = kiln_image::registry();
+        kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
+        r
+    };
     let f = kiln_io::load_graph(PLAYER, &reg).unwrap();
     assert_eq!(f.graph.node("voice").unwrap().op, "input.audio");
     let saved = f.to_json(&reg);

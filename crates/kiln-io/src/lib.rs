@@ -31,7 +31,7 @@
 //! ```
 //! use kiln_io::graph_file::{load_graph, save_graph};
 //!
-//! let registry = kiln_std::registry();
+//! let registry = kiln_image::registry();
 //! let text = r#"{
 //!   "kiln": 1,
 //!   "inputs": {

@@ -114,12 +114,12 @@ mod tests {
 
     #[test]
     fn a_state_with_an_image_reads_back_and_damage_is_refused() {
-        let reg = kiln_std::registry();
+        let reg = kiln_image::registry();
         let mut s = Snapshot {
             tick: 41,
             ..Snapshot::default()
         };
-        let img = kiln_std::image::Image::filled(3, 2, [0.5, -0.0, 1.0, 1.0]).into_value();
+        let img = kiln_image::image::Image::filled(3, 2, [0.5, -0.0, 1.0, 1.0]).into_value();
         s.values.insert("frame".into(), img.clone());
         s.values.insert("count".into(), Value::Int(-7));
         let bytes = encode_state(7, &s, &reg).unwrap();

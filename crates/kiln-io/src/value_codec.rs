@@ -17,7 +17,7 @@
 //! A heavy value is written by the [`HeavyCodec`](kiln_core::codec::HeavyCodec) its type
 //! registered in the registry given (found by the value's type name; on reading, by its tag),
 //! so this module knows no heavy type. The standard ones are `kiln-std`'s image
-//! ([`ImageCodec`](kiln_std::image::ImageCodec), tag 32: u32 width, u32 height, u64 pixel
+//! ([`ImageCodec`](kiln_image::image::ImageCodec), tag 32: u32 width, u32 height, u64 pixel
 //! count, pixels as 4 × f32 bits) and mesh ([`MeshCodec`](kiln_std::buffers::MeshCodec), tag
 //! 34: u64 count + positions (3 × f32), u64 count + normals (3 × f32), u64 count + triangles
 //! (3 × u32)), and `kiln-audio`'s audio buffer (tag 33: u32 sample rate, u16 channels, u64
@@ -32,9 +32,9 @@
 //! ```
 //! use kiln_core::value::Value;
 //! use kiln_io::{decode_value, encode_value};
-//! use kiln_std::image::Image;
+//! use kiln_image::image::Image;
 //!
-//! let registry = kiln_std::registry();
+//! let registry = kiln_image::registry();
 //! let image = Image::filled(2, 1, [0.5, -0.0, 1.0, 1.0]).into_value();
 //! let bytes = encode_value(&image, &registry).unwrap();
 //! assert_eq!(bytes[0], 32); // the image codec's tag
@@ -256,7 +256,11 @@ mod tests {
     use super::*;
 
     fn reg() -> Registry {
-        kiln_audio::registry()
+        {
+            let mut r = kiln_image::registry();
+            kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
+            r
+        }
     }
 
     fn bits(v: &Value) -> Vec<u8> {
@@ -357,7 +361,7 @@ mod tests {
 
     #[test]
     fn heavy_tags_need_their_codec() {
-        let image = kiln_std::image::Image::filled(1, 1, [1.0; 4]).into_value();
+        let image = kiln_image::image::Image::filled(1, 1, [1.0; 4]).into_value();
         let bytes = bits(&image);
         // Without codecs the image has no binary form, and its tag is unknown.
         let none = Registry::new();

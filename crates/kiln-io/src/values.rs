@@ -9,7 +9,7 @@ use crate::convert::{self, ColorStyle};
 use crate::json;
 use kiln_core::eval::EvalError;
 use kiln_core::value::{Value, ValueType, parse_hex_color};
-use kiln_std::image::Image;
+use kiln_image::image::Image;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

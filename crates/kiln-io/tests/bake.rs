@@ -13,7 +13,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn reg() -> Registry {
-    kiln_audio::registry()
+    {
+        let mut r = kiln_image::registry();
+        kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
+        r
+    }
 }
 
 fn examples() -> PathBuf {

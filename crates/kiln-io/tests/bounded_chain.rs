@@ -85,7 +85,7 @@ fn peak_of(ev: &mut dyn Evaluator, g: &Graph) -> usize {
         .unwrap();
     let img = out
         .get(&last)
-        .and_then(|v| v.as_heavy::<kiln_std::image::Image>())
+        .and_then(|v| v.as_heavy::<kiln_image::image::Image>())
         .unwrap();
     assert_eq!(img.get(0, 0), [0.25, 0.5, 0.75, 1.0]);
     PEAK.load(Ordering::SeqCst) - base
@@ -93,7 +93,7 @@ fn peak_of(ev: &mut dyn Evaluator, g: &Graph) -> usize {
 
 #[test]
 fn a_40_step_chain_peaks_under_half_a_gigabyte_under_every_evaluator() {
-    let reg = kiln_std::registry();
+    let reg = kiln_image::registry();
     let g = chain();
     let evs: Vec<(&str, Box<dyn Evaluator>)> = vec![
         (

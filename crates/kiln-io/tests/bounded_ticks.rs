@@ -98,7 +98,7 @@ fn growth<E: Evaluator>(eval: E, reg: &Registry, store: Option<Arc<Store>>) -> i
 
 #[test]
 fn ten_times_the_ticks_of_trails_keep_memory_flat_under_every_evaluator() {
-    let reg = kiln_std::registry();
+    let reg = kiln_image::registry();
     let store = Store::new(Generational::new(2))
         .with_budget(64 << 20)
         .shared();

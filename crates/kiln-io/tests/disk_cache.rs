@@ -5,11 +5,11 @@ use kiln_audio::AudioBuffer;
 use kiln_core::cache::{Backing, KeepAll, Store};
 use kiln_core::key::{Key, KeyHasher};
 use kiln_core::value::{Heavy, HeavyData, Value};
+use kiln_image::image::Image;
 use kiln_io::cache::{
     CacheError, DiskCache, DiskStats, HEADER_LEN, MAGIC, decode_value, encode_value,
 };
 use kiln_std::buffers::Mesh;
-use kiln_std::image::Image;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use std::any::Any;
@@ -18,7 +18,11 @@ use std::sync::{Arc, Barrier, LazyLock};
 use std::time::Duration;
 
 /// The codecs of every heavy type here: the standard library's and the audio domain's.
-static REG: LazyLock<kiln_core::registry::Registry> = LazyLock::new(kiln_audio::registry);
+static REG: LazyLock<kiln_core::registry::Registry> = LazyLock::new(|| {
+    let mut r = kiln_image::registry();
+    kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
+    r
+});
 
 // ---------------------------------------------------------------------------------------
 // Helpers

@@ -22,7 +22,7 @@ fn the_documented_example_loads_and_is_canonical() {
     assert_eq!(f.to_json(&empty), example);
     assert_eq!(f.graph.len(), 4);
     assert_eq!(f.graph.wires().len(), 3);
-    load_graph(example, &kiln_std::registry()).unwrap();
+    load_graph(example, &kiln_image::registry()).unwrap();
 }
 
 #[test]
@@ -40,7 +40,7 @@ fn the_schema_is_json_and_lists_the_input_types() {
         .map(|v| v.as_str().unwrap())
         .collect();
     // The plain types of kiln-std, then the heavy types whose domain registers an input op
-    // (`input.audio` in kiln-audio, `input.image` in kiln-std).
+    // (`input.audio` in kiln-audio, `input.image` in kiln-image).
     let mut expected: Vec<&str> = kiln_std::graph_io::INPUT_TYPES
         .iter()
         .map(|(_, t)| t.name())

@@ -16,7 +16,7 @@ fn every_node_and_edge_appears() {
       },
       "outputs": { "result": "w.out" }
     }"##;
-    let reg = kiln_std::registry();
+    let reg = kiln_image::registry();
     let g = kiln_io::load_graph(text, &reg).unwrap().graph;
     let dot = to_dot(&g);
     assert!(

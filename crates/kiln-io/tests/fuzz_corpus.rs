@@ -37,7 +37,11 @@ fn corpus(target: &str) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn every_corpus_file_and_its_damaged_forms_pass_their_target() {
-    let reg = kiln_audio::registry();
+    let reg = {
+        let mut r = kiln_image::registry();
+        kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
+        r
+    };
     for (target, entry) in TARGETS {
         let files = corpus(target);
         assert!(files.len() >= 3, "{target}: {} corpus files", files.len());
@@ -66,7 +70,11 @@ fn every_corpus_file_and_its_damaged_forms_pass_their_target() {
 fn the_corpus_decodes_what_it_was_made_of() {
     // The kept files are not all refused: a decoder that refused everything would pass the
     // replay above without testing anything.
-    let reg = kiln_audio::registry();
+    let reg = {
+        let mut r = kiln_image::registry();
+        kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
+        r
+    };
     for (name, bytes) in corpus("value_codec") {
         assert!(
             kiln_io::decode_value(&bytes, &reg).is_ok(),

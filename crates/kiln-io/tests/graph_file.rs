@@ -132,7 +132,7 @@ fn err(text: &str) -> String {
 fn canonical_files_save_byte_identical() {
     for (name, registry) in [
         ("empty registry", Registry::new()),
-        ("std registry", kiln_std::registry()),
+        ("std registry", kiln_image::registry()),
         ("test registry", reg()),
     ] {
         let f = load_graph(CANONICAL, &registry).unwrap();

@@ -80,7 +80,7 @@ fn tiles() -> Tiles {
 }
 
 fn with_tiles() -> Registry {
-    let mut reg = kiln_std::registry();
+    let mut reg = kiln_image::registry();
     reg.register_codec(TilesCodec).expect("a new type and tag");
     reg
 }
@@ -136,7 +136,7 @@ fn a_type_defined_only_here_round_trips_through_a_baked_blob() {
     let node = back.graph.node("map").expect("the const");
     assert_eq!(node.params["value"].as_heavy::<Tiles>(), Some(&tiles()));
     // Without the codec the blob cannot be read: an error naming it, not a panic.
-    let err = kiln_io::read_graph(&path, &kiln_std::registry()).expect_err("no codec");
+    let err = kiln_io::read_graph(&path, &kiln_image::registry()).expect_err("no codec");
     assert!(err.to_string().contains("unknown value tag"), "{err}");
 }
 
@@ -158,7 +158,7 @@ fn the_bytes_are_the_tag_then_what_the_codec_writes() {
 #[test]
 fn without_the_codec_the_type_is_unsupported_and_other_programs_entries_stay() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let plain = kiln_std::registry();
+    let plain = kiln_image::registry();
     let value = tiles().into_value();
 
     // No codec: the value has no binary form, the save is counted and nothing is written.
@@ -216,8 +216,12 @@ fn a_registry_refuses_a_second_codec_for_a_type_or_a_tag() {
 /// number little-endian (bytes worked out by hand from the format).
 #[test]
 fn standard_heavy_types_keep_their_bytes() {
-    let reg = kiln_audio::registry();
-    let image = kiln_std::image::Image {
+    let reg = {
+        let mut r = kiln_image::registry();
+        kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
+        r
+    };
+    let image = kiln_image::image::Image {
         width: 1,
         height: 2,
         pixels: vec![[1.0, 0.0, -0.0, 0.5]],

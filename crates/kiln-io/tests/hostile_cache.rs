@@ -30,7 +30,7 @@ fn mkfifo(path: &Path) {
 }
 
 fn open(dir: &Path) -> DiskCache {
-    DiskCache::open(dir, &kiln_std::registry()).unwrap()
+    DiskCache::open(dir, &kiln_image::registry()).unwrap()
 }
 
 /// Put something at the entry path of `key` with `make`, then load and save through it.

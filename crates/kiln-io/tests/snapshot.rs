@@ -3,10 +3,10 @@
 use kiln_core::eval::EvalError;
 use kiln_core::recurrence::Snapshot;
 use kiln_core::value::Value;
+use kiln_image::image::Image;
 use kiln_io::snapshot::{
     SnapshotError, parse_snapshot, read_snapshot, snapshot_json, write_snapshot,
 };
-use kiln_std::image::Image;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use std::path::Path;
@@ -524,7 +524,7 @@ proptest! {
 fn a_run_resumed_from_a_saved_snapshot_file_gives_the_same_bits() {
     use kiln_core::prelude::*;
     use kiln_core::recurrence::Recurrent;
-    let reg = kiln_std::registry();
+    let reg = kiln_image::registry();
     let mut g = Graph::new();
     g.add_node("x0", "const").unwrap();
     g.set_param("x0", "value", 0.2).unwrap();

@@ -1,8 +1,8 @@
 //! Writing result values to files, and values from the command line.
 
 use kiln_core::value::{Value, ValueType};
+use kiln_image::image::Image;
 use kiln_io::values::{WriteError, parse_cli_value, write_atomic, write_output};
-use kiln_std::image::Image;
 use std::path::Path;
 use std::sync::Arc;
 

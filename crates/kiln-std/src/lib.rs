@@ -2,31 +2,24 @@
 //!
 //! Kiln's standard node library, built on `kiln-core`: constants, arithmetic and math on
 //! floats, ints and vectors, comparisons and logic, a lazy `switch`, clock inputs, named graph
-//! inputs and outputs, the latch of recurrent graphs, the image nodes (coherent noise, colour
-//! ramps, per-pixel maths), nodes that catch, test and raise failures (`error.*`), and the mesh
-//! heavy type.
+//! inputs and outputs, the latch of recurrent graphs, nodes that catch, test and raise failures
+//! (`error.*`), and the mesh heavy type. The image type and nodes are the `kiln-image` crate's.
 //!
-//! [`registry`] returns a registry holding every op of this crate, and the binary codecs of its
-//! heavy types ([`image::ImageCodec`], [`buffers::MeshCodec`]).
+//! [`registry`] returns a registry holding every op of this crate, and the binary codec of its
+//! heavy type ([`buffers::MeshCodec`]).
 #![deny(missing_docs)]
 
-pub mod blur;
 pub mod buffers;
 pub mod errors;
 pub mod graph_io;
-pub mod image;
-pub mod image_ops;
 pub mod library;
 pub mod logic;
 pub mod math;
-pub mod noise;
-pub mod ramp;
-pub mod shapes;
 pub(crate) mod util;
 
 use kiln_core::registry::{Registry, RegistryError};
 
-/// Register every standard op, and the codecs of images and meshes, into `reg`.
+/// Register every standard op, and the codec of meshes, into `reg`.
 pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     kiln_core::recurrence::register(reg)?;
     kiln_core::lower::register(reg)?;
@@ -35,18 +28,7 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     graph_io::register(reg)?;
     math::register(reg)?;
     logic::register(reg)?;
-    noise::register(reg)?;
-    ramp::register(reg)?;
-    image_ops::register(reg)?;
-    shapes::register(reg)?;
-    blur::register(reg)?;
-    reg.register(graph_io::GraphInput::without_default(
-        "input.image",
-        "A named graph input of an image (a graph used as a node takes one from its call).",
-        image::IMAGE_TYPE,
-    ))?;
     errors::register(reg)?;
-    reg.register_codec(image::ImageCodec)?;
     reg.register_codec(buffers::MeshCodec)?;
     Ok(())
 }

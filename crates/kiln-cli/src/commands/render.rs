@@ -64,9 +64,17 @@ pub(crate) fn render(
     let parallel = parallel_policy(args.parallel);
     check_valid(g, reg)?;
     let outputs = requested_outputs(g, &args.outputs)?;
+    let fused;
+    let g = if args.fuse {
+        fused = crate::common::fused_graph(g, reg, &outputs);
+        &fused
+    } else {
+        g
+    };
     let mut ctx = EvalContext::new();
     ctx.seed = args.seed;
     ctx.dt = args.dt;
+    ctx.resolution = args.size;
     set_inputs(&mut ctx, g, reg, &args.set)?;
     let bar = progress_bar(args.quiet, ticks, "ticks");
     if let Some(bar) = &bar {
@@ -96,7 +104,13 @@ pub(crate) fn render(
     let eval = args.evaluator.build(reg, parallel.clone(), store);
     let mut driver = Recurrent::new(eval, reg.clone());
     let width = tick_width(ticks);
-    let print = fingerprint(g, reg, ticks, args.dt, args.seed, &args.set, &outputs);
+    // The image size is a setting of the render like the --set values (and fusion changes
+    // the graph fingerprinted).
+    let mut settings = args.set.clone();
+    if let Some((w, h)) = args.size {
+        settings.push(format!("\0size={w}x{h}"));
+    }
+    let print = fingerprint(g, reg, ticks, args.dt, args.seed, &settings, &outputs);
     let (mut journal, state) = match args.resume {
         true => Journal::resume(&args.out, print, ticks, width, reg)?,
         false => (Journal::fresh(&args.out, print, ticks, width), None),

@@ -2,6 +2,7 @@
 //! images, JSON otherwise), every output encoded before any is written.
 
 use crate::args::{ErrorsArg, EvalArgs};
+use crate::common::fused_graph;
 use crate::common::{
     CliError, check_valid, progress_bar, requested_outputs, set_inputs, sweep_leftovers,
 };
@@ -47,6 +48,7 @@ fn context(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<EvalContext, Cl
     ctx.time = args.time;
     ctx.frame = args.frame;
     ctx.seed = args.seed;
+    ctx.resolution = args.size;
     set_inputs(&mut ctx, g, reg, &args.set)?;
     Ok(ctx)
 }
@@ -63,6 +65,13 @@ pub(crate) fn run(
     sweep_leftovers(&args.out);
     check_valid(g, reg)?;
     let outputs = requested_outputs(g, &args.outputs)?;
+    let fused;
+    let g = if args.fuse {
+        fused = fused_graph(g, reg, &outputs);
+        &fused
+    } else {
+        g
+    };
     let mut ctx = context(g, reg, args)?;
     let bar = progress_bar(args.quiet, 0, "nodes");
     if let Some(bar) = &bar {

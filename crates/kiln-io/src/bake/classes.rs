@@ -7,7 +7,9 @@ use kiln_core::value::ValueType;
 use std::collections::HashSet;
 
 /// Which nodes are static: [`Plan::class`] is [`Class::Static`], or, with the seed frozen,
-/// would be if reading the seed were not a context read.
+/// would be if reading the seed were not a context read. A frozen seed freezes the other
+/// hints of the baking request with it: the resolution and the preview flag (none and off),
+/// which image generators read for the size they leave to the request.
 pub(super) fn static_nodes(plan: &Plan, seed_frozen: bool) -> Vec<bool> {
     if !seed_frozen {
         return (0..plan.len())
@@ -21,7 +23,8 @@ pub(super) fn static_nodes(plan: &Plan, seed_frozen: bool) -> Vec<bool> {
         let own = match spec.purity {
             Purity::Pure => true,
             Purity::Clock => {
-                !spec.reads.is_empty() && Reads(spec.reads.0 & !Reads::SEED.0).is_empty()
+                let frozen = Reads::SEED.with(Reads::RESOLUTION).with(Reads::PREVIEW);
+                !spec.reads.is_empty() && Reads(spec.reads.0 & !frozen.0).is_empty()
             }
             _ => false,
         };

@@ -58,7 +58,7 @@ mod tests {
         assert!(needs_blob(&Value::Float(f64::from_bits(
             0x7ff8_dead_0000_0001
         ))));
-        let img = kiln_std::image::Image {
+        let img = kiln_image::image::Image {
             width: 1,
             height: 1,
             pixels: vec![[0.5; 4]],

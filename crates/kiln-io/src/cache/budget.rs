@@ -15,7 +15,7 @@
 //! use kiln_io::cache::{DiskCache, budget};
 //!
 //! let dir = tempfile::tempdir().unwrap();
-//! let cache = DiskCache::open(dir.path(), &kiln_std::registry()).unwrap();
+//! let cache = DiskCache::open(dir.path(), &kiln_image::registry()).unwrap();
 //! cache.save(Key(1), &Value::Float(1.0));
 //! cache.save(Key(2), &Value::Float(2.0));
 //! let usage = budget::disk_usage(dir.path()).unwrap();

@@ -50,7 +50,7 @@
 //! use std::time::Duration;
 //!
 //! let dir = tempfile::tempdir().unwrap();
-//! let registry = kiln_std::registry();
+//! let registry = kiln_image::registry();
 //! let open = || Arc::new(DiskCache::open(dir.path(), &registry).unwrap());
 //! let store = Store::new(KeepAll).with_backing(open());
 //! store.insert(Key(7), Value::Float(1.5), Duration::ZERO);

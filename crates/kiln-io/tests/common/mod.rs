@@ -60,7 +60,7 @@ pub fn registry() -> Registry {
             .param(ParamSpec::new(name, ty, default_of(ty), "a param"))
             .input(InputSpec::optional(name, ty, default_of(ty), "an input"));
     }
-    let mut reg = kiln_std::registry();
+    let mut reg = kiln_image::registry();
     reg.register(AllTypes(spec)).expect("test.all is new");
     reg
 }

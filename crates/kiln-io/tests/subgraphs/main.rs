@@ -19,7 +19,7 @@ use std::path::Path;
 
 /// The standard library, the plan's ops and the counting op.
 pub fn registry() -> Registry {
-    let mut reg = kiln_std::registry();
+    let mut reg = kiln_image::registry();
     counting::register(&mut reg);
     reg
 }

@@ -1,8 +1,9 @@
 //! The image value: a heavy RGBA buffer of linear `f32` channels, row-major, top row first.
 
 use kiln_core::codec::{ByteReader, CodecError, HeavyCodec, write_f32s, write_len};
+use kiln_core::context::EvalContext;
 use kiln_core::key::KeyHasher;
-use kiln_core::op::{OpError, OpSpec, ParamSpec, Rule, RuleEnv, Violation};
+use kiln_core::op::{OpError, OpSpec, ParamSpec, Reads, Rule, RuleEnv, Violation};
 use kiln_core::value::{Heavy, HeavyData, Value, ValueType};
 use std::any::Any;
 
@@ -133,17 +134,50 @@ impl HeavyCodec for ImageCodec {
 /// [`MAX_SIDE`], but not both at once.
 pub const MAX_PIXELS: u64 = 1 << 26;
 
-/// The rule of the `width` and `height` params: from 1 to [`MAX_SIDE`].
+/// The rule of each of the `width` and `height` params: 0 or from 1 to [`MAX_SIDE`]; both 0
+/// (not one alone, which [`pixels_rule`] refuses) is the size of the request (see
+/// [`request_size`]).
 pub const SIDE_RULE: Rule = Rule::Ints {
-    min: 1,
+    min: 0,
     max: MAX_SIDE as i64,
 };
+
+/// The side of an image whose size nothing gives: no param, no request.
+pub const DEFAULT_SIDE: u32 = 256;
+
+/// The size an image-making op makes from its `width` and `height` params: `0 x 0` is the
+/// request's ([`EvalContext::resolution`], [`DEFAULT_SIDE`] square when the request names
+/// none), halved (rounding up) for a preview ([`EvalContext::preview`]); any other pair is
+/// the params' (a single 0 is then refused by [`check_size`]).
+pub fn request_size(w: i64, h: i64, ctx: &EvalContext) -> (i64, i64) {
+    if (w, h) != (0, 0) {
+        return (w, h);
+    }
+    let (rw, rh) = ctx.resolution.unwrap_or((DEFAULT_SIDE, DEFAULT_SIDE));
+    let side = |r: u32| {
+        if ctx.preview {
+            r.div_ceil(2).max(1) as i64
+        } else {
+            (r as i64).max(1)
+        }
+    };
+    (side(rw), side(rh))
+}
 
 /// The rule over the size params (`width`, `height`: the op's first two params): at most
 /// [`MAX_PIXELS`] pixels in total.
 pub fn pixels_rule(params: &[Value], _env: &RuleEnv) -> Result<(), (usize, Violation)> {
     let side = |i: usize| params.get(i).and_then(Value::as_i64).unwrap_or(0).max(0) as u64;
     let (w, h) = (side(0), side(1));
+    if (w == 0) != (h == 0) {
+        return Err((
+            if w == 0 { 0 } else { 1 },
+            Violation::new(
+                "both sides 0 (the request's size) or neither",
+                format!("{w} x {h}"),
+            ),
+        ));
+    }
     let n = w.saturating_mul(h);
     if n > MAX_PIXELS {
         return Err((
@@ -158,12 +192,16 @@ pub fn pixels_rule(params: &[Value], _env: &RuleEnv) -> Result<(), (usize, Viola
 }
 
 /// Image dimensions from the `width` and `height` params `w`, `h` (param indices `wi`,
-/// `hi`), checked by the rules the size params declare ([`SIDE_RULE`], [`pixels_rule`]).
+/// `hi`) after [`request_size`], checked by the rules the size params declare (each side
+/// from 1 to [`MAX_SIDE`], [`pixels_rule`]).
 pub fn check_size(w: i64, h: i64, wi: usize, hi: usize) -> Result<(u32, u32), OpError> {
     let env = RuleEnv::default();
+    let made = Rule::Ints {
+        min: 1,
+        max: MAX_SIDE as i64,
+    };
     for (v, i) in [(w, wi), (h, hi)] {
-        SIDE_RULE
-            .check(&Value::Int(v), &env)
+        made.check(&Value::Int(v), &env)
             .map_err(|e| OpError::param(i, e.to_string()))?;
     }
     pixels_rule(&[Value::Int(w), Value::Int(h)], &env)
@@ -171,23 +209,31 @@ pub fn check_size(w: i64, h: i64, wi: usize, hi: usize) -> Result<(u32, u32), Op
     Ok((w as u32, h as u32))
 }
 
-/// Add the `width` and `height` params (Int, default 256) that image-making ops share, with
-/// their rules: each side from 1 to [`MAX_SIDE`], at most [`MAX_PIXELS`] in total. They must
-/// be the op's first params (`spec` has none yet).
+/// Add the `width` and `height` params (Int, default 0: the request's size, see
+/// [`request_size`]) that image-making ops share, with their rules: each side 0 or from 1 to
+/// [`MAX_SIDE`], at most [`MAX_PIXELS`] in total. They must be the op's first params (`spec`
+/// has none yet). The op reads the request's resolution and preview flag.
 pub fn with_size_params(spec: OpSpec) -> OpSpec {
     debug_assert!(spec.params.is_empty(), "the size params come first");
-    spec.param(
-        ParamSpec::new("width", ValueType::Int, Value::Int(256), "width in pixels")
+    let reads = spec.reads.with(Reads::RESOLUTION).with(Reads::PREVIEW);
+    spec.reads(reads)
+        .param(
+            ParamSpec::new(
+                "width",
+                ValueType::Int,
+                Value::Int(0),
+                "width in pixels (0: the request's, 256 when it names none)",
+            )
             .with_rule(SIDE_RULE),
-    )
-    .param(
-        ParamSpec::new(
-            "height",
-            ValueType::Int,
-            Value::Int(256),
-            "height in pixels",
         )
-        .with_rule(SIDE_RULE),
-    )
-    .with_params_rule(pixels_rule)
+        .param(
+            ParamSpec::new(
+                "height",
+                ValueType::Int,
+                Value::Int(0),
+                "height in pixels (0: the request's, 256 when it names none)",
+            )
+            .with_rule(SIDE_RULE),
+        )
+        .with_params_rule(pixels_rule)
 }

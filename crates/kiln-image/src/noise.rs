@@ -17,9 +17,8 @@
 //! splitmix64-driven Fisher–Yates shuffle, so results are bit-identical on every run and
 //! machine.
 
-use crate::image::{IMAGE_TYPE, check_size, with_size_params};
-use crate::image_ops::generate;
-use crate::util::FnOp;
+use crate::fn_op::FnOp;
+use crate::image::{IMAGE_TYPE, with_size_params};
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Reads, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
@@ -277,22 +276,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     );
     reg.register(FnOp::new(
         fbm_param_specs(image_spec).output(OutputSpec::new("out", IMAGE_TYPE, "the noise image")),
-        |call, out| {
-            let (w, h) = check_size(call.param_int(0)?, call.param_int(1)?, 0, 1)?;
-            let (fbm, seed) = fbm_params(call, 2)?;
-            let scale = call.float(0)?;
-            let offset = vec2_input(call, 1)?;
-            let noise = Perlin::new(seed);
-            let width = w as f64;
-            out[0] = generate(call, w, h, |x, y| {
-                let px = offset[0] + (x as f64 + 0.5) * scale / width;
-                let py = offset[1] + (y as f64 + 0.5) * scale / width;
-                let g = noise_to_grey(noise.fbm(px, py, &fbm));
-                [g, g, g, 1.0]
-            })?
-            .into_value();
-            Ok(())
-        },
+        |call, out| crate::per_pixel::exec(call, out, crate::per_pixel::noise),
     ))?;
     let point_spec = OpSpec::new(
         "noise.perlin",

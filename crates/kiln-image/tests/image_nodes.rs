@@ -6,12 +6,12 @@ use kiln_core::eval::{EvalError, Evaluator, LazyEvaluator, Request};
 use kiln_core::graph::Graph;
 use kiln_core::key::Key;
 use kiln_core::value::Value;
-use kiln_std::image::Image;
+use kiln_image::image::Image;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
 fn evaluator() -> LazyEvaluator {
-    LazyEvaluator::new(kiln_std::registry())
+    LazyEvaluator::new(kiln_image::registry())
 }
 
 fn eval_with(

@@ -9,9 +9,9 @@
 //! stops the colour is interpolated linearly; before the first and after the last it is the
 //! end colour.
 
-use crate::image::{IMAGE_TYPE, Image};
-use crate::image_ops::map_image;
-use crate::util::FnOp;
+use crate::field::{Binary, Px, Reg, Tape};
+use crate::fn_op::FnOp;
+use crate::image::IMAGE_TYPE;
 use kiln_core::op::{
     InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation,
 };
@@ -117,12 +117,27 @@ fn parse_stops(v: &Value) -> Result<Ramp, Violation> {
     Ok(Ramp { stops })
 }
 
+/// The steps of [`luminance`] on a tape, in the same order of operations (so the same bits).
+pub fn luminance_steps(t: &mut Tape<'_>, p: Px) -> Result<Reg, OpError> {
+    let mut sum = None;
+    for (c, w) in [0.2126, 0.7152, 0.0722].into_iter().enumerate() {
+        let k = t.constant(w)?;
+        let term = t.binary(Binary::Mul, k, p[c])?;
+        sum = Some(match sum {
+            None => term,
+            Some(s) => t.binary(Binary::Add, s, term)?,
+        });
+    }
+    sum.ok_or_else(|| OpError::new("no channels"))
+}
+
 /// Rec. 709 luminance of a pixel's colour channels.
 pub fn luminance(p: [f32; 4]) -> f64 {
     0.2126 * p[0] as f64 + 0.7152 * p[1] as f64 + 0.0722 * p[2] as f64
 }
 
-fn default_stops() -> Value {
+/// The default stops: black at 0 to white at 1.
+pub fn default_stops() -> Value {
     let stop =
         |pos: f64, c: [f32; 4]| Value::List(Arc::from(vec![Value::Float(pos), Value::Color(c)]));
     Value::List(Arc::from(vec![
@@ -142,10 +157,7 @@ fn stops_param() -> ParamSpec {
 }
 
 fn exec_image(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let ramp = Ramp::parse(&call.params[0], 0)?;
-    let img: &Image = call.heavy::<Image>(0, "image")?;
-    out[0] = map_image(call, img, |p| ramp.eval(luminance(p)))?.into_value();
-    Ok(())
+    crate::per_pixel::exec(call, out, crate::per_pixel::ramp)
 }
 
 fn exec_color(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {

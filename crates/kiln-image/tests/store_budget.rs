@@ -19,7 +19,7 @@ fn image_graph(seed: i64) -> Graph {
 
 #[test]
 fn many_large_images_under_a_small_lru_budget() {
-    let reg = kiln_std::registry();
+    let reg = kiln_image::registry();
     // Room for four and a half images: two graphs' worth.
     let one = {
         let mut lazy = LazyEvaluator::new(reg.clone());

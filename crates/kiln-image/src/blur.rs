@@ -3,9 +3,9 @@
 //! outside the image is read at the nearest edge pixel (edges clamped), so a uniform image
 //! stays uniform and nothing darkens at the border.
 
+use crate::fn_op::FnOp;
 use crate::image::{IMAGE_TYPE, Image};
 use crate::image_ops::{Pixel, build_rows};
-use crate::util::FnOp;
 use kiln_core::op::{InputSpec, OpSpec, OutputSpec};
 use kiln_core::registry::{Registry, RegistryError};
 

@@ -8,12 +8,14 @@
 //! * `image.invert` — `1 - rgb`, alpha unchanged.
 //! * `image.clamp` — every channel clamped to `[0, 1]`.
 //!
-//! Every op here builds its result row by row through one shared loop (`build_rows` and the
-//! `map_image` / `zip_images` wrappers, also used by the noise and ramp nodes), which
-//! checks for cancellation on every row and reports progress every 16 rows.
+//! Every op here is a per-pixel op: its steps go on a field tape ([`crate::per_pixel`]),
+//! rendered in one pass (bands of rows on the rayon pool, a cancellation check and a progress
+//! report per band), or fused with the per-pixel ops around it into one `image.fused` node.
+//! `build_rows` is the sequential row loop of the ops that are not per-pixel (the blur).
 
-use crate::image::{IMAGE_TYPE, Image, check_size, with_size_params};
-use crate::util::FnOp;
+use crate::fn_op::FnOp;
+use crate::image::{IMAGE_TYPE, Image, with_size_params};
+use crate::per_pixel;
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
@@ -59,70 +61,7 @@ pub(crate) fn build_rows(
     })
 }
 
-/// Build an image pixel by pixel from `f(x, y)`.
-pub(crate) fn generate(
-    call: &OpCall<'_>,
-    width: u32,
-    height: u32,
-    mut f: impl FnMut(u32, u32) -> Pixel,
-) -> Result<Image, OpError> {
-    build_rows(call, width, height, |y, out| {
-        out.extend((0..width).map(|x| f(x, y)))
-    })
-}
-
-/// The pixels of row `y`.
-fn row_of(img: &Image, y: u32) -> &[Pixel] {
-    let w = img.width as usize;
-    let start = y as usize * w;
-    &img.pixels[start..start + w]
-}
-
-/// Apply `f` to every pixel of `img`.
-pub(crate) fn map_image(
-    call: &OpCall<'_>,
-    img: &Image,
-    mut f: impl FnMut(Pixel) -> Pixel,
-) -> Result<Image, OpError> {
-    build_rows(call, img.width, img.height, |y, out| {
-        out.extend(row_of(img, y).iter().map(|&p| f(p)))
-    })
-}
-
-/// Combine two images of equal size pixel by pixel. `bi` is the input index of `b`, named in
-/// the size-mismatch error.
-pub(crate) fn zip_images(
-    call: &OpCall<'_>,
-    a: &Image,
-    b: &Image,
-    bi: usize,
-    mut f: impl FnMut(Pixel, Pixel) -> Pixel,
-) -> Result<Image, OpError> {
-    if (a.width, a.height) != (b.width, b.height) {
-        return Err(OpError::input(
-            bi,
-            format!(
-                "size {}x{} does not match a's {}x{}",
-                b.width, b.height, a.width, a.height
-            ),
-        ));
-    }
-    build_rows(call, a.width, a.height, |y, out| {
-        out.extend(
-            row_of(a, y)
-                .iter()
-                .zip(row_of(b, y))
-                .map(|(&p, &q)| f(p, q)),
-        )
-    })
-}
-
-/// The image at input `i`.
-fn image_input<'a>(call: &'a OpCall<'_>, i: usize) -> Result<&'a Image, OpError> {
-    call.heavy::<Image>(i, "image")
-}
-
-fn binary(id: &'static str, doc: &'static str, exec: crate::util::ExecFn) -> FnOp {
+fn binary(id: &'static str, doc: &'static str, exec: crate::fn_op::ExecFn) -> FnOp {
     FnOp::new(
         OpSpec::new(id, doc)
             .input(InputSpec::required("a", IMAGE_TYPE, "first image"))
@@ -136,24 +75,13 @@ fn binary(id: &'static str, doc: &'static str, exec: crate::util::ExecFn) -> FnO
     )
 }
 
-fn unary(id: &'static str, doc: &'static str, exec: crate::util::ExecFn) -> FnOp {
+fn unary(id: &'static str, doc: &'static str, exec: crate::fn_op::ExecFn) -> FnOp {
     FnOp::new(
         OpSpec::new(id, doc)
             .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
             .output(OutputSpec::new("out", IMAGE_TYPE, "the processed image")),
         exec,
     )
-}
-
-fn exec_binary(
-    call: &OpCall<'_>,
-    out: &mut [Value],
-    f: impl Fn(f32, f32) -> f32,
-) -> Result<(), OpError> {
-    let a = image_input(call, 0)?;
-    let b = image_input(call, 1)?;
-    out[0] = zip_images(call, a, b, 1, |p, q| std::array::from_fn(|c| f(p[c], q[c])))?.into_value();
-    Ok(())
 }
 
 /// Register the ops of this module.
@@ -168,30 +96,22 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             )),
         )
         .output(OutputSpec::new("out", IMAGE_TYPE, "the filled image")),
-        |call, out| {
-            let (w, h) = check_size(call.param_int(0)?, call.param_int(1)?, 0, 1)?;
-            let c = call.color(0)?;
-            out[0] = build_rows(call, w, h, |_, row| {
-                row.extend(std::iter::repeat_n(c, w as usize))
-            })?
-            .into_value();
-            Ok(())
-        },
+        |call, out| per_pixel::exec(call, out, per_pixel::fill),
     ))?;
     reg.register(binary(
         "image.add",
         "Per-channel sum `a + b` of two images of the same size (alpha included).",
-        |call, out| exec_binary(call, out, |x, y| x + y),
+        |call, out| per_pixel::exec(call, out, per_pixel::add),
     ))?;
     reg.register(binary(
         "image.sub",
         "Per-channel difference `a - b` of two images of the same size (alpha included).",
-        |call, out| exec_binary(call, out, |x, y| x - y),
+        |call, out| per_pixel::exec(call, out, per_pixel::sub),
     ))?;
     reg.register(binary(
         "image.mul",
         "Per-channel product `a * b` of two images of the same size (alpha included).",
-        |call, out| exec_binary(call, out, |x, y| x * y),
+        |call, out| per_pixel::exec(call, out, per_pixel::mul),
     ))?;
     reg.register(FnOp::new(
         OpSpec::new(
@@ -214,17 +134,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             .with_rule(Rule::Finite),
         )
         .output(OutputSpec::new("out", IMAGE_TYPE, "the blended image")),
-        |call, out| {
-            let a = image_input(call, 0)?;
-            let b = image_input(call, 1)?;
-            let t = call.float(2)? as f32;
-            let s = 1.0 - t;
-            out[0] = zip_images(call, a, b, 1, |p, q| {
-                std::array::from_fn(|c| p[c] * s + q[c] * t)
-            })?
-            .into_value();
-            Ok(())
-        },
+        |call, out| per_pixel::exec(call, out, per_pixel::mix),
     ))?;
     reg.register(FnOp::new(
         OpSpec::new(
@@ -251,40 +161,17 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             .with_rule(Rule::Finite),
         )
         .output(OutputSpec::new("out", IMAGE_TYPE, "the adjusted image")),
-        |call, out| {
-            let img = image_input(call, 0)?;
-            let gain = call.float(1)? as f32;
-            let bias = call.float(2)? as f32;
-            out[0] = map_image(call, img, |p| {
-                [
-                    p[0] * gain + bias,
-                    p[1] * gain + bias,
-                    p[2] * gain + bias,
-                    p[3],
-                ]
-            })?
-            .into_value();
-            Ok(())
-        },
+        |call, out| per_pixel::exec(call, out, per_pixel::gain),
     ))?;
     reg.register(unary(
         "image.invert",
         "Invert the colour channels: `1 - rgb`, alpha unchanged.",
-        |call, out| {
-            let img = image_input(call, 0)?;
-            out[0] =
-                map_image(call, img, |p| [1.0 - p[0], 1.0 - p[1], 1.0 - p[2], p[3]])?.into_value();
-            Ok(())
-        },
+        |call, out| per_pixel::exec(call, out, per_pixel::invert),
     ))?;
     reg.register(unary(
         "image.clamp",
         "Clamp every channel (alpha included) to [0, 1].",
-        |call, out| {
-            let img = image_input(call, 0)?;
-            out[0] = map_image(call, img, |p| p.map(|c| c.clamp(0.0, 1.0)))?.into_value();
-            Ok(())
-        },
+        |call, out| per_pixel::exec(call, out, per_pixel::clamp),
     ))?;
     Ok(())
 }

@@ -18,7 +18,7 @@ fn parallel_heavy_nodes_report_their_own_progress() {
     g.add_node("sum", "image.add").unwrap();
     g.wire("a.out", "sum.a");
     g.wire("b.out", "sum.b");
-    let reg = kiln_std::registry();
+    let reg = kiln_image::registry();
     assert!(validate(&g, &reg).is_empty());
     let req = Request::new(["sum"]);
 
@@ -74,7 +74,7 @@ fn two_branches() -> Graph {
 #[test]
 fn a_parallel_session_recooks_two_heavy_branches_on_two_threads() {
     use kiln_core::session::{Clock, Session};
-    let reg = kiln_std::registry();
+    let reg = kiln_image::registry();
     let policy = ParallelPolicy::Rayon {
         threads: Some(2),
         min_cost: None,

@@ -1,0 +1,264 @@
+//! The tape of a field: a flat list of steps, each computing one `f64` register per pixel
+//! from constants, the pixel's coordinates, the clock, channels of the images it reads and
+//! earlier registers. A tape is built forward (every operand is an earlier step), so running
+//! it needs no recursion, and one tape is what every per-pixel op of a fused chain appends to.
+
+use crate::image::Image;
+use crate::ramp::Ramp;
+use kiln_core::op::OpError;
+use std::sync::Arc;
+
+/// The index of a step, which is also the register it writes.
+pub type Reg = u32;
+
+/// The four registers of a colour (r, g, b, a).
+pub type Px = [Reg; 4];
+
+/// What a coordinate step reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coord {
+    /// The pixel's column, `0..width`, as a float.
+    X,
+    /// The pixel's row, `0..height`, as a float.
+    Y,
+    /// The column of the pixel centre in the unit square: `(x + 0.5) / width`.
+    U,
+    /// The row of the pixel centre in the unit square: `(y + 0.5) / height`.
+    V,
+    /// The width of the image made.
+    Width,
+    /// The height of the image made.
+    Height,
+    /// The clock's time in seconds.
+    Time,
+}
+
+/// A function of one register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unary {
+    /// `-x`.
+    Neg,
+    /// `|x|`.
+    Abs,
+    /// Largest whole number at most `x`.
+    Floor,
+    /// Smallest whole number at least `x`.
+    Ceil,
+    /// `x - floor(x)`.
+    Fract,
+    /// Square root.
+    Sqrt,
+    /// Sine (radians).
+    Sin,
+    /// Cosine (radians).
+    Cos,
+    /// Tangent (radians).
+    Tan,
+    /// `e^x`.
+    Exp,
+    /// Natural logarithm.
+    Ln,
+    /// `x` rounded to the nearest `f32`: the rounding an op that stores `f32` results makes
+    /// after each of its operations.
+    Round32,
+    /// `x` clamped to `[0, 1]`.
+    Saturate,
+}
+
+/// A function of two registers, in operand order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binary {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Sub,
+    /// `a * b`.
+    Mul,
+    /// `a / b`.
+    Div,
+    /// `a - b * floor(a / b)`: the remainder with the sign of `b`.
+    Mod,
+    /// `a^b`.
+    Pow,
+    /// The smaller.
+    Min,
+    /// The larger.
+    Max,
+    /// `atan2(a, b)`.
+    Atan2,
+    /// 1 where `b >= a`, else 0 (GLSL `step(edge, x)`; 0 when either is NaN).
+    Step,
+    /// 1 where `a < b`, else 0.
+    Lt,
+    /// 1 where `a <= b`, else 0.
+    Le,
+}
+
+/// A function of three registers, in operand order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ternary {
+    /// `a * (1 - t) + b * t` (GLSL `mix(a, b, t)`).
+    Mix,
+    /// `x` clamped to `[lo, hi]` (`clamp(x, lo, hi)`).
+    Clamp,
+    /// Hermite `t * t * (3 - 2 t)` of `t = saturate((x - e0) / (e1 - e0))`
+    /// (`smoothstep(e0, e1, x)`).
+    Smoothstep,
+    /// `select(c, a, b)`: `a` where `c > 0`, else `b`.
+    Select,
+}
+
+/// A 2D scalar field sampled by a noise step.
+pub trait Noise2: Send + Sync {
+    /// The field at `(x, y)`.
+    fn sample(&self, x: f64, y: f64) -> f64;
+}
+
+/// One step of a tape.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Step {
+    /// A constant.
+    Const(f64),
+    /// A coordinate or the clock.
+    Coord(Coord),
+    /// Channel `channel` (0..4) of the leaf image `leaf` at this pixel.
+    Channel {
+        /// Index into the tape's leaves.
+        leaf: u16,
+        /// 0 red, 1 green, 2 blue, 3 alpha.
+        channel: u8,
+    },
+    /// A function of one register.
+    Unary(Unary, Reg),
+    /// A function of two registers.
+    Binary(Binary, Reg, Reg),
+    /// A function of three registers.
+    Ternary(Ternary, Reg, Reg, Reg),
+    /// The noise `noise` of the tape sampled at `(x, y)`.
+    Noise {
+        /// Index into the tape's noises.
+        noise: u16,
+        /// The sample point's first coordinate.
+        x: Reg,
+        /// The sample point's second coordinate.
+        y: Reg,
+    },
+    /// Channel `channel` of the colour ramp `ramp` at `t`.
+    Ramp {
+        /// Index into the tape's ramps.
+        ramp: u16,
+        /// The position looked up.
+        t: Reg,
+        /// 0 red, 1 green, 2 blue, 3 alpha.
+        channel: u8,
+    },
+}
+
+/// Most steps one tape may hold (a formula or a fused chain beyond it is refused).
+pub const MAX_STEPS: usize = 4096;
+
+/// A field under construction and, once built, what [`crate::field::render`] runs.
+#[derive(Clone, Default)]
+pub struct Tape<'a> {
+    /// The steps, in order; step `i` writes register `i`.
+    pub steps: Vec<Step>,
+    /// The images channel steps read; each has the tape's size.
+    pub leaves: Vec<&'a Image>,
+    /// The noises noise steps sample.
+    pub noises: Vec<Arc<dyn Noise2 + 'a>>,
+    /// The ramps ramp steps read.
+    pub ramps: Vec<Arc<Ramp>>,
+    /// The size of the image the tape makes, once a generator or a leaf has set it.
+    pub size: Option<(u32, u32)>,
+}
+
+impl<'a> Tape<'a> {
+    /// An empty tape.
+    pub fn new() -> Self {
+        Tape::default()
+    }
+
+    /// Append a step, returning its register.
+    pub fn push(&mut self, s: Step) -> Result<Reg, OpError> {
+        if self.steps.len() >= MAX_STEPS {
+            return Err(OpError::new(format!(
+                "the field is longer than {MAX_STEPS} steps"
+            )));
+        }
+        self.steps.push(s);
+        Ok((self.steps.len() - 1) as Reg)
+    }
+
+    /// A constant register.
+    pub fn constant(&mut self, v: f64) -> Result<Reg, OpError> {
+        self.push(Step::Const(v))
+    }
+
+    /// `f(a)`.
+    pub fn unary(&mut self, f: Unary, a: Reg) -> Result<Reg, OpError> {
+        self.push(Step::Unary(f, a))
+    }
+
+    /// `f(a, b)`.
+    pub fn binary(&mut self, f: Binary, a: Reg, b: Reg) -> Result<Reg, OpError> {
+        self.push(Step::Binary(f, a, b))
+    }
+
+    /// `f(a, b)` rounded to `f32`: one operation of an op that computes in `f32`.
+    pub fn binary32(&mut self, f: Binary, a: Reg, b: Reg) -> Result<Reg, OpError> {
+        let r = self.binary(f, a, b)?;
+        self.unary(Unary::Round32, r)
+    }
+
+    /// Set (or check) the size of the image made; `port` names the input in the error.
+    pub fn set_size(&mut self, w: u32, h: u32, port: usize) -> Result<(), OpError> {
+        match self.size {
+            None => {
+                self.size = Some((w, h));
+                Ok(())
+            }
+            Some((w0, h0)) if (w0, h0) == (w, h) => Ok(()),
+            Some((w0, h0)) => Err(OpError::input(
+                port,
+                format!("size {w}x{h} does not match a's {w0}x{h0}"),
+            )),
+        }
+    }
+
+    /// Read an image as a leaf: its four channel registers. `port` names the input whose size
+    /// must match the tape's.
+    pub fn image(&mut self, img: &'a Image, port: usize) -> Result<Px, OpError> {
+        self.set_size(img.width, img.height, port)?;
+        let leaf = self
+            .leaves
+            .iter()
+            .position(|l| std::ptr::eq(*l, img))
+            .unwrap_or_else(|| {
+                self.leaves.push(img);
+                self.leaves.len() - 1
+            });
+        let leaf =
+            u16::try_from(leaf).map_err(|_| OpError::new("a field reads too many images"))?;
+        let mut px = [0; 4];
+        for (c, r) in px.iter_mut().enumerate() {
+            *r = self.push(Step::Channel {
+                leaf,
+                channel: c as u8,
+            })?;
+        }
+        Ok(px)
+    }
+
+    /// Add a noise, returning its index for [`Step::Noise`].
+    pub fn add_noise(&mut self, n: Arc<dyn Noise2 + 'a>) -> Result<u16, OpError> {
+        self.noises.push(n);
+        u16::try_from(self.noises.len() - 1)
+            .map_err(|_| OpError::new("a field has too many noises"))
+    }
+
+    /// Add a ramp, returning its index for [`Step::Ramp`].
+    pub fn add_ramp(&mut self, r: Ramp) -> Result<u16, OpError> {
+        self.ramps.push(Arc::new(r));
+        u16::try_from(self.ramps.len() - 1).map_err(|_| OpError::new("a field has too many ramps"))
+    }
+}

@@ -1,0 +1,273 @@
+//! Generators that can tile: lattice noise with fractal sums (`image.fractal`) and cellular
+//! noise (`image.cells`). Both sample the unit square of the image scaled to `cells` lattice
+//! cells across the width (and as many per unit of height, so cells are square), and with a
+//! `period` above 0 the lattice repeats every `period` cells in both directions: an image
+//! whose `cells` is a multiple of its `period` tiles seamlessly, left edge against right and
+//! top against bottom. Each is a per-pixel op (it fuses with the ops it feeds).
+
+pub mod cells;
+pub mod lattice;
+
+use crate::field::{Binary, Coord, Px, Step, Tape, Ternary};
+use crate::fn_op::FnOp;
+use crate::image::{IMAGE_TYPE, with_size_params};
+use crate::noise::{MAX_OCTAVES, mix_seed};
+use crate::per_pixel::{self, Arg};
+use cells::{CellOutput, Cells};
+use kiln_core::context::EvalContext;
+use kiln_core::op::{OpError, OpSpec, OutputSpec, ParamSpec, Reads, Rule};
+use kiln_core::registry::{Registry, RegistryError};
+use kiln_core::value::{Value, ValueType};
+use lattice::{Basis, Fractal, FractalNoise};
+use std::sync::Arc;
+
+fn int(p: &[Value], i: usize) -> Result<i64, OpError> {
+    p.get(i)
+        .and_then(Value::as_i64)
+        .ok_or_else(|| OpError::param(i, "expected int"))
+}
+
+fn float(p: &[Value], i: usize) -> Result<f64, OpError> {
+    p.get(i)
+        .and_then(Value::as_f64)
+        .ok_or_else(|| OpError::param(i, "expected float"))
+}
+
+fn choice(p: &[Value], i: usize) -> Result<&str, OpError> {
+    p.get(i)
+        .and_then(Value::as_str)
+        .ok_or_else(|| OpError::param(i, "expected string"))
+}
+
+/// The sample point of a pixel: `(u, v * h / w) * cells` untiled, `(u, v) * cells` tiled
+/// (the lattice's period then fits the height as well).
+fn sample_point(t: &mut Tape<'_>, cells: f64, tiled: bool) -> Result<[u32; 2], OpError> {
+    let c = t.constant(cells)?;
+    let u = t.push(Step::Coord(Coord::U))?;
+    let x = t.binary(Binary::Mul, u, c)?;
+    let v = t.push(Step::Coord(Coord::V))?;
+    let mut y = t.binary(Binary::Mul, v, c)?;
+    if !tiled {
+        let h = t.push(Step::Coord(Coord::Height))?;
+        let w = t.push(Step::Coord(Coord::Width))?;
+        let hw = t.binary(Binary::Div, h, w)?;
+        y = t.binary(Binary::Mul, y, hw)?;
+    }
+    Ok([x, y])
+}
+
+/// A grey pixel of `g` clamped to [0, 1], alpha 1.
+fn grey(t: &mut Tape<'_>, g: u32) -> Result<Px, OpError> {
+    let (lo, hi) = (t.constant(0.0)?, t.constant(1.0)?);
+    let g = t.push(Step::Ternary(Ternary::Clamp, g, lo, hi))?;
+    Ok([g, g, g, hi])
+}
+
+/// Params of `image.fractal` after `width`, `height`.
+const F_BASIS: usize = 2;
+
+/// The builder of `image.fractal`.
+pub(crate) fn fractal<'a>(
+    t: &mut Tape<'a>,
+    _: &[Arg<'_>],
+    p: &[Value],
+    ctx: &EvalContext,
+) -> Result<Px, OpError> {
+    let (w, h) = per_pixel::size(p, ctx)?;
+    t.set_size(w, h, 0)?;
+    let basis = match choice(p, F_BASIS)? {
+        "value" => Basis::Value,
+        _ => Basis::Perlin,
+    };
+    let sum = match choice(p, F_BASIS + 1)? {
+        "ridged" => Fractal::Ridged,
+        "billow" => Fractal::Billow,
+        "turbulence" => Fractal::Turbulence,
+        _ => Fractal::Fbm,
+    };
+    let cells = float(p, F_BASIS + 2)?;
+    let period = int(p, F_BASIS + 3)?;
+    let octaves = int(p, F_BASIS + 4)?.clamp(1, MAX_OCTAVES) as u32;
+    let lacunarity = float(p, F_BASIS + 5)?;
+    let gain = float(p, F_BASIS + 6)?;
+    let seed = mix_seed(int(p, F_BASIS + 7)?, ctx.seed);
+    let noise = FractalNoise::new(basis, sum, seed, octaves, lacunarity, gain, period);
+    let id = t.add_noise(Arc::new(noise))?;
+    let [x, y] = sample_point(t, cells, period > 0)?;
+    let n = t.push(Step::Noise { noise: id, x, y })?;
+    let g = if matches!(sum, Fractal::Fbm | Fractal::Billow) {
+        let half = t.constant(0.5)?;
+        let m = t.binary(Binary::Mul, n, half)?;
+        t.binary(Binary::Add, m, half)?
+    } else {
+        n
+    };
+    grey(t, g)
+}
+
+/// Params of `image.cells` after `width`, `height`.
+const C_OUTPUT: usize = 2;
+
+/// The builder of `image.cells`.
+pub(crate) fn cellular<'a>(
+    t: &mut Tape<'a>,
+    _: &[Arg<'_>],
+    p: &[Value],
+    ctx: &EvalContext,
+) -> Result<Px, OpError> {
+    let (w, h) = per_pixel::size(p, ctx)?;
+    t.set_size(w, h, 0)?;
+    let output = match choice(p, C_OUTPUT)? {
+        "f2" => CellOutput::F2,
+        "f2-f1" => CellOutput::F2MinusF1,
+        "id" => CellOutput::Id,
+        _ => CellOutput::F1,
+    };
+    let cells = float(p, C_OUTPUT + 1)?;
+    let period = int(p, C_OUTPUT + 2)?;
+    let jitter = float(p, C_OUTPUT + 3)?;
+    let seed = mix_seed(int(p, C_OUTPUT + 4)?, ctx.seed);
+    let id = t.add_noise(Arc::new(Cells::new(seed, period, jitter, output)))?;
+    let [x, y] = sample_point(t, cells, period > 0)?;
+    let n = t.push(Step::Noise { noise: id, x, y })?;
+    grey(t, n)
+}
+
+fn common(spec: OpSpec, period_doc: &'static str) -> OpSpec {
+    spec.param(
+        ParamSpec::new(
+            "cells",
+            ValueType::Float,
+            Value::Float(4.0),
+            "lattice cells across the image width",
+        )
+        .with_rule(Rule::POSITIVE),
+    )
+    .param(
+        ParamSpec::new("period", ValueType::Int, Value::Int(0), period_doc).with_rule(Rule::Ints {
+            min: 0,
+            max: 1 << 20,
+        }),
+    )
+}
+
+const PERIOD_DOC: &str = "cells after which the pattern repeats in both directions (0: never); equal to `cells` \
+     for a seamless tile";
+
+/// Register `image.fractal` and `image.cells`.
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    let spec = with_size_params(
+        OpSpec::new(
+            "image.fractal",
+            "Lattice noise (Perlin gradient or value noise) summed over octaves as fBm, \
+             ridged, billow or turbulence, as a grey image; tileable with a `period`.",
+        )
+        .reads(Reads::SEED),
+    )
+    .param(
+        ParamSpec::new(
+            "basis",
+            ValueType::String,
+            Value::str("perlin"),
+            "perlin or value",
+        )
+        .with_rule(Rule::OneOf(&["perlin", "value"])),
+    )
+    .param(
+        ParamSpec::new(
+            "fractal",
+            ValueType::String,
+            Value::str("fbm"),
+            "fbm, ridged, billow or turbulence",
+        )
+        .with_rule(Rule::OneOf(&["fbm", "ridged", "billow", "turbulence"])),
+    );
+    let spec = common(spec, PERIOD_DOC)
+        .param(
+            ParamSpec::new(
+                "octaves",
+                ValueType::Int,
+                Value::Int(4),
+                "octaves summed (1..=16)",
+            )
+            .with_rule(Rule::Ints {
+                min: 1,
+                max: MAX_OCTAVES,
+            }),
+        )
+        .param(
+            ParamSpec::new(
+                "lacunarity",
+                ValueType::Float,
+                Value::Float(2.0),
+                "frequency factor per octave (rounded to a whole number when tiled)",
+            )
+            .with_rule(Rule::POSITIVE),
+        )
+        .param(
+            ParamSpec::new(
+                "gain",
+                ValueType::Float,
+                Value::Float(0.5),
+                "amplitude factor per octave",
+            )
+            .with_rule(Rule::Finite),
+        )
+        .param(ParamSpec::new(
+            "seed",
+            ValueType::Int,
+            Value::Int(0),
+            "noise seed, mixed with the evaluation's seed",
+        ))
+        .output(OutputSpec::new(
+            "out",
+            IMAGE_TYPE,
+            "the noise, grey in [0, 1]",
+        ));
+    reg.register(FnOp::new(spec, |call, out| {
+        per_pixel::exec(call, out, fractal)
+    }))?;
+
+    let spec = with_size_params(
+        OpSpec::new(
+            "image.cells",
+            "Cellular (Worley) noise as a grey image: the distance to the nearest feature \
+             point (f1), the second nearest (f2), f2 - f1, or a value per cell (id), clamped \
+             to [0, 1]; tileable with a `period`.",
+        )
+        .reads(Reads::SEED),
+    )
+    .param(
+        ParamSpec::new(
+            "output",
+            ValueType::String,
+            Value::str("f1"),
+            "f1, f2, f2-f1 or id",
+        )
+        .with_rule(Rule::OneOf(&["f1", "f2", "f2-f1", "id"])),
+    );
+    let spec = common(spec, PERIOD_DOC)
+        .param(
+            ParamSpec::new(
+                "jitter",
+                ValueType::Float,
+                Value::Float(1.0),
+                "how far points stray from their cell centres (0..=1)",
+            )
+            .with_rule(Rule::between(0.0, 1.0)),
+        )
+        .param(ParamSpec::new(
+            "seed",
+            ValueType::Int,
+            Value::Int(0),
+            "cell seed, mixed with the evaluation's seed",
+        ))
+        .output(OutputSpec::new(
+            "out",
+            IMAGE_TYPE,
+            "the cells, grey in [0, 1]",
+        ));
+    reg.register(FnOp::new(spec, |call, out| {
+        per_pixel::exec(call, out, cellular)
+    }))
+}

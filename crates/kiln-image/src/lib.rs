@@ -1,0 +1,140 @@
+//! # kiln-image
+//!
+//! Kiln's image domain, built on `kiln-core` and `kiln-std`: the image heavy type
+//! ([`image::Image`], linear `f32` RGBA) and its binary codec ([`image::ImageCodec`]), and the
+//! image nodes: coherent noise (`image.noise`, `noise.perlin`), colour ramps (`image.ramp`,
+//! `color.ramp`), per-pixel maths (`image.fill`, `image.add`, `image.sub`, `image.mul`,
+//! `image.mix`, `image.gain`, `image.invert`, `image.clamp`), shapes (`image.rect`), a blur
+//! (`image.blur`) and the named graph input of an image (`input.image`).
+//!
+//! [`register`] adds this crate's ops and codec to a registry; [`registry`] is the standard
+//! library of `kiln-std` with them.
+//!
+//! ```
+//! use kiln_core::prelude::*;
+//!
+//! let mut g = Graph::new();
+//! g.add_node("n", "image.noise").unwrap();
+//! g.set_param("n", "width", 8i64).unwrap();
+//! g.set_param("n", "height", 4i64).unwrap();
+//! let mut ev = LazyEvaluator::new(kiln_image::registry());
+//! let out = ev.evaluate(&g, &Request::new(["n"]), &EvalContext::new()).unwrap();
+//! let img = out.get("n").unwrap().as_heavy::<kiln_image::image::Image>().unwrap();
+//! assert_eq!((img.width, img.height), (8, 4));
+//! ```
+#![deny(missing_docs)]
+
+pub mod blur;
+pub mod expr;
+pub mod field;
+pub mod filters;
+pub(crate) mod fn_op;
+pub mod fuse;
+pub mod fused;
+pub mod generators;
+pub mod image;
+pub mod image_ops;
+pub mod noise;
+pub mod patterns;
+pub mod per_pixel;
+pub mod ramp;
+pub mod shapes;
+pub mod tone;
+
+use kiln_core::registry::{Registry, RegistryError};
+
+/// The op id of the named graph input of an image.
+pub const INPUT_IMAGE_OP: &str = "input.image";
+
+/// Register every image op and the image codec ([`image::ImageCodec`]) into `reg`.
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    noise::register(reg)?;
+    ramp::register(reg)?;
+    image_ops::register(reg)?;
+    shapes::register(reg)?;
+    blur::register(reg)?;
+    expr::ops::register(reg)?;
+    generators::register(reg)?;
+    patterns::register(reg)?;
+    filters::register(reg)?;
+    tone::register(reg)?;
+    reg.register(fused::FusedOp::new())?;
+    reg.register(kiln_std::graph_io::GraphInput::without_default(
+        INPUT_IMAGE_OP,
+        "A named graph input of an image (a graph used as a node takes one from its call).",
+        image::IMAGE_TYPE,
+    ))?;
+    reg.register_codec(image::ImageCodec)?;
+    Ok(())
+}
+
+/// The standard library ([`kiln_std::registry`]) with every image op and the image codec.
+pub fn registry() -> Registry {
+    let mut reg = kiln_std::registry();
+    // The image ids are distinct from the standard ones by construction (a unit test checks
+    // it).
+    if let Err(e) = register(&mut reg) {
+        unreachable!("image ops collide with the standard library: {e}");
+    }
+    reg
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn image_ids_are_distinct_and_documented() {
+        let mut reg = kiln_std::registry();
+        let before = reg.len();
+        super::register(&mut reg).expect("no id taken twice");
+        let ids = [
+            "image.noise",
+            "noise.perlin",
+            "image.ramp",
+            "color.ramp",
+            "image.fill",
+            "image.add",
+            "image.sub",
+            "image.mul",
+            "image.mix",
+            "image.gain",
+            "image.invert",
+            "image.clamp",
+            "image.rect",
+            "image.blur",
+            "image.expr",
+            "math.expr",
+            "image.fused",
+            "image.fractal",
+            "image.cells",
+            "image.checker",
+            "image.stripes",
+            "image.bricks",
+            "image.gradient",
+            "image.shape",
+            "image.blend",
+            "image.gaussian",
+            "image.normal",
+            "image.warp",
+            "image.levels",
+            "image.gamma",
+            "image.posterize",
+            "image.threshold",
+            "image.grey",
+            "image.swizzle",
+            super::INPUT_IMAGE_OP,
+        ];
+        assert_eq!(reg.len(), before + ids.len());
+        for id in ids {
+            assert!(reg.get(id).is_some(), "{id} is not registered");
+        }
+        for op in reg.iter() {
+            let s = op.spec();
+            assert!(!s.doc.is_empty(), "{} has no doc", s.id);
+            for p in &s.inputs {
+                assert!(!p.doc.is_empty(), "{}.{} has no doc", s.id, p.name);
+            }
+        }
+        // Registering twice is an error.
+        assert!(super::register(&mut reg).is_err());
+    }
+}
