@@ -216,7 +216,8 @@ fn a_registry_refuses_a_second_codec_for_a_type_or_a_tag() {
 /// number little-endian (bytes worked out by hand from the format).
 #[test]
 fn standard_heavy_types_keep_their_bytes() {
-    let reg = kiln_audio::registry();
+    let mut reg = kiln_audio::registry();
+    kiln_mesh::register(&mut reg).expect("mesh codec");
     let image = kiln_std::image::Image {
         width: 1,
         height: 2,
@@ -236,15 +237,13 @@ fn standard_heavy_types_keep_their_bytes() {
     ];
     assert_eq!(encode_value(&audio.into_value(), &reg), Some(expected));
 
-    let mesh = kiln_std::buffers::Mesh {
-        positions: vec![[1.0, 0.0, 0.0]],
-        normals: vec![],
-        triangles: vec![[0, 1, 258]],
-    };
+    let mut mesh = kiln_mesh::Mesh::new();
+    mesh.add_point(glam::Vec3::X);
+    mesh.add_polyline(&[0, 0]);
     let mut expected = vec![34, 1, 0, 0, 0, 0, 0, 0, 0];
     expected.extend([0, 0, 0x80, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0]);
-    expected.extend([0; 8]);
-    expected.extend([1, 0, 0, 0, 0, 0, 0, 0]);
-    expected.extend([0, 0, 0, 0, 1, 0, 0, 0, 2, 1, 0, 0]);
+    expected.extend([2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    expected.extend([1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1]);
+    expected.extend([0; 8 * 6]);
     assert_eq!(encode_value(&mesh.into_value(), &reg), Some(expected));
 }

@@ -3,15 +3,14 @@
 //! Kiln's standard node library, built on `kiln-core`: constants, arithmetic and math on
 //! floats, ints and vectors, comparisons and logic, a lazy `switch`, clock inputs, named graph
 //! inputs and outputs, the latch of recurrent graphs, the image nodes (coherent noise, colour
-//! ramps, per-pixel maths), nodes that catch, test and raise failures (`error.*`), and the mesh
-//! heavy type.
+//! ramps, per-pixel maths), and nodes that catch, test and raise failures (`error.*`). Meshes
+//! are a domain of their own (`kiln-mesh`).
 //!
 //! [`registry`] returns a registry holding every op of this crate, and the binary codecs of its
-//! heavy types ([`image::ImageCodec`], [`buffers::MeshCodec`]).
+//! heavy type ([`image::ImageCodec`]).
 #![deny(missing_docs)]
 
 pub mod blur;
-pub mod buffers;
 pub mod errors;
 pub mod graph_io;
 pub mod image;
@@ -26,7 +25,7 @@ pub(crate) mod util;
 
 use kiln_core::registry::{Registry, RegistryError};
 
-/// Register every standard op, and the codecs of images and meshes, into `reg`.
+/// Register every standard op, and the codec of images, into `reg`.
 pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     kiln_core::recurrence::register(reg)?;
     kiln_core::lower::register(reg)?;
@@ -47,7 +46,6 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     ))?;
     errors::register(reg)?;
     reg.register_codec(image::ImageCodec)?;
-    reg.register_codec(buffers::MeshCodec)?;
     Ok(())
 }
 
