@@ -18,9 +18,12 @@
 
 pub mod attribute;
 mod codec;
+pub mod generate;
 pub mod geometry;
 pub mod group;
 pub mod limits;
+pub mod measure;
+mod ops;
 mod value;
 
 pub use attribute::{AttribClass, AttribValues, Attributes};
@@ -34,6 +37,7 @@ use kiln_core::registry::{Registry, RegistryError};
 
 /// Register every mesh op and the mesh codec ([`MeshCodec`]) into `reg`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    ops::register(reg)?;
     reg.register_codec(MeshCodec)?;
     Ok(())
 }
