@@ -31,6 +31,7 @@ pub use codec::MeshCodec;
 pub use geometry::{Mesh, PrimKind, Primitive};
 pub use group::Groups;
 pub use limits::{LimitError, MAX_POINTS, MAX_PRIMS, MAX_VERTICES, check_size};
+pub use ops::INPUT_MESH_OP;
 pub use value::{MESH, MESH_TYPE};
 
 use kiln_core::registry::{Registry, RegistryError};
