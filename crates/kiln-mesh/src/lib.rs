@@ -18,6 +18,7 @@
 
 pub mod attribute;
 mod codec;
+pub mod edit;
 pub mod generate;
 pub mod geometry;
 pub mod group;
