@@ -1,6 +1,16 @@
 //! Operations on meshes, as plain functions (the ops in [`crate::ops`] call them).
 
 mod adjacency;
+pub mod attrib;
+pub mod copy;
+pub mod deform;
+pub mod extrude;
+pub mod from_image;
+pub mod noise3;
+pub mod normals;
+pub mod restructure;
+pub mod scatter;
 pub mod stencil;
 pub mod subdivide;
 pub mod topology;
+pub mod uv;

@@ -1,6 +1,6 @@
 //! The generator ops: `mesh.grid`, `mesh.box`, `mesh.sphere`, `mesh.icosphere`,
-//! `mesh.cylinder`, `mesh.cone`, `mesh.torus`, `mesh.circle`, `mesh.line`, `mesh.curve`,
-//! `mesh.heightfield`.
+//! `mesh.cylinder`, `mesh.cone`, `mesh.torus`, `mesh.circle`, `mesh.line`, `mesh.curve`
+//! (`mesh.heightfield` is with the other image ops).
 
 use super::ports::{count, float, vec2, vec3};
 use crate::generate;
@@ -9,7 +9,6 @@ use glam::Vec3;
 use kiln_core::op::{FnOp, OpError};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::Value;
-use kiln_std::image::{IMAGE_TYPE, Image};
 
 const OUT: &str = "the mesh";
 
@@ -181,27 +180,11 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 .ok_or_else(|| OpError::param(0, "expected a list of [x, y, z]"))?;
             let pts = items
                 .iter()
-                .map(|v| super::ports::point(v))
+                .map(super::ports::point)
                 .collect::<Option<Vec<Vec3>>>()
                 .ok_or_else(|| OpError::param(0, "expected a list of [x, y, z]"))?;
             let s = count(call, 1, 1, 10_000)?;
             out[0] = generate::curve_through(call.node, &pts, s)?.into_value();
-            Ok(())
-        }),
-    )?;
-    reg.register(
-        FnOp::new(
-            "mesh.heightfield",
-            "A terrain: a grid with one point per pixel, raised by its luminance.",
-        )
-        .required("image", IMAGE_TYPE, "the heights (luminance 0 to 1)")
-        .input_of("size", Value::Vec2([10.0, 10.0]), "extent along X and Z")
-        .input("height", 1.0, "the rise of luminance 1")
-        .output_of("out", MESH_TYPE, OUT)
-        .run(|call, out| {
-            let img = call.heavy::<Image>(0, "an image")?;
-            let m = generate::heightfield(call.node, img, vec2(call, 1)?, float(call, 2)?)?;
-            out[0] = m.into_value();
             Ok(())
         }),
     )?;

@@ -1,7 +1,11 @@
 //! The mesh ops, registered by [`crate::register`].
 
+mod attributes;
+mod build;
 mod generators;
+mod modify;
 pub(crate) mod ports;
+mod with_image;
 
 use kiln_core::registry::{Registry, RegistryError};
 
@@ -11,6 +15,10 @@ pub const INPUT_MESH_OP: &str = "input.mesh";
 /// Register every mesh op.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     generators::register(reg)?;
+    modify::register(reg)?;
+    build::register(reg)?;
+    attributes::register(reg)?;
+    with_image::register(reg)?;
     reg.register(kiln_std::graph_io::GraphInput::without_default(
         INPUT_MESH_OP,
         "A named graph input of a mesh (`kiln run --set NAME=@file.obj` reads one from a file).",

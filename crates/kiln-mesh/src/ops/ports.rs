@@ -38,10 +38,39 @@ pub(crate) fn vec3(call: &OpCall<'_>, i: usize) -> Result<Vec3, OpError> {
     as_vec3(v).ok_or_else(|| OpError::input(i, format!("expected vec3, found {}", found(v))))
 }
 
-/// Param `i` as a vec3 (as [`vec3`]).
-pub(crate) fn vec3_param(call: &OpCall<'_>, i: usize) -> Result<Vec3, OpError> {
-    let v = call.params.get(i);
-    as_vec3(v).ok_or_else(|| OpError::param(i, format!("expected vec3, found {}", found(v))))
+/// Input `i` as four floats: a number (in the first), a vector or a colour.
+pub(crate) fn vec4(call: &OpCall<'_>, i: usize) -> Result<glam::Vec4, OpError> {
+    let v = call.inputs.get(i);
+    let f = |x: f64| x as f32;
+    match v {
+        Some(Value::Vec2(a)) => Ok(glam::Vec4::new(f(a[0]), f(a[1]), 0.0, 0.0)),
+        Some(Value::Vec3(a)) => Ok(glam::Vec4::new(f(a[0]), f(a[1]), f(a[2]), 0.0)),
+        Some(Value::Vec4(a)) => Ok(glam::Vec4::new(f(a[0]), f(a[1]), f(a[2]), f(a[3]))),
+        Some(Value::Color(c)) => Ok(glam::Vec4::from_array(*c)),
+        Some(x) if x.as_f64().is_some() => {
+            Ok(glam::Vec4::new(f(x.as_f64().unwrap_or(0.0)), 0.0, 0.0, 0.0))
+        }
+        _ => Err(OpError::input(
+            i,
+            format!("expected a number or vector, found {}", found(v)),
+        )),
+    }
+}
+
+/// Param `i` as an attribute class name (`point`, `vertex`, `primitive`, `detail`).
+pub(crate) fn class(call: &OpCall<'_>, i: usize) -> Result<crate::AttribClass, OpError> {
+    let s = call.param_str(i)?;
+    crate::AttribClass::parse(s).ok_or_else(|| {
+        OpError::param(
+            i,
+            format!("expected point, vertex, primitive or detail, found `{s}`"),
+        )
+    })
+}
+
+/// Output slot 0 set to `mesh`.
+pub(crate) fn put(out: &mut [Value], mesh: Mesh) {
+    out[0] = mesh.into_value();
 }
 
 /// Input `i` as a vec2 (a number stands for the same number on both axes).
