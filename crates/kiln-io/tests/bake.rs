@@ -13,7 +13,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn reg() -> Registry {
-    kiln_audio::registry()
+    let mut reg = kiln_audio::registry();
+    kiln_mesh::register(&mut reg).expect("mesh ops");
+    reg
 }
 
 fn examples() -> PathBuf {
@@ -162,7 +164,20 @@ fn every_plain_example_bakes_to_the_same_outputs_with_fewer_nodes() {
         }
     }
     names.sort();
-    assert_eq!(names, ["arithmetic", "clouds", "erosion", "marble", "wall"]);
+    assert_eq!(
+        names,
+        [
+            "arithmetic",
+            "clouds",
+            "column",
+            "erosion",
+            "marble",
+            "rock",
+            "scattered_rocks",
+            "terrain",
+            "wall"
+        ]
+    );
 }
 
 #[test]

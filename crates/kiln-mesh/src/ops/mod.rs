@@ -5,6 +5,7 @@ mod build;
 mod generators;
 mod modify;
 pub(crate) mod ports;
+mod spec_op;
 mod with_image;
 
 use kiln_core::registry::{Registry, RegistryError};
