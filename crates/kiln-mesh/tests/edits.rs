@@ -309,3 +309,16 @@ fn copies_follow_position_normal_and_scale() {
         Some(&AttribValues::Int(vec![0, 1, 2]))
     );
 }
+
+#[test]
+fn simplification_keeps_the_shape_with_fewer_triangles() {
+    let ball = icosphere("s", 1.0, 4).unwrap();
+    let s = kiln_mesh::edit::simplify::simplify(&ball, 0.25, 0.05);
+    assert!(s.prims.len() <= ball.prims.len() / 3, "{}", s.prims.len());
+    assert!(s.prims.len() >= 20);
+    assert!(is_closed_manifold(&s) && euler_characteristic(&s) == 2);
+    // Still a unit ball: the volume within a few percent, every point on the sphere.
+    assert!(close(volume(&s), volume(&ball), 0.08), "{}", volume(&s));
+    assert!(s.points.iter().all(|p| (p.length() - 1.0).abs() < 1e-5));
+    s.check().unwrap();
+}

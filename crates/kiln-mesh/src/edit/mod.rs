@@ -10,6 +10,7 @@ pub mod noise3;
 pub mod normals;
 pub mod restructure;
 pub mod scatter;
+pub mod simplify;
 pub mod stencil;
 pub mod subdivide;
 pub mod topology;

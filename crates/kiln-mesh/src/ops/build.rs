@@ -1,9 +1,9 @@
 //! Ops that rebuild topology: `mesh.subdivide`, `mesh.extrude`, `mesh.merge`, `mesh.fuse`,
-//! `mesh.scatter`, `mesh.copy_to_points`.
+//! `mesh.simplify`, `mesh.scatter`, `mesh.copy_to_points`.
 
 use super::ports::{choice, count, float, mesh, put, seed};
 use crate::edit::extrude::{Extrude, extrude};
-use crate::edit::{copy, restructure, scatter, subdivide};
+use crate::edit::{copy, restructure, scatter, simplify, subdivide};
 use crate::value::MESH_TYPE;
 use kiln_core::op::{FnOp, OpError};
 use kiln_core::registry::{Registry, RegistryError};
@@ -80,6 +80,26 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 put(out, restructure::fuse(mesh(call, 0)?, float(call, 1)?));
                 Ok(())
             }),
+    )?;
+    reg.register(
+        FnOp::new(
+            "mesh.simplify",
+            "Fewer triangles, the shape kept (meshoptimizer's edge collapse): toward `ratio` of \
+             them, within `error` of the mesh's extent.",
+        )
+        .required("mesh", MESH_TYPE, "the mesh")
+        .input("ratio", 0.5, "the share of triangles kept (0 to 1)")
+        .input(
+            "error",
+            0.01,
+            "the largest deviation, relative to the mesh's extent",
+        )
+        .output_of("out", MESH_TYPE, "the simplified mesh")
+        .run(|call, out| {
+            let m = simplify::simplify(mesh(call, 0)?, float(call, 1)?, float(call, 2)?);
+            put(out, m);
+            Ok(())
+        }),
     )?;
     reg.register(
         FnOp::new("mesh.scatter", "Seeded points on the surface, area-weighted, no two nearer than `min_distance`; each with its face's `N`.")
