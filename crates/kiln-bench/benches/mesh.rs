@@ -213,7 +213,7 @@ fn main() {
     for workload in ["subdivide", "simplify", "copy"] {
         let mut g = c.benchmark_group(format!("mesh_{workload}"));
         for (_, who, run) in vs.iter().filter(|v| v.0 == workload) {
-            g.bench_function(*who, |b| b.iter_custom(|n| run(n)));
+            g.bench_function(*who, |b| b.iter_custom(run));
         }
         g.finish();
     }
