@@ -322,3 +322,25 @@ fn simplification_keeps_the_shape_with_fewer_triangles() {
     assert!(s.points.iter().all(|p| (p.length() - 1.0).abs() < 1e-5));
     s.check().unwrap();
 }
+
+#[test]
+fn booleans_of_two_boxes_are_closed_with_the_volumes_of_set_algebra() {
+    use kiln_mesh::edit::boolean::{BooleanOp, boolean};
+    let a = cube(Vec3::splat(2.0));
+    let mut b = cube(Vec3::splat(2.0));
+    deform::transform(&mut b, Affine3A::from_translation(Vec3::new(1.0, 1.0, 1.0)));
+    // Two boxes of volume 8 overlapping in a unit cube.
+    for (op, want) in [
+        (BooleanOp::Union, 15.0),
+        (BooleanOp::Difference, 7.0),
+        (BooleanOp::Intersection, 1.0),
+    ] {
+        let r = boolean(&a, &b, op).unwrap();
+        assert!(is_closed_manifold(&r), "{op:?} is not closed");
+        assert_eq!(euler_characteristic(&r), 2, "{op:?}");
+        assert!(close(volume(&r), want, 1e-5), "{op:?}: {}", volume(&r));
+    }
+    let open = grid("g", Vec2::ONE, 2, 2).unwrap();
+    let e = boolean(&a, &open, BooleanOp::Union).unwrap_err();
+    assert!(e.to_string().contains("input `b`"), "{e}");
+}

@@ -2,6 +2,7 @@
 
 mod adjacency;
 pub mod attrib;
+pub mod boolean;
 pub mod copy;
 pub mod deform;
 pub mod extrude;

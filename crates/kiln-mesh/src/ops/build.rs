@@ -1,7 +1,8 @@
 //! Ops that rebuild topology: `mesh.subdivide`, `mesh.extrude`, `mesh.merge`, `mesh.fuse`,
-//! `mesh.simplify`, `mesh.scatter`, `mesh.copy_to_points`.
+//! `mesh.boolean`, `mesh.simplify`, `mesh.scatter`, `mesh.copy_to_points`.
 
 use super::ports::{choice, count, float, mesh, put, seed};
+use crate::edit::boolean::{BooleanOp, boolean};
 use crate::edit::extrude::{Extrude, extrude};
 use crate::edit::{copy, restructure, scatter, simplify, subdivide};
 use crate::value::MESH_TYPE;
@@ -80,6 +81,32 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 put(out, restructure::fuse(mesh(call, 0)?, float(call, 1)?));
                 Ok(())
             }),
+    )?;
+    reg.register(
+        FnOp::new(
+            "mesh.boolean",
+            "Union, difference or intersection of two closed meshes (boolmesh, Manifold's \
+             algorithm); triangles out, no attributes.",
+        )
+        .required("a", MESH_TYPE, "the first solid")
+        .required("b", MESH_TYPE, "the second solid")
+        .param(
+            "operation",
+            "union",
+            "union, difference (a minus b) or intersection",
+        )
+        .output_of("out", MESH_TYPE, "the resulting solid")
+        .run(|call, out| {
+            let op = match choice(call, 0, &["union", "difference", "intersection"])? {
+                "union" => BooleanOp::Union,
+                "difference" => BooleanOp::Difference,
+                _ => BooleanOp::Intersection,
+            };
+            let r = boolean(mesh(call, 0)?, mesh(call, 1)?, op)
+                .map_err(|e| OpError::new(e.to_string()))?;
+            put(out, r);
+            Ok(())
+        }),
     )?;
     reg.register(
         FnOp::new(
