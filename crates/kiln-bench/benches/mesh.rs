@@ -10,6 +10,9 @@
 //!   beside `meshopt::simplify_decoder` called directly (`meshopt`); Kiln's share is the
 //!   graph, the fan triangulation and the compaction around the same call (goal ≤ 1.05 ×, the
 //!   issue's goal for a peer called through Kiln).
+//! * `boolean`: the union of two overlapping 5,120-triangle icospheres through
+//!   `mesh.boolean` (`kiln`) beside `boolmesh::compute_boolean` called directly (`boolmesh`);
+//!   goal ≤ 1.05 ×.
 //! * `copy`: a box copied onto 100,000 points, through `mesh.copy_to_points` (`kiln`) beside
 //!   a loop that scales and moves each copy (`limit`); ns per copy.
 //!
@@ -33,6 +36,9 @@ const PLAN: Plan = Plan {
     probes: 2,
 };
 
+/// Positions and triangle indices as boolmesh takes them.
+type BoolArrays = (Vec<f64>, Vec<usize>);
+
 struct Work {
     reg: Registry,
     grid: Value,
@@ -43,6 +49,10 @@ struct Work {
     sphere_points: Vec<[f32; 3]>,
     sphere_tris: Vec<u32>,
     simplify: Graph,
+    bool_a: Value,
+    bool_b: Value,
+    bool_arrays: (BoolArrays, BoolArrays),
+    boolean: Graph,
     source: Mesh,
     targets: Mesh,
     copy: Graph,
@@ -56,6 +66,19 @@ impl Work {
     fn new() -> Work {
         let g = wavy_grid();
         let s = sphere();
+        let (ba, bb) = boolean_inputs();
+        let mut boolean = Graph::new();
+        for id in ["m", "b"] {
+            boolean
+                .add_node(id, kiln_mesh::INPUT_MESH_OP)
+                .expect("node");
+            boolean
+                .set_param(id, "name", Value::str(id))
+                .expect("param");
+        }
+        boolean.add_node("out", "mesh.boolean").expect("node");
+        boolean.connect(PortRef::new("m", "out"), PortRef::new("out", "a"));
+        boolean.connect(PortRef::new("b", "out"), PortRef::new("out", "b"));
         let mut copy = chain_graph(&[("mesh.copy_to_points", &[])]);
         copy.add_node("t", kiln_mesh::INPUT_MESH_OP).expect("node");
         copy.set_param("t", "name", Value::str("t")).expect("param");
@@ -73,6 +96,10 @@ impl Work {
             sphere_tris: s.triangles().into_iter().flatten().collect(),
             sphere: s.into_value(),
             simplify: chain_graph(&[("mesh.simplify", &[])]),
+            bool_arrays: (boolmesh_arrays(&ba), boolmesh_arrays(&bb)),
+            bool_a: ba.into_value(),
+            bool_b: bb.into_value(),
+            boolean,
             source: copy_source(),
             targets: copy_targets(),
             copy,
@@ -97,6 +124,13 @@ impl Work {
         )
         .len()
     }
+    fn kiln_boolean(&self) -> Value {
+        let b = [("b", self.bool_b.clone())];
+        run_graph(&self.reg, &self.boolean, &self.bool_a, &b).expect("unites")
+    }
+    fn boolmesh_boolean(&self) -> usize {
+        boolmesh_union(&self.bool_arrays.0, &self.bool_arrays.1)
+    }
     fn kiln_copy(&self) -> Value {
         let t = [("t", self.targets.clone().into_value())];
         run_graph(&self.reg, &self.copy, &self.source.clone().into_value(), &t).expect("copies")
@@ -118,6 +152,8 @@ impl Work {
         }
         let s = self.kiln_simplify();
         assert_eq!(mesh_of(&s).prims.len() * 3, self.meshopt_simplify());
+        let u = self.kiln_boolean();
+        assert_eq!(mesh_of(&u).prims.len(), self.boolmesh_boolean());
         let c = self.kiln_copy();
         let (cp, cf) = limit_copy(&self.source, &self.targets);
         let m = mesh_of(&c);
@@ -186,7 +222,8 @@ fn summary(w: &Work, vs: &[(&'static str, &'static str, Run<'_>)]) {
             1.5,
         ),
         ("simplify vs meshopt", 2, 3, w.sphere_tris.len() / 3, 1.05),
-        ("copy to points vs limit", 4, 5, w.targets.points.len(), 1.5),
+        ("boolean vs boolmesh", 4, 5, 2 * 5120, 1.05),
+        ("copy to points vs limit", 6, 7, w.targets.points.len(), 1.5),
     ];
     for (name, k, o, items, goal) in rows {
         let ratio = m[k] / m[o];
@@ -210,7 +247,7 @@ fn main() {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3))
         .configure_from_args();
-    for workload in ["subdivide", "simplify", "copy"] {
+    for workload in ["subdivide", "simplify", "boolean", "copy"] {
         let mut g = c.benchmark_group(format!("mesh_{workload}"));
         for (_, who, run) in vs.iter().filter(|v| v.0 == workload) {
             g.bench_function(*who, |b| b.iter_custom(run));

@@ -8,6 +8,9 @@
 //!   [`limit_subdivide`] on a `Vec<[u32; 4]>` of quads.
 //! * `simplify`: an icosphere of level 6 (81,920 triangles) to half, through
 //!   `mesh.simplify`, beside `meshopt::simplify_decoder` on the same index list.
+//! * `boolean`: the union of two overlapping icospheres of level 4 (5,120 triangles each),
+//!   through `mesh.boolean`, beside `boolmesh::compute_boolean` called directly on the same
+//!   triangles.
 //! * `copy`: a box (6 quads) copied onto [`COPIES`] points, through
 //!   `mesh.copy_to_points`, beside [`limit_copy`] (translate and scale per copy).
 
@@ -201,6 +204,41 @@ pub fn quads_of(m: &Mesh) -> Vec<[u32; 4]> {
 /// The input of `simplify`: an icosphere of level 6.
 pub fn sphere() -> Mesh {
     icosphere("s", 1.0, 6).unwrap_or_default()
+}
+
+/// The inputs of `boolean`: two unit icospheres of level 4, the second moved by (0.7, 0.3, 0.2).
+pub fn boolean_inputs() -> (Mesh, Mesh) {
+    let a = icosphere("a", 1.0, 4).unwrap_or_default();
+    let mut b = a.clone();
+    b.points
+        .iter_mut()
+        .for_each(|p| *p += Vec3::new(0.7, 0.3, 0.2));
+    (a, b)
+}
+
+/// The boolean peer called directly: the union of `a` and `b` as boolmesh manifolds; the
+/// number of triangles.
+pub fn boolmesh_union(a: &(Vec<f64>, Vec<usize>), b: &(Vec<f64>, Vec<usize>)) -> usize {
+    use boolmesh::prelude::{Manifold, OpType, compute_boolean};
+    let (Ok(ma), Ok(mb)) = (Manifold::new(&a.0, &a.1), Manifold::new(&b.0, &b.1)) else {
+        return 0;
+    };
+    compute_boolean(&ma, &mb, OpType::Add).map_or(0, |r| r.hs.len() / 3)
+}
+
+/// A mesh's positions and triangle indices as boolmesh takes them.
+pub fn boolmesh_arrays(m: &Mesh) -> (Vec<f64>, Vec<usize>) {
+    (
+        m.points
+            .iter()
+            .flat_map(|p| p.as_dvec3().to_array())
+            .collect(),
+        m.triangles()
+            .into_iter()
+            .flatten()
+            .map(|i| i as usize)
+            .collect(),
+    )
 }
 
 /// The targets of `copy`: a 316 × 316 lattice with a `pscale` each.
