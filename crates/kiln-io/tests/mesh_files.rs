@@ -173,3 +173,24 @@ fn output_files_follow_the_formats_asked() {
         "{e}"
     );
 }
+
+#[test]
+fn damaged_mesh_files_are_errors_not_panics() {
+    let m = ball();
+    let glb = encode_glb(&m).unwrap();
+    for cut in (0..glb.len()).step_by(7) {
+        let _ = decode_glb(&glb[..cut]);
+    }
+    let mut flipped = glb.clone();
+    for i in (20..flipped.len()).step_by(13) {
+        flipped[i] ^= 0x5a;
+        let _ = decode_glb(&flipped);
+        flipped[i] ^= 0x5a;
+    }
+    let obj = encode_obj(&m);
+    for cut in (0..obj.len()).step_by(11) {
+        let _ = decode_obj(&obj[..cut]);
+    }
+    let bad = b"v 0 0 0\nf 1 2 3\n";
+    assert!(decode_obj(bad).is_err(), "a face past the points");
+}

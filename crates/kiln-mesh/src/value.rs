@@ -76,3 +76,26 @@ impl HeavyData for Mesh {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meshes_are_shared_and_hashed() {
+        let mut m = Mesh::new();
+        for p in [glam::Vec3::ZERO, glam::Vec3::X, glam::Vec3::Y] {
+            m.add_point(p);
+        }
+        m.add_polygon(&[0, 1, 2]);
+        let mv = m.clone().into_value();
+        assert_eq!(mv.value_type(), Some(MESH_TYPE));
+        let mut m2 = m.clone();
+        m2.vertices = vec![0, 2, 1];
+        assert_ne!(mv.content_hash(), m2.into_value().content_hash());
+        // Cloning a heavy value shares it rather than copying.
+        let Value::Heavy(h) = &mv else { unreachable!() };
+        let h2 = h.clone();
+        assert!(std::ptr::eq(h.data(), h2.data()));
+    }
+}
