@@ -129,3 +129,63 @@ fn the_rocks_lie_scattered_on_the_terrain() {
     // The ground is a disk, every rock a sphere.
     assert_eq!(euler_characteristic(&m), 1 + 2 * rocks as i64);
 }
+
+#[test]
+fn a_mesh_input_is_read_from_a_file_and_keyed_by_its_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    run("rock", "rock", cwd);
+    std::fs::create_dir_all(cwd.join("elsewhere")).unwrap();
+    std::fs::copy(cwd.join("out/rock.obj"), cwd.join("elsewhere/copy.obj")).unwrap();
+    std::fs::write(
+        cwd.join("lift.json"),
+        r#"{"kiln": 1,
+            "inputs": {"src": {"type": "mesh"}},
+            "nodes": {"up": {"op": "mesh.transform", "inputs": {"mesh": "src.out", "translate": [0.0, 2.0, 0.0]}}},
+            "outputs": {"lifted": "up.out"}}"#,
+    )
+    .unwrap();
+    let go = |file: &str, out: &str| {
+        let set = format!("src=@{file}");
+        let o = kiln(
+            &[
+                "run",
+                "lift.json",
+                "--out",
+                out,
+                "--output",
+                "lifted.obj",
+                "--set",
+                &set,
+                "--cache",
+                "c",
+            ],
+            cwd,
+        );
+        assert!(o.status.success(), "{:?}", text(&o));
+        text(&o).1
+    };
+    go("out/rock.obj", "a");
+    // The same content under another path: the transform comes from the cache.
+    let second = go("elsewhere/copy.obj", "b");
+    assert!(second.contains("0 nodes cooked"), "{second}");
+    let a = std::fs::read(cwd.join("a/lifted.obj")).unwrap();
+    assert_eq!(a, std::fs::read(cwd.join("b/lifted.obj")).unwrap());
+    let lifted = kiln_io::mesh_files::decode_obj(&a).unwrap();
+    let rock =
+        kiln_io::mesh_files::decode_obj(&std::fs::read(cwd.join("out/rock.obj")).unwrap()).unwrap();
+    for (p, q) in lifted.points.iter().zip(&rock.points) {
+        assert!((*p - *q - glam::Vec3::Y * 2.0).length() < 1e-5);
+    }
+    // Text at a mesh input is refused with the form to use.
+    let o = kiln(
+        &["run", "lift.json", "--out", "x", "--set", "src=rock"],
+        cwd,
+    );
+    assert!(!o.status.success());
+    assert!(
+        text(&o).1.contains("src=@path/to/file.obj"),
+        "{:?}",
+        text(&o)
+    );
+}
