@@ -13,11 +13,15 @@
 //! [`heavy_branches`] builds the image graph of the `evaluators` benchmark's parallel
 //! section: a few heavy nodes in two independent branches, with no flat program.
 //!
+//! [`mesh`] holds the workloads of the `mesh` benchmark (subdivision and normals, simplification,
+//! copies), each beside the same work on plain vectors.
+//!
 //! [`summary`] is the machinery of the summary every benchmark prints after its criterion
 //! groups: medians of interleaved repetitions, the load average and the verdicts.
 #![deny(missing_docs)]
 
 pub mod audio;
+pub mod mesh;
 pub mod salsa_peer;
 pub mod session;
 // Documented by its inner docs only: outer docs here would make rustdoc resolve the inner

@@ -40,9 +40,14 @@ pub(crate) struct EvalArgs {
     /// Seed for procedural randomness.
     #[arg(long, default_value_t = 0)]
     pub(crate) seed: u64,
-    /// Only these outputs (repeatable; default: every output of the graph).
+    /// Only these outputs (repeatable; default: every output of the graph). A mesh output
+    /// named with a file extension, NAME.obj, NAME.glb, NAME.ply or NAME.stl, is written in
+    /// that format (repeat it for several); a mesh is NAME.glb otherwise.
     #[arg(long = "output", value_name = "NAME")]
     pub(crate) outputs: Vec<String>,
+    /// Also write a shaded picture of each mesh output, NAME.preview.png.
+    #[arg(long)]
+    pub(crate) preview: bool,
     /// Which evaluator runs the graph (all give the same bits).
     #[arg(long, value_enum, value_name = "NAME", default_value_t = EvaluatorKind::Lazy)]
     pub(crate) evaluator: EvaluatorKind,
@@ -282,7 +287,8 @@ pub(crate) enum ErrorsArg {
 // The commands, each with its options.
 #[derive(Subcommand)]
 pub(crate) enum Cmd {
-    /// Evaluate a graph's outputs and write them as files (PNG for images, JSON otherwise).
+    /// Evaluate a graph's outputs and write them as files (PNG for images, glb, OBJ, PLY or
+    /// STL for meshes, JSON otherwise).
     Run {
         /// The graph file.
         graph: PathBuf,

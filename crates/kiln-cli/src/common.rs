@@ -117,7 +117,7 @@ pub(crate) fn graph_outputs(g: &Graph) -> Vec<String> {
 }
 
 /// Apply `--set NAME=VALUE` options to `ctx`, checking each name against the graph's inputs
-/// (an audio input takes a WAV file, `NAME=@file.wav`).
+/// (an audio input takes a WAV file, `NAME=@file.wav`, a mesh input an OBJ or glb file).
 pub(crate) fn set_inputs(
     ctx: &mut EvalContext,
     g: &Graph,
@@ -140,10 +140,13 @@ pub(crate) fn set_inputs(
                 }
             )));
         };
-        let v = match crate::audio_input::audio_value(name, text, ty)? {
-            Some(buffer) => buffer,
-            None => kiln_io::parse_cli_value(text, ty)
-                .map_err(|e| CliError(format!("--set `{name}` ({ty}): {e}")))?,
+        let v = match crate::mesh_input::mesh_value(name, text, ty)? {
+            Some(mesh) => mesh,
+            None => match crate::audio_input::audio_value(name, text, ty)? {
+                Some(buffer) => buffer,
+                None => kiln_io::parse_cli_value(text, ty)
+                    .map_err(|e| CliError(format!("--set `{name}` ({ty}): {e}")))?,
+            },
         };
         ctx.inputs.insert(name.to_string(), v);
     }

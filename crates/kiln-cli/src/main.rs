@@ -12,6 +12,7 @@ mod commands;
 mod common;
 mod evaluator;
 mod library;
+mod mesh_input;
 mod report;
 mod stdout;
 mod subgraphs;

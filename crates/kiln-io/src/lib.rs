@@ -64,6 +64,7 @@ pub mod graph_file;
 pub mod input_file;
 mod json;
 pub mod leftovers;
+pub mod mesh_files;
 pub mod render_manifest;
 pub mod render_state;
 pub mod snapshot;
@@ -82,7 +83,9 @@ pub use graph_file::{
 pub use leftovers::remove_dead_leftovers;
 pub use snapshot::{SnapshotError, parse_snapshot, read_snapshot, snapshot_json, write_snapshot};
 pub use value_codec::{decode_value, encode_value};
-pub use values::{WriteError, encode_output, parse_cli_value, write_atomic, write_output};
+pub use values::{
+    WriteError, encode_output, encode_output_files, parse_cli_value, write_atomic, write_output,
+};
 pub use wav::{
     StagedFile, WavData, WavError, WavFormat, WavStream, encode_wav, read_wav, write_wav,
     write_wav_mono,

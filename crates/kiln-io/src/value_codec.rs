@@ -18,10 +18,9 @@
 //! registered in the registry given (found by the value's type name; on reading, by its tag),
 //! so this module knows no heavy type. The standard ones are `kiln-std`'s image
 //! ([`ImageCodec`](kiln_image::image::ImageCodec), tag 32: u32 width, u32 height, u64 pixel
-//! count, pixels as 4 × f32 bits) and mesh ([`MeshCodec`](kiln_std::buffers::MeshCodec), tag
-//! 34: u64 count + positions (3 × f32), u64 count + normals (3 × f32), u64 count + triangles
-//! (3 × u32)), and `kiln-audio`'s audio buffer (tag 33: u32 sample rate, u16 channels, u64
-//! sample count, f32 bits each).
+//! count, pixels as 4 × f32 bits), `kiln-audio`'s audio buffer (tag 33: u32 sample rate, u16
+//! channels, u64 sample count, f32 bits each) and `kiln-mesh`'s mesh (tag 34: points,
+//! vertices, primitives, attributes and groups, see [`MeshCodec`](kiln_mesh::MeshCodec)).
 //!
 //! Counts are stored as they are (an image whose pixel count differs from width × height
 //! reads back the same), so what was saved is what loads. Empty values, errors of failed

@@ -1,12 +1,14 @@
 //! Result values as files, and values from the command line.
 //!
-//! * [`write_output`]: images become 8-bit RGBA PNGs (`name.png`); plain values become JSON
+//! * [`write_output`]: images become 8-bit RGBA PNGs (`name.png`); meshes glTF binary
+//!   (`name.glb`, or the formats [`encode_output_files`] is given); plain values become JSON
 //!   `{"type": "float", "value": 1.5}` (`name.json`), in the typed form of the graph format,
 //!   with colours always as arrays of channels. Files are written atomically.
 //! * [`parse_cli_value`]: the text of `--set name=value` for a value of a known type.
 
 use crate::convert::{self, ColorStyle};
 use crate::json;
+use crate::mesh_files::MeshFormat;
 use kiln_core::eval::EvalError;
 use kiln_core::value::{Value, ValueType, parse_hex_color};
 use kiln_image::image::Image;
@@ -68,6 +70,26 @@ pub enum WriteError {
         node: Option<String>,
         /// What went wrong.
         message: String,
+    },
+    /// A mesh could not be encoded in a format.
+    #[error("cannot encode output `{name}` as {format}: {message}")]
+    Mesh {
+        /// The output's name.
+        name: String,
+        /// The format's file ending.
+        format: &'static str,
+        /// What went wrong.
+        message: String,
+    },
+    /// File formats were asked of an output that is not a mesh.
+    #[error("output `{name}` is a {type_name}, not a mesh: only meshes are written as {format}")]
+    NotAMesh {
+        /// The output's name.
+        name: String,
+        /// The value's type.
+        type_name: String,
+        /// The format asked for.
+        format: &'static str,
     },
     /// The output name cannot be used as a file name.
     #[error(
@@ -177,6 +199,9 @@ pub fn encode_output(
             Err(source) => Err(WriteError::Image { path, source }),
         };
     }
+    if let Some(mesh) = value.as_heavy::<kiln_mesh::Mesh>() {
+        return encode_mesh(dir, name, mesh, MeshFormat::Glb);
+    }
     let Some(text) = value_json(value) else {
         return Err(WriteError::Unsupported {
             name: name.into(),
@@ -184,6 +209,61 @@ pub fn encode_output(
         });
     };
     Ok((dir.join(format!("{name}.json")), text.into_bytes()))
+}
+
+fn encode_mesh(
+    dir: &Path,
+    name: &str,
+    mesh: &kiln_mesh::Mesh,
+    format: MeshFormat,
+) -> Result<(PathBuf, Vec<u8>), WriteError> {
+    let bytes = format.encode(mesh).map_err(|message| WriteError::Mesh {
+        name: name.into(),
+        format: format.extension(),
+        message,
+    })?;
+    Ok((dir.join(format!("{name}.{}", format.extension())), bytes))
+}
+
+/// Encode a result value as the files it becomes in `dir`. With no `formats` this is
+/// [`encode_output`]'s one file. A mesh is written in each of `formats` (`name.obj`,
+/// `name.glb`, `name.ply`, `name.stl`, `name.preview.png`; a preview alone still brings
+/// the default `name.glb`); formats asked of any other value are an error naming the output.
+pub fn encode_output_files(
+    dir: &Path,
+    name: &str,
+    value: &Value,
+    formats: &[MeshFormat],
+) -> Result<Vec<(PathBuf, Vec<u8>)>, WriteError> {
+    if formats.is_empty() {
+        return encode_output(dir, name, value).map(|f| vec![f]);
+    }
+    let Some(mesh) = value.as_heavy::<kiln_mesh::Mesh>() else {
+        if value.as_error().is_some() || !crate::files::is_file_name(name) {
+            return encode_output(dir, name, value).map(|f| vec![f]);
+        }
+        return Err(WriteError::NotAMesh {
+            name: name.into(),
+            type_name: value.type_name().into(),
+            format: formats[0].extension(),
+        });
+    };
+    if !crate::files::is_file_name(name) {
+        return Err(WriteError::BadName { name: name.into() });
+    }
+    let mut wanted: Vec<MeshFormat> = Vec::with_capacity(formats.len() + 1);
+    if formats.iter().all(|&f| f == MeshFormat::Preview) {
+        wanted.push(MeshFormat::Glb);
+    }
+    for &f in formats {
+        if !wanted.contains(&f) {
+            wanted.push(f);
+        }
+    }
+    wanted
+        .into_iter()
+        .map(|f| encode_mesh(dir, name, mesh, f))
+        .collect()
 }
 
 /// Write a result value into `dir` as `name.png` (images) or `name.json` (plain values),

@@ -16,6 +16,7 @@ fn reg() -> Registry {
     {
         let mut r = kiln_image::registry();
         kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
+        kiln_mesh::register(&mut r).expect("the mesh ops are distinct");
         r
     }
 }
@@ -168,7 +169,20 @@ fn every_plain_example_bakes_to_the_same_outputs_with_fewer_nodes() {
         }
     }
     names.sort();
-    assert_eq!(names, ["arithmetic", "clouds", "erosion", "marble", "wall"]);
+    assert_eq!(
+        names,
+        [
+            "arithmetic",
+            "clouds",
+            "column",
+            "erosion",
+            "marble",
+            "rock",
+            "scattered_rocks",
+            "terrain",
+            "wall"
+        ]
+    );
 }
 
 #[test]

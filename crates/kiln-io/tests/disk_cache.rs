@@ -9,7 +9,7 @@ use kiln_image::image::Image;
 use kiln_io::cache::{
     CacheError, DiskCache, DiskStats, HEADER_LEN, MAGIC, decode_value, encode_value,
 };
-use kiln_std::buffers::Mesh;
+use kiln_mesh::{AttribValues, Mesh};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use std::any::Any;
@@ -17,10 +17,11 @@ use std::path::Path;
 use std::sync::{Arc, Barrier, LazyLock};
 use std::time::Duration;
 
-/// The codecs of every heavy type here: the standard library's and the audio domain's.
+/// The codecs of every heavy type here: the image, audio and mesh domains'.
 static REG: LazyLock<kiln_core::registry::Registry> = LazyLock::new(|| {
     let mut r = kiln_image::registry();
     kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
+    kiln_mesh::register(&mut r).expect("the mesh ops are distinct");
     r
 });
 
@@ -62,11 +63,30 @@ fn heavy_bits_eq(a: &Heavy, b: &Heavy) -> bool {
             && f32_bits(&x.samples) == f32_bits(&y.samples);
     }
     if let (Some(x), Some(y)) = (a.downcast::<Mesh>(), b.downcast::<Mesh>()) {
-        return f32_bits(x.positions.as_flattened()) == f32_bits(y.positions.as_flattened())
-            && f32_bits(x.normals.as_flattened()) == f32_bits(y.normals.as_flattened())
-            && x.triangles == y.triangles;
+        return point_bits(x) == point_bits(y)
+            && normal_bits(x) == normal_bits(y)
+            && x.vertices == y.vertices
+            && x.prims == y.prims;
     }
     false
+}
+
+fn point_bits(m: &Mesh) -> Vec<u32> {
+    m.points
+        .iter()
+        .flat_map(|p| p.to_array())
+        .map(f32::to_bits)
+        .collect()
+}
+
+fn normal_bits(m: &Mesh) -> Vec<u32> {
+    m.point_attrs
+        .vec3("N")
+        .unwrap_or(&[])
+        .iter()
+        .flat_map(|p| p.to_array())
+        .map(f32::to_bits)
+        .collect()
 }
 
 fn list(items: Vec<Value>) -> Value {
@@ -143,15 +163,19 @@ fn audio() -> AudioBuffer {
 }
 
 fn mesh() -> Mesh {
-    Mesh {
-        positions: vec![
-            [0.0, 0.0, 0.0],
-            [1.0, -0.0, f32::from_bits(NAN_PAYLOAD_32)],
-            [0.0, 1.0, 0.5],
-        ],
-        normals: vec![[0.0, 0.0, 1.0]; 3],
-        triangles: vec![[0, 1, 2], [2, 1, u32::MAX]],
+    let mut m = Mesh::new();
+    for p in [
+        [0.0, 0.0, 0.0],
+        [1.0, -0.0, f32::from_bits(NAN_PAYLOAD_32)],
+        [0.0, 1.0, 0.5],
+    ] {
+        m.add_point(p.into());
     }
+    m.add_polygon(&[0, 1, 2]);
+    m.add_polygon(&[2, 1, 0]);
+    m.point_attrs
+        .insert("N", AttribValues::Vec3(vec![glam::Vec3::Z; 3]));
+    m
 }
 
 /// Every plain variant, with the awkward floats.
@@ -290,15 +314,9 @@ fn codec_round_trips_each_heavy_type() {
     let m = mesh();
     let back = round_trip(&m.clone().into_value());
     let got = back.as_heavy::<Mesh>().expect("a mesh");
-    assert_eq!(
-        f32_bits(got.positions.as_flattened()),
-        f32_bits(m.positions.as_flattened())
-    );
-    assert_eq!(
-        f32_bits(got.normals.as_flattened()),
-        f32_bits(m.normals.as_flattened())
-    );
-    assert_eq!(got.triangles, m.triangles);
+    assert_eq!(point_bits(got), point_bits(&m));
+    assert_eq!(normal_bits(got), normal_bits(&m));
+    assert_eq!((&got.vertices, &got.prims), (&m.vertices, &m.prims));
     assert_eq!(back.content_hash(), m.clone().into_value().content_hash());
 
     // Empty and unusual shapes are kept as they are.

@@ -40,12 +40,12 @@ fn the_schema_is_json_and_lists_the_input_types() {
         .map(|v| v.as_str().unwrap())
         .collect();
     // The plain types of kiln-std, then the heavy types whose domain registers an input op
-    // (`input.audio` in kiln-audio, `input.image` in kiln-image).
+    // (`input.audio` in kiln-audio, `input.image` in kiln-image, `input.mesh` in kiln-mesh).
     let mut expected: Vec<&str> = kiln_std::graph_io::INPUT_TYPES
         .iter()
         .map(|(_, t)| t.name())
         .collect();
-    expected.extend(["audio", "image"]);
+    expected.extend(["audio", "image", "mesh"]);
     assert_eq!(types, expected);
     let top: Vec<&str> = schema["properties"]
         .as_object()

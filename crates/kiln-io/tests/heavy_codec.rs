@@ -219,6 +219,7 @@ fn standard_heavy_types_keep_their_bytes() {
     let reg = {
         let mut r = kiln_image::registry();
         kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
+        kiln_mesh::register(&mut r).expect("the mesh ops are distinct");
         r
     };
     let image = kiln_image::image::Image {
@@ -240,15 +241,13 @@ fn standard_heavy_types_keep_their_bytes() {
     ];
     assert_eq!(encode_value(&audio.into_value(), &reg), Some(expected));
 
-    let mesh = kiln_std::buffers::Mesh {
-        positions: vec![[1.0, 0.0, 0.0]],
-        normals: vec![],
-        triangles: vec![[0, 1, 258]],
-    };
+    let mut mesh = kiln_mesh::Mesh::new();
+    mesh.add_point(glam::Vec3::X);
+    mesh.add_polyline(&[0, 0]);
     let mut expected = vec![34, 1, 0, 0, 0, 0, 0, 0, 0];
     expected.extend([0, 0, 0x80, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0]);
-    expected.extend([0; 8]);
-    expected.extend([1, 0, 0, 0, 0, 0, 0, 0]);
-    expected.extend([0, 0, 0, 0, 1, 0, 0, 0, 2, 1, 0, 0]);
+    expected.extend([2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    expected.extend([1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1]);
+    expected.extend([0; 8 * 6]);
     assert_eq!(encode_value(&mesh.into_value(), &reg), Some(expected));
 }

@@ -2,14 +2,13 @@
 //!
 //! Kiln's standard node library, built on `kiln-core`: constants, arithmetic and math on
 //! floats, ints and vectors, comparisons and logic, a lazy `switch`, clock inputs, named graph
-//! inputs and outputs, the latch of recurrent graphs, nodes that catch, test and raise failures
-//! (`error.*`), and the mesh heavy type. The image type and nodes are the `kiln-image` crate's.
+//! inputs and outputs, the latch of recurrent graphs, and nodes that catch, test and raise
+//! failures (`error.*`). Images (`kiln-image`) and meshes (`kiln-mesh`) are domains of their
+//! own.
 //!
-//! [`registry`] returns a registry holding every op of this crate, and the binary codec of its
-//! heavy type ([`buffers::MeshCodec`]).
+//! [`registry`] returns a registry holding every op of this crate.
 #![deny(missing_docs)]
 
-pub mod buffers;
 pub mod errors;
 pub mod graph_io;
 pub mod library;
@@ -19,7 +18,7 @@ pub(crate) mod util;
 
 use kiln_core::registry::{Registry, RegistryError};
 
-/// Register every standard op, and the codec of meshes, into `reg`.
+/// Register every standard op into `reg`.
 pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     kiln_core::recurrence::register(reg)?;
     kiln_core::lower::register(reg)?;
@@ -29,7 +28,6 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     math::register(reg)?;
     logic::register(reg)?;
     errors::register(reg)?;
-    reg.register_codec(buffers::MeshCodec)?;
     Ok(())
 }
 

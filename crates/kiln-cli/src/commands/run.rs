@@ -1,5 +1,6 @@
 //! `kiln run GRAPH`: evaluate a graph's outputs once and write each as a file (PNG for
-//! images, JSON otherwise), every output encoded before any is written.
+//! images, glb for meshes unless `--output NAME.EXT` asks for other formats, JSON otherwise),
+//! every output encoded before any is written.
 
 use crate::args::{ErrorsArg, EvalArgs};
 use crate::common::fused_graph;
@@ -64,7 +65,8 @@ pub(crate) fn run(
     let parallel = parallel_policy(args.parallel);
     sweep_leftovers(&args.out);
     check_valid(g, reg)?;
-    let outputs = requested_outputs(g, &args.outputs)?;
+    let (names, formats) = crate::mesh_input::split_output_formats(&args.outputs);
+    let outputs = requested_outputs(g, &names)?;
     let fused;
     let g = if args.fuse {
         fused = fused_graph(g, reg, &outputs);
@@ -147,17 +149,20 @@ pub(crate) fn run(
         if matches!(v, Value::Error(_)) {
             continue;
         }
-        let (path, bytes) =
-            kiln_io::encode_output(&args.out, &name.replace('.', "_"), v).map_err(|e| {
+        let wanted = crate::mesh_input::formats_for(&formats, name, v, args.preview);
+        let encoded = kiln_io::encode_output_files(&args.out, &name.replace('.', "_"), v, &wanted)
+            .map_err(|e| {
                 CliError(format!(
                     "cannot write output `{name}`: {e}; nothing was written"
                 ))
             })?;
-        let file = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .ok_or_else(|| CliError(format!("output `{name}` has no file name")))?;
-        files.push((file, bytes));
+        for (path, bytes) in encoded {
+            let file = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .ok_or_else(|| CliError(format!("output `{name}` has no file name")))?;
+            files.push((file, bytes));
+        }
     }
     if !files.is_empty() {
         std::fs::create_dir_all(&args.out)

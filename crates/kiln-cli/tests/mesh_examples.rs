@@ -1,0 +1,191 @@
+//! The mesh examples run through `kiln run` and are what their names say: the rock and
+//! every part of the column are closed surfaces (Euler characteristic 2 each), the terrain
+//! is one sheet over the noise (1), the scattered rocks are the terrain plus closed rocks
+//! centred on points scattered over it. Every glb parses with the `gltf` crate, and passes the Khronos validator
+//! (the `gltf-validator` npm package) with no errors when `KILN_GLTF_VALIDATOR` names the
+//! folder it is installed in (`.ci/run` installs it).
+
+mod support;
+
+use kiln_mesh::Mesh;
+use kiln_mesh::measure::{bounds, euler_characteristic, is_closed_manifold, volume};
+use std::path::Path;
+use support::{examples, kiln, text};
+
+/// Run `name` writing OBJ, glb and a preview; the mesh read back from the OBJ, and the glb.
+fn run(name: &str, output: &str, dir: &Path) -> (Mesh, Vec<u8>) {
+    let p = examples().join(format!("{name}.json"));
+    let obj = format!("{output}.obj");
+    let glb = format!("{output}.glb");
+    let o = kiln(
+        &[
+            "run",
+            p.to_str().unwrap(),
+            "--out",
+            "out",
+            "-q",
+            "--output",
+            &obj,
+            "--output",
+            &glb,
+            "--preview",
+        ],
+        dir,
+    );
+    assert!(o.status.success(), "{name}: {:?}", text(&o));
+    let out = dir.join("out");
+    let preview = std::fs::read(out.join(format!("{output}.preview.png"))).unwrap();
+    assert_eq!(&preview[..8], b"\x89PNG\r\n\x1a\n");
+    let mesh = kiln_io::mesh_files::decode_obj(&std::fs::read(out.join(&obj)).unwrap()).unwrap();
+    let bytes = std::fs::read(out.join(&glb)).unwrap();
+    check_glb(&bytes, &mesh, dir, &glb);
+    (mesh, bytes)
+}
+
+/// The glb parses, holds the mesh's triangles, and its position bounds are the mesh's.
+fn check_glb(bytes: &[u8], mesh: &Mesh, dir: &Path, name: &str) {
+    let doc = gltf::Gltf::from_slice(bytes).expect("a valid glb");
+    let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let tris: usize = mesh.prims.iter().map(|p| p.count as usize - 2).sum();
+    assert_eq!(prim.indices().unwrap().count(), 3 * tris);
+    let bb = prim.bounding_box();
+    let (lo, hi) = bounds(mesh).unwrap();
+    assert_eq!((bb.min, bb.max), (lo.to_array(), hi.to_array()));
+    if let Ok(folder) = std::env::var("KILN_GLTF_VALIDATOR") {
+        let script = dir.join("validate.js");
+        std::fs::write(
+            &script,
+            "const v = require(process.argv[2] + '/node_modules/gltf-validator');\n\
+             const data = new Uint8Array(require('fs').readFileSync(process.argv[3]));\n\
+             v.validateBytes(data).then(r => console.log(r.issues.numErrors + ' ' + JSON.stringify(r.issues.messages)))\n\
+             .catch(e => { console.error(e); process.exit(2); });\n",
+        )
+        .unwrap();
+        let o = std::process::Command::new("node")
+            .args([
+                script.to_str().unwrap(),
+                &folder,
+                dir.join("out").join(name).to_str().unwrap(),
+            ])
+            .output()
+            .expect("node runs");
+        let (stdout, stderr) = text(&o);
+        assert!(o.status.success(), "{stderr}");
+        assert!(
+            stdout.starts_with("0 "),
+            "{name}: the validator reports errors: {stdout}"
+        );
+    }
+}
+
+#[test]
+fn the_rock_is_one_closed_lump() {
+    let dir = tempfile::tempdir().unwrap();
+    let (m, _) = run("rock", "rock", dir.path());
+    assert!(is_closed_manifold(&m));
+    assert_eq!(euler_characteristic(&m), 2);
+    assert_eq!(m.prims.len(), 20 * 64);
+    // Lumpy: the points are not all at one distance from the centre.
+    let r: Vec<f32> = m.points.iter().map(|p| p.length()).collect();
+    let (lo, hi) = r
+        .iter()
+        .fold((f32::MAX, 0f32), |(a, b), &x| (a.min(x), b.max(x)));
+    assert!(hi - lo > 0.2, "{lo}..{hi}");
+    assert!(volume(&m) > 0.0);
+}
+
+#[test]
+fn the_terrain_is_one_sheet_over_the_noise() {
+    let dir = tempfile::tempdir().unwrap();
+    let (m, _) = run("terrain", "terrain", dir.path());
+    assert_eq!((m.points.len(), m.prims.len()), (40 * 40, 39 * 39));
+    assert_eq!(euler_characteristic(&m), 1);
+    let (lo, hi) = bounds(&m).unwrap();
+    assert!(hi.y - lo.y > 1.0, "hardly any relief");
+    assert!((hi.x - lo.x - 20.0).abs() < 1e-4);
+}
+
+#[test]
+fn the_column_is_three_closed_solids_stacked() {
+    let dir = tempfile::tempdir().unwrap();
+    let (m, _) = run("column", "column", dir.path());
+    assert!(is_closed_manifold(&m));
+    assert_eq!(euler_characteristic(&m), 6, "plinth, shaft and abacus");
+    let (lo, hi) = bounds(&m).unwrap();
+    assert!(
+        (lo.y + 0.3).abs() < 1e-5 && (hi.y - 4.33).abs() < 1e-4,
+        "{lo} {hi}"
+    );
+}
+
+#[test]
+fn the_rocks_lie_scattered_on_the_terrain() {
+    let dir = tempfile::tempdir().unwrap();
+    let (m, _) = run("scattered_rocks", "scattered", dir.path());
+    let ground = 31 * 31;
+    let rocks = (m.prims.len() - ground) / 320;
+    assert!((10..=30).contains(&rocks), "{rocks} rocks");
+    assert_eq!((m.prims.len() - ground) % 320, 0);
+    // The ground is a disk, every rock a sphere.
+    assert_eq!(euler_characteristic(&m), 1 + 2 * rocks as i64);
+}
+
+#[test]
+fn a_mesh_input_is_read_from_a_file_and_keyed_by_its_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    run("rock", "rock", cwd);
+    std::fs::create_dir_all(cwd.join("elsewhere")).unwrap();
+    std::fs::copy(cwd.join("out/rock.obj"), cwd.join("elsewhere/copy.obj")).unwrap();
+    std::fs::write(
+        cwd.join("lift.json"),
+        r#"{"kiln": 1,
+            "inputs": {"src": {"type": "mesh"}},
+            "nodes": {"up": {"op": "mesh.transform", "inputs": {"mesh": "src.out", "translate": [0.0, 2.0, 0.0]}}},
+            "outputs": {"lifted": "up.out"}}"#,
+    )
+    .unwrap();
+    let go = |file: &str, out: &str| {
+        let set = format!("src=@{file}");
+        let o = kiln(
+            &[
+                "run",
+                "lift.json",
+                "--out",
+                out,
+                "--output",
+                "lifted.obj",
+                "--set",
+                &set,
+                "--cache",
+                "c",
+            ],
+            cwd,
+        );
+        assert!(o.status.success(), "{:?}", text(&o));
+        text(&o).1
+    };
+    go("out/rock.obj", "a");
+    // The same content under another path: the transform comes from the cache.
+    let second = go("elsewhere/copy.obj", "b");
+    assert!(second.contains("0 nodes cooked"), "{second}");
+    let a = std::fs::read(cwd.join("a/lifted.obj")).unwrap();
+    assert_eq!(a, std::fs::read(cwd.join("b/lifted.obj")).unwrap());
+    let lifted = kiln_io::mesh_files::decode_obj(&a).unwrap();
+    let rock =
+        kiln_io::mesh_files::decode_obj(&std::fs::read(cwd.join("out/rock.obj")).unwrap()).unwrap();
+    for (p, q) in lifted.points.iter().zip(&rock.points) {
+        assert!((*p - *q - glam::Vec3::Y * 2.0).length() < 1e-5);
+    }
+    // Text at a mesh input is refused with the form to use.
+    let o = kiln(
+        &["run", "lift.json", "--out", "x", "--set", "src=rock"],
+        cwd,
+    );
+    assert!(!o.status.success());
+    assert!(
+        text(&o).1.contains("src=@path/to/file.obj"),
+        "{:?}",
+        text(&o)
+    );
+}

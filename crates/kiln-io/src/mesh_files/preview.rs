@@ -1,0 +1,99 @@
+//! A shaded picture of a mesh, for a user without a 3D program: a small software
+//! rasteriser with a z-buffer. The camera looks at the centre of the mesh's bounds from the
+//! front right and above (along −(1, 0.8, 1.4)), orthographic, framing the bounding sphere;
+//! each triangle is lit flat by a Lambert term from a light over the camera's left shoulder
+//! (both sides lit, so open surfaces read as well as closed ones) over a grey gradient.
+//! Polylines are not drawn.
+
+use super::corners::Corners;
+use glam::{Vec2, Vec3};
+use kiln_mesh::Mesh;
+
+/// The preview's size in pixels.
+pub const PREVIEW_SIZE: u32 = 512;
+
+/// The preview of `mesh` as 8-bit RGBA pixels, `size` × `size`, rows top to bottom.
+pub fn render_preview(mesh: &Mesh, size: u32) -> Vec<u8> {
+    let s = size.max(1) as usize;
+    let mut rgba = Vec::with_capacity(s * s * 4);
+    for y in 0..s {
+        let g = 0.32 - 0.14 * y as f32 / s as f32;
+        for _ in 0..s {
+            rgba.extend([to8(g), to8(g), to8(g * 1.1), 255]);
+        }
+    }
+    let c = Corners::of(mesh);
+    let Some((lo, hi)) = bounds(&c.positions) else {
+        return rgba;
+    };
+    let centre = (lo + hi) * 0.5;
+    let radius = ((hi - lo).length() * 0.5).max(1e-6);
+    let forward = -Vec3::new(1.0, 0.8, 1.4).normalize();
+    let right = forward.cross(Vec3::Y).normalize();
+    let up = right.cross(forward);
+    let light = (-forward + up * 0.6 - right * 0.5).normalize();
+    let half = s as f32 * 0.5;
+    let project = |p: Vec3| {
+        let d = p - centre;
+        let scale = 0.92 * half / radius;
+        (
+            Vec2::new(half + d.dot(right) * scale, half - d.dot(up) * scale),
+            d.dot(forward),
+        )
+    };
+    let mut depth = vec![f32::INFINITY; s * s];
+    for t in &c.triangles {
+        let [a, b, p] = t.map(|i| c.positions[i as usize]);
+        let n = (b - a).cross(p - a).normalize_or_zero();
+        let shade = 0.18 + 0.82 * n.dot(light).abs();
+        let colour = Vec3::new(0.86, 0.78, 0.66) * shade;
+        let [(sa, za), (sb, zb), (sp, zp)] = [project(a), project(b), project(p)];
+        let area = edge(sa, sb, sp);
+        if area.abs() < 1e-12 {
+            continue;
+        }
+        let min = sa.min(sb).min(sp).floor().max(Vec2::ZERO);
+        let max = sa.max(sb).max(sp).ceil().min(Vec2::splat(s as f32 - 1.0));
+        for y in min.y as usize..=max.y as usize {
+            for x in min.x as usize..=max.x as usize {
+                let q = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+                let (w0, w1, w2) = (
+                    edge(sb, sp, q) / area,
+                    edge(sp, sa, q) / area,
+                    edge(sa, sb, q) / area,
+                );
+                if w0 < 0.0 || w1 < 0.0 || w2 < 0.0 {
+                    continue;
+                }
+                let z = w0 * za + w1 * zb + w2 * zp;
+                let k = y * s + x;
+                if z < depth[k] {
+                    depth[k] = z;
+                    rgba[k * 4..k * 4 + 3].copy_from_slice(&[
+                        to8(colour.x),
+                        to8(colour.y),
+                        to8(colour.z),
+                    ]);
+                }
+            }
+        }
+    }
+    rgba
+}
+
+fn edge(a: Vec2, b: Vec2, p: Vec2) -> f32 {
+    (b - a).perp_dot(p - a)
+}
+
+fn to8(x: f32) -> u8 {
+    (x.clamp(0.0, 1.0) * 255.0 + 0.5) as u8
+}
+
+fn bounds(points: &[Vec3]) -> Option<(Vec3, Vec3)> {
+    let first = *points.first()?;
+    Some(
+        points
+            .iter()
+            .fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p))),
+    )
+}

@@ -1,0 +1,79 @@
+//! Copying a mesh onto points: one copy per target point, moved to the point, turned by its
+//! `orient` (a quaternion x, y, z, w) or else so the copy's +Y follows its `N`, and scaled by
+//! its `pscale` (uniform) times its `scale` (per axis). The copies are real geometry, merged
+//! into one mesh; each copy's primitives get the primitive attribute `copy` (the target
+//! point's index).
+
+use crate::attribute::AttribValues;
+use crate::geometry::{Mesh, Primitive};
+use crate::limits::{LimitError, check_size};
+use glam::{Affine3A, Mat3, Quat, Vec3};
+
+/// The transform that target point `i` gives its copy.
+pub fn copy_transform(target: &Mesh, i: usize) -> Affine3A {
+    let a = &target.point_attrs;
+    let rot = if let Some(AttribValues::Vec4(q)) = a.get("orient") {
+        let q = q[i];
+        Quat::from_xyzw(q.x, q.y, q.z, q.w).normalize()
+    } else if let Some(n) = a.vec3("N") {
+        let n = n[i].try_normalize().unwrap_or(Vec3::Y);
+        Quat::from_rotation_arc(Vec3::Y, n)
+    } else {
+        Quat::IDENTITY
+    };
+    let uniform = a.float("pscale").map_or(1.0, |s| s[i]);
+    let axes = a.vec3("scale").map_or(Vec3::ONE, |s| s[i]);
+    Affine3A::from_scale_rotation_translation(axes * uniform, rot, target.points[i])
+}
+
+/// One copy of `source` per point of `target` (see the module docs). Point and vertex
+/// attributes of the source are copied along (normals turned with the copy).
+pub fn copy_to_points(node: &str, source: &Mesh, target: &Mesh) -> Result<Mesh, LimitError> {
+    let n = target.points.len() as u64;
+    check_size(
+        node,
+        n.saturating_mul(source.points.len() as u64),
+        n.saturating_mul(source.prims.len() as u64),
+        n.saturating_mul(source.vertices.len() as u64),
+    )?;
+    let n = n as usize;
+    let (sp, sv, sf) = (
+        source.points.len(),
+        source.vertices.len(),
+        source.prims.len(),
+    );
+    let mut out = Mesh::new();
+    out.points.reserve(n * sp);
+    out.vertices.reserve(n * sv);
+    out.prims.reserve(n * sf);
+    let mut copy_id = Vec::with_capacity(n * sf);
+    let point_n = source.point_attrs.vec3("N");
+    let mut normals: Vec<Vec3> = Vec::with_capacity(if point_n.is_some() { n * sp } else { 0 });
+    for i in 0..n {
+        let m = copy_transform(target, i);
+        let normal = Mat3::from(m.matrix3).inverse().transpose();
+        let (po, vo) = ((i * sp) as u32, (i * sv) as u32);
+        out.points
+            .extend(source.points.iter().map(|&p| m.transform_point3(p)));
+        if let Some(sn) = point_n {
+            normals.extend(sn.iter().map(|&v| (normal * v).normalize_or_zero()));
+        }
+        out.vertices.extend(source.vertices.iter().map(|&v| v + po));
+        out.prims.extend(source.prims.iter().map(|p| Primitive {
+            start: p.start + vo,
+            ..*p
+        }));
+        copy_id.extend(std::iter::repeat_n(i as i32, sf));
+    }
+    let repeat =
+        |count: usize, per: usize| -> Vec<u32> { (0..count).flat_map(|_| 0..per as u32).collect() };
+    out.point_attrs = source.point_attrs.pick(&repeat(n, sp));
+    if point_n.is_some() {
+        out.point_attrs.insert("N", AttribValues::Vec3(normals));
+    }
+    out.vertex_attrs = source.vertex_attrs.pick(&repeat(n, sv));
+    out.vertex_attrs.remove("N");
+    out.prim_attrs = source.prim_attrs.pick(&repeat(n, sf));
+    out.prim_attrs.insert("copy", AttribValues::Int(copy_id));
+    Ok(out)
+}

@@ -1,0 +1,18 @@
+//! Operations on meshes, as plain functions (the ops in [`crate::ops`] call them).
+
+mod adjacency;
+pub mod attrib;
+pub mod boolean;
+pub mod copy;
+pub mod deform;
+pub mod extrude;
+pub mod from_image;
+pub mod noise3;
+pub mod normals;
+pub mod restructure;
+pub mod scatter;
+pub mod simplify;
+pub mod stencil;
+pub mod subdivide;
+pub mod topology;
+pub mod uv;

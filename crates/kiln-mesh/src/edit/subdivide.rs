@@ -1,0 +1,245 @@
+//! Subdivision surfaces: Catmull–Clark (any polygons, quads out) and Loop (triangles).
+//! Boundary edges and points follow the crease rules (an edge point at the midpoint, a
+//! boundary point at 3/4 of itself and 1/8 of each boundary neighbour); a point where more
+//! than two boundary edges meet stays put. Point attributes follow the positions' stencils,
+//! primitive attributes and groups pass to the child faces, vertex attributes are blended
+//! within each face; polylines are dropped.
+
+use super::adjacency::{PointEdges, other};
+use super::stencil::Stencils;
+use super::topology::{EdgeTable, NONE};
+use crate::attribute::{AttribClass, Weighted};
+use crate::geometry::{Mesh, PrimKind};
+use crate::limits::{LimitError, check_size};
+
+/// The polygons of `mesh` (indices of its primitives that are polygons of 3 or more).
+fn polygons(mesh: &Mesh) -> Vec<usize> {
+    (0..mesh.prims.len())
+        .filter(|&f| mesh.prims[f].kind == PrimKind::Polygon && mesh.prims[f].count >= 3)
+        .collect()
+}
+
+/// The crease rule for point `p`, when it is on the boundary: its stencil terms.
+fn boundary_terms(table: &EdgeTable, at: &[u32], p: u32) -> Option<Vec<Weighted>> {
+    let open: Vec<u32> = at
+        .iter()
+        .copied()
+        .filter(|&e| table.is_boundary(e as usize))
+        .collect();
+    match open.len() {
+        0 => None,
+        2 => Some(vec![
+            (p, 0.75),
+            (other(table, open[0], p), 0.125),
+            (other(table, open[1], p), 0.125),
+        ]),
+        _ => Some(vec![(p, 1.0)]),
+    }
+}
+
+/// Carry primitive attributes and groups from parents to children (`parent[c]` is child
+/// `c`'s parent face).
+fn carry_prims(from: &Mesh, to: &mut Mesh, parent: &[u32]) {
+    to.prim_attrs = from.prim_attrs.pick(parent);
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); from.prims.len()];
+    for (c, &p) in parent.iter().enumerate() {
+        children[p as usize].push(c as u32);
+    }
+    for (name, members) in &from.groups.prims {
+        let kids = members
+            .iter()
+            .flat_map(|&m| children[m as usize].iter().copied());
+        to.groups.set(AttribClass::Primitive, name, kids.collect());
+    }
+    to.groups.points = from.groups.points.clone();
+    to.detail_attrs = from.detail_attrs.clone();
+}
+
+/// One level of Catmull–Clark: every n-gon becomes n quads.
+pub fn catmull_clark(node: &str, mesh: &Mesh) -> Result<Mesh, LimitError> {
+    let faces = polygons(mesh);
+    let table = EdgeTable::of(mesh);
+    let corners: u64 = faces.iter().map(|&f| mesh.prims[f].count as u64).sum();
+    let (v, f, e) = (mesh.points.len(), faces.len(), table.edges.len());
+    check_size(node, (v + f + e) as u64, corners, corners * 4)?;
+    let at = PointEdges::of(v, &table);
+    let mut st = Stencils::with_capacity(v + f + e, 8);
+    // Which faces touch each point.
+    let mut point_faces: Vec<Vec<u32>> = vec![Vec::new(); v];
+    for &fi in &faces {
+        for &p in mesh.prim_points(fi) {
+            point_faces[p as usize].push(fi as u32);
+        }
+    }
+    let centroid = |st: &mut Stencils, fi: usize, w: f32| {
+        let pts = mesh.prim_points(fi);
+        let k = w / pts.len() as f32;
+        pts.iter().for_each(|&q| st.push(q, k));
+    };
+    for p in 0..v as u32 {
+        let edges = at.at(p as usize);
+        let pf = &point_faces[p as usize];
+        if let Some(terms) = boundary_terms(&table, edges, p) {
+            terms.into_iter().for_each(|(q, w)| st.push(q, w));
+        } else if pf.is_empty() {
+            st.push(p, 1.0);
+        } else {
+            let n = edges.len() as f32;
+            // (F + 2R + (n − 3)P) / n
+            for &fi in pf {
+                centroid(&mut st, fi as usize, 1.0 / (pf.len() as f32 * n));
+            }
+            for &ei in edges {
+                let w = 2.0 / (n * edges.len() as f32) * 0.5;
+                st.push(p, w);
+                st.push(other(&table, ei, p), w);
+            }
+            st.push(p, (n - 3.0) / n);
+        }
+        st.finish();
+    }
+    let mut face_point = vec![NONE; mesh.prims.len()];
+    for (k, &fi) in faces.iter().enumerate() {
+        face_point[fi] = (v + k) as u32;
+        centroid(&mut st, fi, 1.0);
+        st.finish();
+    }
+    for (ei, [a, b]) in table.edges.iter().enumerate() {
+        let [f0, f1] = table.faces[ei];
+        if f1 == NONE {
+            st.push(*a, 0.5);
+            st.push(*b, 0.5);
+        } else {
+            st.push(*a, 0.25);
+            st.push(*b, 0.25);
+            centroid(&mut st, f0 as usize, 0.25);
+            centroid(&mut st, f1 as usize, 0.25);
+        }
+        st.finish();
+    }
+    let mut out = Mesh::new();
+    out.points = st.apply(&mesh.points);
+    out.point_attrs = st.apply_attrs(&mesh.point_attrs);
+    let edge_point = |e: u32| (v + f) as u32 + e;
+    let mut parent = Vec::with_capacity(corners as usize);
+    let blend_vertices = !mesh.vertex_attrs.is_empty();
+    let mut vmix: Vec<Vec<Weighted>> = Vec::new();
+    for &fi in &faces {
+        let r = mesh.prims[fi].range();
+        let n = r.len();
+        for k in 0..n {
+            let prev = r.start + (k + n - 1) % n;
+            let here = r.start + k;
+            let next = r.start + (k + 1) % n;
+            out.add_polygon(&[
+                mesh.vertices[here],
+                edge_point(table.corner_edge[here]),
+                face_point[fi],
+                edge_point(table.corner_edge[prev]),
+            ]);
+            parent.push(fi as u32);
+            if blend_vertices {
+                let all = 1.0 / n as f32;
+                vmix.push(vec![(here as u32, 1.0)]);
+                vmix.push(vec![(here as u32, 0.5), (next as u32, 0.5)]);
+                vmix.push(r.clone().map(|c| (c as u32, all)).collect());
+                vmix.push(vec![(here as u32, 0.5), (prev as u32, 0.5)]);
+            }
+        }
+    }
+    if blend_vertices {
+        let lists: Vec<&[Weighted]> = vmix.iter().map(Vec::as_slice).collect();
+        out.vertex_attrs = mesh.vertex_attrs.blend(&lists);
+    }
+    carry_prims(mesh, &mut out, &parent);
+    Ok(out)
+}
+
+/// Loop's weight of the neighbours of an interior point of valence `n`.
+fn loop_beta(n: usize) -> f32 {
+    let n = n as f32;
+    let c = 0.375 + 0.25 * (std::f32::consts::TAU / n).cos();
+    (0.625 - c * c) / n
+}
+
+/// Why a mesh cannot be Loop-subdivided.
+#[derive(Debug, thiserror::Error)]
+pub enum LoopError {
+    /// Over a size limit.
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+    /// A polygon is not a triangle.
+    #[error("Loop subdivision takes triangles; primitive {0} is not one (triangulate first)")]
+    NotTriangles(usize),
+}
+
+/// One level of Loop subdivision: every triangle becomes four.
+pub fn loop_subdivide(node: &str, mesh: &Mesh) -> Result<Mesh, LoopError> {
+    let faces = polygons(mesh);
+    if let Some(&bad) = faces.iter().find(|&&f| mesh.prims[f].count != 3) {
+        return Err(LoopError::NotTriangles(bad));
+    }
+    let table = EdgeTable::of(mesh);
+    let (v, e) = (mesh.points.len(), table.edges.len());
+    check_size(
+        node,
+        (v + e) as u64,
+        faces.len() as u64 * 4,
+        faces.len() as u64 * 12,
+    )?;
+    let at = PointEdges::of(v, &table);
+    let mut st = Stencils::with_capacity(v + e, 7);
+    for p in 0..v as u32 {
+        let edges = at.at(p as usize);
+        if let Some(terms) = boundary_terms(&table, edges, p) {
+            terms.into_iter().for_each(|(q, w)| st.push(q, w));
+        } else if edges.is_empty() {
+            st.push(p, 1.0);
+        } else {
+            let beta = loop_beta(edges.len());
+            st.push(p, 1.0 - beta * edges.len() as f32);
+            edges
+                .iter()
+                .for_each(|&ei| st.push(other(&table, ei, p), beta));
+        }
+        st.finish();
+    }
+    let opposite = |f: u32, a: u32, b: u32| {
+        mesh.prim_points(f as usize)
+            .iter()
+            .copied()
+            .find(|&q| q != a && q != b)
+    };
+    for (ei, &[a, b]) in table.edges.iter().enumerate() {
+        let [f0, f1] = table.faces[ei];
+        match (f1 != NONE).then(|| (opposite(f0, a, b), opposite(f1, a, b))) {
+            Some((Some(c), Some(d))) => {
+                st.push(a, 0.375);
+                st.push(b, 0.375);
+                st.push(c, 0.125);
+                st.push(d, 0.125);
+            }
+            _ => {
+                st.push(a, 0.5);
+                st.push(b, 0.5);
+            }
+        }
+        st.finish();
+    }
+    let mut out = Mesh::new();
+    out.points = st.apply(&mesh.points);
+    out.point_attrs = st.apply_attrs(&mesh.point_attrs);
+    let mut parent = Vec::with_capacity(faces.len() * 4);
+    let ep = |c: usize| v as u32 + table.corner_edge[c];
+    for &fi in &faces {
+        let s = mesh.prims[fi].start as usize;
+        let [a, b, c] = [0, 1, 2].map(|k| mesh.vertices[s + k]);
+        let (ab, bc, ca) = (ep(s), ep(s + 1), ep(s + 2));
+        for t in [[a, ab, ca], [ab, b, bc], [ca, bc, c], [ab, bc, ca]] {
+            out.add_polygon(&t);
+            parent.push(fi as u32);
+        }
+    }
+    carry_prims(mesh, &mut out, &parent);
+    Ok(out)
+}

@@ -1,0 +1,156 @@
+//! Ops that rebuild topology: `mesh.subdivide`, `mesh.extrude`, `mesh.merge`, `mesh.fuse`,
+//! `mesh.boolean`, `mesh.simplify`, `mesh.scatter`, `mesh.copy_to_points`.
+
+use super::ports::{choice, count, float, mesh, put, seed};
+use crate::edit::boolean::{BooleanOp, boolean};
+use crate::edit::extrude::{Extrude, extrude};
+use crate::edit::{copy, restructure, scatter, simplify, subdivide};
+use crate::value::MESH_TYPE;
+use kiln_core::op::{FnOp, OpError};
+use kiln_core::registry::{Registry, RegistryError};
+
+/// Register the ops of this file.
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    reg.register(
+        FnOp::new("mesh.subdivide", "Subdivision surface: Catmull–Clark (any polygons, quads out) or Loop (triangles), `levels` times.")
+            .required("mesh", MESH_TYPE, "the mesh")
+            .param("scheme", "catmull-clark", "catmull-clark or loop")
+            .param("levels", 1i64, "times to subdivide (0 to 8; the size limit applies)")
+            .output_of("out", MESH_TYPE, "the subdivided mesh")
+            .run(|call, out| {
+                let scheme = choice(call, 0, &["catmull-clark", "loop"])?;
+                let levels = count(call, 1, 0, 8)?;
+                let mut m = mesh(call, 0)?.clone();
+                for _ in 0..levels {
+                    call.check_cancel()?;
+                    m = if scheme == "loop" {
+                        subdivide::loop_subdivide(call.node, &m).map_err(|e| OpError::input(0, e.to_string()))?
+                    } else {
+                        subdivide::catmull_clark(call.node, &m)?
+                    };
+                }
+                put(out, m);
+                Ok(())
+            }),
+    )?;
+    reg.register(
+        FnOp::new("mesh.extrude", "Extrude and inset faces, each on its own; fronts go in group `extrude_front`, sides in `extrude_side`.")
+            .required("mesh", MESH_TYPE, "the mesh")
+            .input("distance", 0.1, "how far along the face normal")
+            .input("inset", 0.0, "how far toward the face centre (0 to 1)")
+            .param("group", "", "the primitive group extruded (empty: every polygon)")
+            .param("keep_back", false, "keep each face, reversed, as a back (closes a lone profile)")
+            .output_of("out", MESH_TYPE, "the extruded mesh")
+            .run(|call, out| {
+                let m = mesh(call, 0)?;
+                let group = call.param_str(0)?;
+                let selected = m.groups.prim_mask(group, m.prims.len()).ok_or_else(|| {
+                    OpError::param(0, format!("the mesh has no primitive group `{group}`"))
+                })?;
+                let s = Extrude {
+                    distance: float(call, 1)?,
+                    inset: float(call, 2)?.clamp(0.0, 1.0),
+                    keep_back: call.param_bool(1)?,
+                };
+                put(out, extrude(call.node, m, &selected, s)?);
+                Ok(())
+            }),
+    )?;
+    reg.register(
+        FnOp::new(
+            "mesh.merge",
+            "Both meshes as one: b's elements after a's, attributes and groups of both.",
+        )
+        .required("a", MESH_TYPE, "the first mesh")
+        .required("b", MESH_TYPE, "the second mesh")
+        .output_of("out", MESH_TYPE, "the merged mesh")
+        .run(|call, out| {
+            put(
+                out,
+                restructure::merge(call.node, mesh(call, 0)?, mesh(call, 1)?)?,
+            );
+            Ok(())
+        }),
+    )?;
+    reg.register(
+        FnOp::new("mesh.fuse", "Fuse points within `distance` of an earlier one; collapsed primitives and unused points go.")
+            .required("mesh", MESH_TYPE, "the mesh")
+            .input("distance", 0.001, "the reach")
+            .output_of("out", MESH_TYPE, "the fused mesh")
+            .run(|call, out| {
+                put(out, restructure::fuse(mesh(call, 0)?, float(call, 1)?));
+                Ok(())
+            }),
+    )?;
+    reg.register(
+        FnOp::new(
+            "mesh.boolean",
+            "Union, difference or intersection of two closed meshes (boolmesh, Manifold's \
+             algorithm); triangles out, no attributes.",
+        )
+        .required("a", MESH_TYPE, "the first solid")
+        .required("b", MESH_TYPE, "the second solid")
+        .param(
+            "operation",
+            "union",
+            "union, difference (a minus b) or intersection",
+        )
+        .output_of("out", MESH_TYPE, "the resulting solid")
+        .run(|call, out| {
+            let op = match choice(call, 0, &["union", "difference", "intersection"])? {
+                "union" => BooleanOp::Union,
+                "difference" => BooleanOp::Difference,
+                _ => BooleanOp::Intersection,
+            };
+            let r = boolean(mesh(call, 0)?, mesh(call, 1)?, op)
+                .map_err(|e| OpError::new(e.to_string()))?;
+            put(out, r);
+            Ok(())
+        }),
+    )?;
+    reg.register(
+        FnOp::new(
+            "mesh.simplify",
+            "Fewer triangles, the shape kept (meshoptimizer's edge collapse): toward `ratio` of \
+             them, within `error` of the mesh's extent.",
+        )
+        .required("mesh", MESH_TYPE, "the mesh")
+        .input("ratio", 0.5, "the share of triangles kept (0 to 1)")
+        .input(
+            "error",
+            0.01,
+            "the largest deviation, relative to the mesh's extent",
+        )
+        .output_of("out", MESH_TYPE, "the simplified mesh")
+        .run(|call, out| {
+            let m = simplify::simplify(mesh(call, 0)?, float(call, 1)?, float(call, 2)?);
+            put(out, m);
+            Ok(())
+        }),
+    )?;
+    reg.register(
+        FnOp::new("mesh.scatter", "Seeded points on the surface, area-weighted, no two nearer than `min_distance`; each with its face's `N`.")
+            .required("mesh", MESH_TYPE, "the surface")
+            .input("min_distance", 0.0, "the least distance between two points (0: any)")
+            .param("count", 100i64, "points asked for (0 to 10000000; fewer when the distance leaves no room)")
+            .param("seed", 0i64, "the seed")
+            .output_of("out", MESH_TYPE, "the points")
+            .run(|call, out| {
+                let n = count(call, 0, 0, 10_000_000)?;
+                let m = scatter::scatter(call.node, mesh(call, 0)?, n, seed(call, 1)?, float(call, 1)?)?;
+                put(out, m);
+                Ok(())
+            }),
+    )?;
+    reg.register(
+        FnOp::new("mesh.copy_to_points", "A copy of `source` on every point of `target`, turned by `orient` or `N` (+Y to N) and scaled by `pscale` and `scale`.")
+            .required("source", MESH_TYPE, "the mesh copied")
+            .required("target", MESH_TYPE, "the points copied onto")
+            .output_of("out", MESH_TYPE, "every copy, as one mesh")
+            .run(|call, out| {
+                put(out, copy::copy_to_points(call.node, mesh(call, 0)?, mesh(call, 1)?)?);
+                Ok(())
+            }),
+    )?;
+    Ok(())
+}

@@ -1,0 +1,192 @@
+//! The generator ops: `mesh.grid`, `mesh.box`, `mesh.sphere`, `mesh.icosphere`,
+//! `mesh.cylinder`, `mesh.cone`, `mesh.torus`, `mesh.circle`, `mesh.line`, `mesh.curve`
+//! (`mesh.heightfield` is with the other image ops).
+
+use super::ports::{count, float, vec2, vec3};
+use crate::generate;
+use crate::value::MESH_TYPE;
+use glam::Vec3;
+use kiln_core::op::{FnOp, OpError};
+use kiln_core::registry::{Registry, RegistryError};
+use kiln_core::value::Value;
+
+const OUT: &str = "the mesh";
+
+/// Register the generators.
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    reg.register(
+        FnOp::new(
+            "mesh.grid",
+            "A grid of quads in the XZ plane (Y up), centred, with point `uv`.",
+        )
+        .input_of("size", Value::Vec2([1.0, 1.0]), "extent along X and Z")
+        .param("cols", 10i64, "quads along X (1 to 100000)")
+        .param("rows", 10i64, "quads along Z (1 to 100000)")
+        .output_of("out", MESH_TYPE, OUT)
+        .run(|call, out| {
+            let (c, r) = (count(call, 0, 1, 100_000)?, count(call, 1, 1, 100_000)?);
+            out[0] = generate::grid(call.node, vec2(call, 0)?, c, r)?.into_value();
+            Ok(())
+        }),
+    )?;
+    reg.register(
+        FnOp::new(
+            "mesh.box",
+            "An axis-aligned box centred on the origin: 8 points, 6 quads.",
+        )
+        .input_of(
+            "size",
+            Value::Vec3([1.0, 1.0, 1.0]),
+            "extent along X, Y and Z",
+        )
+        .output_of("out", MESH_TYPE, OUT)
+        .run(|call, out| {
+            out[0] = generate::cube(vec3(call, 0)?).into_value();
+            Ok(())
+        }),
+    )?;
+    reg.register(
+        FnOp::new(
+            "mesh.sphere",
+            "A UV sphere about the Y axis: rows of latitude, columns of longitude.",
+        )
+        .input("radius", 1.0, "radius")
+        .param("rows", 16i64, "bands of latitude (2 to 10000)")
+        .param("cols", 32i64, "bands of longitude (3 to 10000)")
+        .output_of("out", MESH_TYPE, OUT)
+        .run(|call, out| {
+            let (r, c) = (count(call, 0, 2, 10_000)?, count(call, 1, 3, 10_000)?);
+            out[0] = generate::uv_sphere(call.node, float(call, 0)?, r, c)?.into_value();
+            Ok(())
+        }),
+    )?;
+    reg.register(
+        FnOp::new(
+            "mesh.icosphere",
+            "A sphere of triangles: an icosahedron split `level` times (20 × 4^level faces).",
+        )
+        .input("radius", 1.0, "radius")
+        .param(
+            "level",
+            2i64,
+            "subdivisions (0 to 12; the size limit applies)",
+        )
+        .output_of("out", MESH_TYPE, OUT)
+        .run(|call, out| {
+            let level = count(call, 0, 0, 12)?;
+            out[0] = generate::icosphere(call.node, float(call, 0)?, level)?.into_value();
+            Ok(())
+        }),
+    )?;
+    for (id, doc, cone) in [
+        (
+            "mesh.cylinder",
+            "A closed cylinder about the Y axis, centred on the origin.",
+            false,
+        ),
+        (
+            "mesh.cone",
+            "A closed cone about the Y axis, its tip at +height/2.",
+            true,
+        ),
+    ] {
+        let op = FnOp::new(id, doc)
+            .input("radius", 0.5, "radius of the base")
+            .input("height", 1.0, "height along Y")
+            .param("cols", 24i64, "sides (3 to 100000)")
+            .param("rows", 1i64, "bands along the height (1 to 100000)")
+            .output_of("out", MESH_TYPE, OUT);
+        reg.register(if cone {
+            op.run(|call, out| {
+                let (c, r) = (count(call, 0, 3, 100_000)?, count(call, 1, 1, 100_000)?);
+                let (rad, h) = (float(call, 0)?, float(call, 1)?);
+                out[0] = generate::cone(call.node, rad, h, c, r)?.into_value();
+                Ok(())
+            })
+        } else {
+            op.run(|call, out| {
+                let (c, r) = (count(call, 0, 3, 100_000)?, count(call, 1, 1, 100_000)?);
+                let (rad, h) = (float(call, 0)?, float(call, 1)?);
+                out[0] = generate::cylinder(call.node, rad, h, c, r)?.into_value();
+                Ok(())
+            })
+        })?;
+    }
+    reg.register(
+        FnOp::new("mesh.torus", "A torus about the Y axis.")
+            .input("major", 1.0, "radius of the ring")
+            .input("minor", 0.25, "radius of the tube")
+            .param("cols", 32i64, "steps around the ring (3 to 100000)")
+            .param("rows", 12i64, "steps around the tube (3 to 100000)")
+            .output_of("out", MESH_TYPE, OUT)
+            .run(|call, out| {
+                let (c, r) = (count(call, 0, 3, 100_000)?, count(call, 1, 3, 100_000)?);
+                let (a, b) = (float(call, 0)?, float(call, 1)?);
+                out[0] = generate::torus(call.node, a, b, c, r)?.into_value();
+                Ok(())
+            }),
+    )?;
+    reg.register(
+        FnOp::new(
+            "mesh.circle",
+            "A circle in the XZ plane: a polygon facing +Y, or a closed polyline.",
+        )
+        .input("radius", 1.0, "radius")
+        .param("segments", 32i64, "sides (3 to 1000000)")
+        .param("filled", true, "a polygon (true) or a polyline (false)")
+        .output_of("out", MESH_TYPE, OUT)
+        .run(|call, out| {
+            let n = count(call, 0, 3, 1_000_000)?;
+            let filled = call.param_bool(1)?;
+            out[0] = generate::circle(call.node, float(call, 0)?, n, filled)?.into_value();
+            Ok(())
+        }),
+    )?;
+    reg.register(
+        FnOp::new(
+            "mesh.line",
+            "A polyline of evenly spaced points from `start` to `end`.",
+        )
+        .input_of("start", Value::Vec3([0.0; 3]), "first point")
+        .input_of("end", Value::Vec3([0.0, 1.0, 0.0]), "last point")
+        .param("points", 10i64, "points (2 to 10000000)")
+        .output_of("out", MESH_TYPE, OUT)
+        .run(|call, out| {
+            let n = count(call, 0, 2, 10_000_000)?;
+            let m = generate::line(call.node, vec3(call, 0)?, vec3(call, 1)?, n)?;
+            out[0] = m.into_value();
+            Ok(())
+        }),
+    )?;
+    reg.register(
+        FnOp::new(
+            "mesh.curve",
+            "A smooth polyline (Catmull–Rom) through every given point.",
+        )
+        .param(
+            "points",
+            Value::List(Vec::new().into()),
+            "the points, a list of [x, y, z]",
+        )
+        .param(
+            "segments",
+            8i64,
+            "pieces between two given points (1 to 10000)",
+        )
+        .output_of("out", MESH_TYPE, OUT)
+        .run(|call, out| {
+            let items = call.params[0]
+                .as_list()
+                .ok_or_else(|| OpError::param(0, "expected a list of [x, y, z]"))?;
+            let pts = items
+                .iter()
+                .map(super::ports::point)
+                .collect::<Option<Vec<Vec3>>>()
+                .ok_or_else(|| OpError::param(0, "expected a list of [x, y, z]"))?;
+            let s = count(call, 1, 1, 10_000)?;
+            out[0] = generate::curve_through(call.node, &pts, s)?.into_value();
+            Ok(())
+        }),
+    )?;
+    Ok(())
+}
