@@ -1,0 +1,83 @@
+//! # kiln-sim
+//!
+//! Kiln's simulation domain: a grid state heavy type ([`Grid`], a multi-channel `f32` grid
+//! with a codec) and simulations, each an *init* node that makes the first state and a
+//! *step* node that makes the next from the previous. A graph wires them through a latch:
+//! `init.out → latch.init`, `latch.out → step.state`, `step.out → latch.signal`, and
+//! `kiln render --ticks N` runs it.
+//!
+//! | op | what it is |
+//! |----|------------|
+//! | `sim.grayscott.init`, `sim.grayscott.step` | Gray–Scott reaction–diffusion ([`gray_scott`]) |
+//! | `sim.life.init`, `sim.life.step` | Life-like automata in B/S notation ([`life`]) |
+//! | `sim.ca1d.init`, `sim.ca1d.step` | elementary 1D automata, as a space-time diagram ([`elementary`]) |
+//! | `sim.smoothlife.init`, `sim.smoothlife.step` | SmoothLife ([`smoothlife`]) |
+//! | `sim.view` | a grid's channel as a grey image |
+//!
+//! Steps compute rows in parallel on the current Rayon pool, each row from the previous state
+//! only, so the bits do not depend on the thread count. Grid storage is recycled
+//! ([`pool`]): once the previous state has no holder left, its buffer is the next step's
+//! output, so a latch loop allocates no grid after its first ticks.
+//!
+//! ```
+//! use kiln_core::prelude::*;
+//! use kiln_core::recurrence::Recurrent;
+//!
+//! let mut g = Graph::new();
+//! g.add_node("seed", "sim.life.init").unwrap();
+//! g.set_param("seed", "width", Value::Int(5)).unwrap();
+//! g.set_param("seed", "height", Value::Int(5)).unwrap();
+//! g.set_param("seed", "pattern", Value::Str("|..O|..O|..O".into())).unwrap();
+//! g.add_node("state", "latch").unwrap();
+//! g.add_node("life", "sim.life.step").unwrap();
+//! g.wire("seed.out", "state.init");
+//! g.wire("state.out", "life.state");
+//! g.wire("life.out", "state.signal");
+//! let mut run = Recurrent::new(LazyEvaluator::new(kiln_sim::registry()), kiln_sim::registry());
+//! let req = Request::new(["life"]);
+//! let ctx = EvalContext::new();
+//! let first = run.tick(&g, &req, &ctx).unwrap();
+//! let second = run.tick(&g, &req, &ctx).unwrap();
+//! let cells = |o: &Outputs| o.get("life").unwrap().as_heavy::<kiln_sim::Grid>().unwrap().data().to_vec();
+//! // A blinker: horizontal after one generation, vertical again after two.
+//! assert_eq!(cells(&first)[10..15], [0.0, 1.0, 1.0, 1.0, 0.0]);
+//! assert_eq!(cells(&second)[10..15], [0.0, 0.0, 1.0, 0.0, 0.0]);
+//! ```
+#![deny(missing_docs)]
+
+pub mod elementary;
+mod field;
+pub mod gray_scott;
+pub mod grid;
+mod image_bridge;
+pub mod life;
+pub mod pool;
+pub mod rng;
+mod rows;
+mod sim_op;
+pub mod smoothlife;
+mod view;
+
+pub use grid::{GRID, GRID_TYPE, Grid, GridCodec};
+
+use kiln_core::registry::{Registry, RegistryError};
+
+/// Register every simulation op into `reg`, with the grid codec ([`GridCodec`]).
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    gray_scott::register(reg)?;
+    life::register(reg)?;
+    elementary::register(reg)?;
+    smoothlife::register(reg)?;
+    view::register(reg)?;
+    reg.register_codec(GridCodec)?;
+    Ok(())
+}
+
+/// The standard library ([`kiln_std::registry`]) with every simulation op and codec.
+pub fn registry() -> Registry {
+    let mut reg = kiln_std::registry();
+    if let Err(e) = register(&mut reg) {
+        unreachable!("simulation ops collide with the standard library: {e}");
+    }
+    reg
+}
