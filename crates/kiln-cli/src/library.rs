@@ -3,17 +3,18 @@
 use kiln_core::registry::{Registry, RegistryError};
 
 /// Every op the `kiln` command knows: the standard library (`kiln-std`) and the nodes of each
-/// domain crate (`kiln-audio`). An error only if two libraries claim the same op id.
+/// domain crate (`kiln-audio`, `kiln-sim`). An error only if two libraries claim the same op id.
 pub(crate) fn registry() -> Result<Registry, RegistryError> {
     let mut reg = kiln_std::registry();
     kiln_audio::register(&mut reg)?;
+    kiln_sim::register(&mut reg)?;
     Ok(reg)
 }
 
 #[cfg(test)]
 mod tests {
     #[test]
-    fn the_library_holds_the_standard_and_audio_ops() {
+    fn the_library_holds_the_standard_audio_and_simulation_ops() {
         let reg = super::registry().expect("the libraries do not collide");
         for id in [
             "math.add",
@@ -22,6 +23,8 @@ mod tests {
             "osc.sine",
             "delay",
             "resample",
+            "sim.grayscott.step",
+            "sim.view",
         ] {
             assert!(reg.get(id).is_some(), "{id} is missing");
         }

@@ -100,7 +100,8 @@ fn every_example_runs() {
 /// Whether the graph file at `path` has signal (audio) nodes: it then renders with
 /// `kiln render --seconds` (tests/render_audio.rs checks those).
 fn is_audio(path: &Path) -> bool {
-    let reg = kiln_audio::registry();
+    let mut reg = kiln_audio::registry();
+    kiln_sim::register(&mut reg).unwrap();
     let file = kiln_io::read_graph(path, &reg).unwrap();
     file.graph.nodes().iter().any(|n| {
         reg.get(&n.op).is_some_and(|op| {

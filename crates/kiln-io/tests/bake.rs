@@ -13,7 +13,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn reg() -> Registry {
-    kiln_audio::registry()
+    let mut reg = kiln_audio::registry();
+    kiln_sim::register(&mut reg).expect("simulation ops are distinct");
+    reg
 }
 
 fn examples() -> PathBuf {

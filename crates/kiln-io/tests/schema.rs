@@ -60,7 +60,8 @@ fn every_example_matches_the_schema() {
 #[test]
 fn every_baked_example_matches_the_schema() {
     let validator = validator();
-    let reg = kiln_audio::registry();
+    let mut reg = kiln_audio::registry();
+    kiln_sim::register(&mut reg).expect("simulation ops are distinct");
     let dir = tempfile::tempdir().expect("temp dir");
     let ways = [
         ("folded", BakeOptions::default()),

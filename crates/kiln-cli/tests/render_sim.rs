@@ -1,0 +1,182 @@
+//! Simulations rendered from the command line: the examples look like their names, an
+//! animated GIF has a frame per tick at its rate, and a render saved and continued from its
+//! state gives the same bits as one that ran straight through.
+
+mod support;
+
+use std::path::Path;
+use support::{examples, kiln, text};
+
+fn render(cwd: &Path, example: &str, args: &[&str]) -> String {
+    let graph = examples().join(format!("{example}.json"));
+    let mut all = vec!["render", graph.to_str().unwrap(), "-q"];
+    all.extend_from_slice(args);
+    let o = kiln(&all, cwd);
+    let (stdout, stderr) = text(&o);
+    assert!(
+        o.status.success(),
+        "kiln {}: {stdout}{stderr}",
+        all.join(" ")
+    );
+    stdout
+}
+
+/// The RGBA frames of a GIF with each frame's delay.
+fn gif_frames(path: &Path) -> (u16, u16, Vec<(u16, Vec<u8>)>) {
+    let mut opts = gif::DecodeOptions::new();
+    opts.set_color_output(gif::ColorOutput::RGBA);
+    let mut d = opts.read_info(std::fs::File::open(path).unwrap()).unwrap();
+    let (w, h) = (d.width(), d.height());
+    let mut frames = vec![];
+    while let Some(f) = d.read_next_frame().unwrap() {
+        assert_eq!((f.width, f.height), (w, h), "every frame is whole");
+        frames.push((f.delay, f.buffer.to_vec()));
+    }
+    (w, h, frames)
+}
+
+#[test]
+fn coral_grows_into_a_gif_of_a_frame_per_tick() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = render(
+        dir.path(),
+        "coral",
+        &["--ticks", "40", "--out", "o", "--gif", "--fps", "20"],
+    );
+    assert!(out.contains("coral.gif (40 frames)"), "{out}");
+    assert!(dir.path().join("o/coral_039.png").exists());
+    let (w, h, frames) = gif_frames(&dir.path().join("o/coral.gif"));
+    assert_eq!((w, h, frames.len()), (128, 128, 40));
+    assert!(
+        frames.iter().all(|(delay, _)| *delay == 5),
+        "20 fps: 5 hundredths a frame"
+    );
+    // Coral: the warm colour of the reacting chemical covers a growing part of the field,
+    // neither nothing nor everything, in branching strands rather than a blob: most warm
+    // pixels have a cold pixel within 6 cells along their row or column.
+    let warm = |px: &[u8]| px[0] > 160 && px[0] > px[2];
+    let share = |f: &[u8]| f.chunks(4).filter(|p| warm(p)).count() as f64 / (w as f64 * h as f64);
+    let (first, last) = (share(&frames[0].1), share(&frames[39].1));
+    assert!(
+        first < last && (0.15..0.75).contains(&last),
+        "{first} then {last}"
+    );
+    let at = |x: i64, y: i64| {
+        let i = ((y.rem_euclid(h as i64)) * w as i64 + x.rem_euclid(w as i64)) as usize * 4;
+        warm(&frames[39].1[i..i + 4])
+    };
+    let (mut strands, mut total) = (0, 0);
+    for y in 0..h as i64 {
+        for x in 0..w as i64 {
+            if at(x, y) {
+                total += 1;
+                strands += (-6..=6).any(|d| !at(x + d, y) || !at(x, y + d)) as usize;
+            }
+        }
+    }
+    assert!(strands as f64 > 0.9 * total as f64, "{strands} of {total}");
+}
+
+#[test]
+fn the_life_gun_shoots_gliders() {
+    let dir = tempfile::tempdir().unwrap();
+    render(
+        dir.path(),
+        "life",
+        &["--ticks", "95", "--out", "o", "--gif", "--no-frames"],
+    );
+    assert!(
+        !dir.path().join("o/life_000.png").exists(),
+        "--no-frames writes no frames"
+    );
+    let (w, _, frames) = gif_frames(&dir.path().join("o/life.gif"));
+    assert_eq!(frames.len(), 95);
+    // 60 fps (the default dt): 2 hundredths of a second, rounded.
+    assert_eq!(frames[0].0, 2);
+    let live = |f: &[u8], x0: usize, y0: usize| {
+        f.chunks(4)
+            .enumerate()
+            .filter(|(i, p)| p[0] > 128 && i % w as usize >= x0 && i / w as usize >= y0)
+            .count()
+    };
+    // The gun fits in the top-left 40 x 14 cells; gliders fly down and to the right, 5 cells
+    // each, a new one every 30 generations.
+    assert_eq!(live(&frames[0].1, 40, 0) + live(&frames[0].1, 0, 14), 0);
+    let away = live(&frames[94].1, 0, 14);
+    assert!(away >= 10, "{away} live cells below the gun");
+}
+
+#[test]
+fn twenty_ticks_are_ten_saved_and_ten_continued() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let common = ["--apng", "--set", "feed=0.05"];
+    let mut args = vec![
+        "--ticks",
+        "20",
+        "--out",
+        "straight",
+        "--save-state",
+        "straight.state",
+    ];
+    args.extend(common);
+    render(d, "coral", &args);
+    let mut args = vec![
+        "--ticks",
+        "10",
+        "--out",
+        "first",
+        "--save-state",
+        "ten.state",
+    ];
+    args.extend(common);
+    let out = render(d, "coral", &args);
+    assert!(out.contains("saved the state before tick 10"), "{out}");
+    let mut args = vec![
+        "--ticks",
+        "20",
+        "--out",
+        "rest",
+        "--load-state",
+        "ten.state",
+        "--save-state",
+        "rest.state",
+    ];
+    args.extend(common);
+    render(d, "coral", &args);
+    assert!(!d.join("rest/coral_009.png").exists());
+    for t in 10..20 {
+        let name = format!("coral_{t:03}.png");
+        assert_eq!(
+            std::fs::read(d.join("straight").join(&name)).unwrap(),
+            std::fs::read(d.join("rest").join(&name)).unwrap(),
+            "{name}"
+        );
+    }
+    // The grids after tick 19 are the same bits.
+    assert_eq!(
+        std::fs::read(d.join("straight.state")).unwrap(),
+        std::fs::read(d.join("rest.state")).unwrap()
+    );
+    // Another setting refuses the state.
+    let graph = examples().join("coral.json");
+    let o = kiln(
+        &[
+            "render",
+            graph.to_str().unwrap(),
+            "-q",
+            "--ticks",
+            "20",
+            "--out",
+            "x",
+            "--load-state",
+            "ten.state",
+        ],
+        d,
+    );
+    let (_, err) = text(&o);
+    assert!(
+        !o.status.success() && err.contains("another graph or other settings"),
+        "{err}"
+    );
+}
