@@ -156,3 +156,52 @@ fn rates_may_be_maps_of_the_state_size() {
         "{e}"
     );
 }
+
+/// The double-buffer loop of the `sim` benchmark (crates/kiln-bench/benches/sim.rs), in the
+/// same arithmetic order as the step: the benchmark's bit-for-bit check holds.
+#[test]
+fn the_step_is_bit_for_bit_a_plain_double_buffer_loop() {
+    let n = 32usize;
+    let g = init(n as u32, n as u32, 0, 10, 4).unwrap();
+    let (f, k, du, dv, dt) = (0.055f32, 0.062f32, 1.0f32, 0.5f32, 1.0f32);
+    let mut a: Vec<[f32; 2]> = g.data().chunks(2).map(|c| [c[0], c[1]]).collect();
+    let mut b = a.clone();
+    for _ in 0..20 {
+        for y in 0..n {
+            let (yn, ys) = ((y + n - 1) % n, (y + 1) % n);
+            for x in 0..n {
+                let (xw, xe) = ((x + n - 1) % n, (x + 1) % n);
+                let c = a[y * n + x];
+                let mut lap = [0.0f32; 2];
+                for (ch, l) in lap.iter_mut().enumerate() {
+                    let s = a[yn * n + x][ch]
+                        + a[ys * n + x][ch]
+                        + a[y * n + xw][ch]
+                        + a[y * n + xe][ch];
+                    let q = a[yn * n + xw][ch]
+                        + a[yn * n + xe][ch]
+                        + a[ys * n + xw][ch]
+                        + a[ys * n + xe][ch];
+                    *l = s * 0.2 + q * 0.05 - c[ch];
+                }
+                let (u, v) = (c[0], c[1]);
+                let uvv = u * v * v;
+                b[y * n + x] = [
+                    u + dt * (du * lap[0] - uvv + f * (1.0 - u)),
+                    v + dt * (dv * lap[1] + uvv - (f + k) * v),
+                ];
+            }
+        }
+        std::mem::swap(&mut a, &mut b);
+    }
+    let out = run(
+        &g,
+        &Rates::uniform(0.055f64 as f32, 0.062f64 as f32, 1.0, 0.5),
+        1.0,
+        20,
+    )
+    .unwrap();
+    let want: Vec<u32> = a.iter().flatten().map(|v| v.to_bits()).collect();
+    let got: Vec<u32> = out.data().iter().map(|v| v.to_bits()).collect();
+    assert!(got == want);
+}
