@@ -180,3 +180,58 @@ fn twenty_ticks_are_ten_saved_and_ten_continued() {
         "{err}"
     );
 }
+
+#[test]
+fn smoke_rises_from_its_source_and_spreads() {
+    let dir = tempfile::tempdir().unwrap();
+    render(
+        dir.path(),
+        "smoke",
+        &[
+            "--ticks",
+            "45",
+            "--out",
+            "o",
+            "--gif",
+            "--no-frames",
+            "--dt",
+            "1/30",
+        ],
+    );
+    let (w, h, frames) = gif_frames(&dir.path().join("o/smoke.gif"));
+    assert_eq!(frames.len(), 45);
+    assert_eq!(frames[0].0, 3, "30 fps: 3 hundredths of a second a frame");
+    // The smoke's pixels (brighter than the background) and their centre.
+    let smoke = |f: &[u8]| -> Vec<(f64, f64)> {
+        f.chunks(4)
+            .enumerate()
+            .filter(|(_, p)| p[0] > 60)
+            .map(|(i, _)| ((i % w as usize) as f64, (i / w as usize) as f64))
+            .collect()
+    };
+    let (early, late) = (smoke(&frames[12].1), smoke(&frames[44].1));
+    let top = |s: &[(f64, f64)]| s.iter().map(|p| p.1).fold(f64::MAX, f64::min);
+    let width = |s: &[(f64, f64)]| {
+        s.iter().map(|p| p.0).fold(f64::MIN, f64::max)
+            - s.iter().map(|p| p.0).fold(f64::MAX, f64::min)
+    };
+    // The source is at 88% of the height: the smoke climbs above it and widens.
+    assert!(
+        !early.is_empty() && late.len() > 2 * early.len(),
+        "{} then {}",
+        early.len(),
+        late.len()
+    );
+    assert!(
+        top(&late) < 0.75 * h as f64 && top(&late) < top(&early) - 8.0,
+        "top {} then {}",
+        top(&early),
+        top(&late)
+    );
+    assert!(
+        width(&late) > width(&early),
+        "width {} then {}",
+        width(&early),
+        width(&late)
+    );
+}

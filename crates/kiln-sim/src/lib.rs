@@ -12,6 +12,7 @@
 //! | `sim.life.init`, `sim.life.step` | Life-like automata in B/S notation ([`life`]) |
 //! | `sim.ca1d.init`, `sim.ca1d.step` | elementary 1D automata, as a space-time diagram ([`elementary`]) |
 //! | `sim.smoothlife.init`, `sim.smoothlife.step` | SmoothLife ([`smoothlife`]) |
+//! | `sim.fluid.init`, `sim.fluid.step` | 2D stable fluids with dye ([`fluid`]) |
 //! | `sim.view` | a grid's channel as a grey image |
 //!
 //! Steps compute rows in parallel on the current Rayon pool, each row from the previous state
@@ -47,6 +48,7 @@
 
 pub mod elementary;
 mod field;
+pub mod fluid;
 pub mod gray_scott;
 pub mod grid;
 mod image_bridge;
@@ -68,6 +70,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     life::register(reg)?;
     elementary::register(reg)?;
     smoothlife::register(reg)?;
+    fluid::register(reg)?;
     view::register(reg)?;
     reg.register_codec(GridCodec)?;
     Ok(())

@@ -18,7 +18,17 @@ fn sims() -> Vec<(&'static str, Graph)> {
     let mut smooth = size(20);
     smooth.push(("blobs", Value::Int(5)));
     smooth.push(("radius", Value::Float(3.0)));
+    let fluid = vec![("width", Value::Int(16)), ("height", Value::Int(16))];
     vec![
+        (
+            "fluid",
+            latch_graph(
+                "sim.fluid.init",
+                &fluid,
+                "sim.fluid.step",
+                &[("iterations", Value::Int(8))],
+            ),
+        ),
         (
             "grayscott",
             latch_graph(
