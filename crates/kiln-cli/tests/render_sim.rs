@@ -235,3 +235,52 @@ fn smoke_rises_from_its_source_and_spreads() {
         width(&late)
     );
 }
+
+#[test]
+fn fireworks_burst_fade_and_burst_again_in_colours() {
+    let dir = tempfile::tempdir().unwrap();
+    render(
+        dir.path(),
+        "fireworks",
+        &[
+            "--ticks",
+            "60",
+            "--dt",
+            "1/30",
+            "--out",
+            "o",
+            "--gif",
+            "--no-frames",
+        ],
+    );
+    let (_, _, frames) = gif_frames(&dir.path().join("o/fireworks.gif"));
+    assert_eq!(frames.len(), 60);
+    let lit = |f: &[u8]| {
+        f.chunks(4)
+            .filter(|p| p[0].max(p[1]).max(p[2]) > 40)
+            .count()
+    };
+    let counts: Vec<usize> = frames.iter().map(|(_, f)| lit(f)).collect();
+    // A burst every 0.7 s (21 ticks): sparks appear, fade as they age, and a new burst comes.
+    let peak = (0..21).max_by_key(|&i| counts[i]).unwrap();
+    assert!(counts[peak] > 100, "{counts:?}");
+    let dip = (peak..42).min_by_key(|&i| counts[i]).unwrap();
+    assert!(
+        counts[dip] < counts[peak] && counts[42..].iter().any(|&c| c > counts[dip]),
+        "{counts:?}"
+    );
+    // Each burst has its own colour: the brightest channel's share differs between bursts.
+    let tint = |f: &[u8]| {
+        let mut sum = [0u64; 3];
+        for p in f.chunks(4) {
+            for k in 0..3 {
+                sum[k] += p[k] as u64;
+            }
+        }
+        let t = (sum[0] + sum[1] + sum[2]).max(1) as f64;
+        sum.map(|s| s as f64 / t)
+    };
+    let (a, b) = (tint(&frames[10].1), tint(&frames[31].1));
+    let far = (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f64::max);
+    assert!(far > 0.05, "{a:?} vs {b:?}");
+}

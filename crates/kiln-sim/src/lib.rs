@@ -13,6 +13,8 @@
 //! | `sim.ca1d.init`, `sim.ca1d.step` | elementary 1D automata, as a space-time diagram ([`elementary`]) |
 //! | `sim.smoothlife.init`, `sim.smoothlife.step` | SmoothLife ([`smoothlife`]) |
 //! | `sim.fluid.init`, `sim.fluid.step` | 2D stable fluids with dye ([`fluid`]) |
+//! | `sim.particles.init`, `sim.particles.step` | particles: emit, forces, collide, age and die ([`particle_step`]) |
+//! | `sim.particles.splat`, `sim.particles.points` | particles drawn into an image, or listed as points ([`particle_view`]) |
 //! | `sim.view` | a grid's channel as a grey image |
 //!
 //! Steps compute rows in parallel on the current Rayon pool, each row from the previous state
@@ -53,6 +55,9 @@ pub mod gray_scott;
 pub mod grid;
 mod image_bridge;
 pub mod life;
+pub mod particle_step;
+pub mod particle_view;
+pub mod particles;
 pub mod pool;
 pub mod rng;
 mod rows;
@@ -64,15 +69,19 @@ pub use grid::{GRID, GRID_TYPE, Grid, GridCodec};
 
 use kiln_core::registry::{Registry, RegistryError};
 
-/// Register every simulation op into `reg`, with the grid codec ([`GridCodec`]).
+/// Register every simulation op into `reg`, with the codecs of grids ([`GridCodec`]) and
+/// particle systems ([`particles::ParticlesCodec`]).
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     gray_scott::register(reg)?;
     life::register(reg)?;
     elementary::register(reg)?;
     smoothlife::register(reg)?;
     fluid::register(reg)?;
+    particle_step::register(reg)?;
+    particle_view::register(reg)?;
     view::register(reg)?;
     reg.register_codec(GridCodec)?;
+    reg.register_codec(particles::ParticlesCodec)?;
     Ok(())
 }
 

@@ -74,10 +74,7 @@ fn every_evaluator_gives_the_same_bits() {
                 None => reference = Some(out),
                 Some(r) => {
                     for (t, (a, b)) in r.iter().zip(&out).enumerate() {
-                        assert!(
-                            same_bits(grid(a), grid(b)),
-                            "{name} under {eval_name}, tick {t}"
-                        );
+                        assert!(a.same_bits(b), "{name} under {eval_name}, tick {t}");
                     }
                 }
             }
@@ -107,7 +104,7 @@ fn a_restored_snapshot_and_a_seek_give_the_same_bits_as_a_straight_run() {
         let rest = run(&mut second, &g, 6);
         for (t, v) in rest.iter().enumerate() {
             assert!(
-                same_bits(grid(v), grid(&straight[6 + t])),
+                v.same_bits(&straight[6 + t]),
                 "{name}: tick {} after restore",
                 6 + t
             );
@@ -122,7 +119,7 @@ fn a_restored_snapshot_and_a_seek_give_the_same_bits_as_a_straight_run() {
             )
             .unwrap();
         assert!(
-            same_bits(grid(back.get("sim").unwrap()), grid(&straight[4])),
+            back.get("sim").unwrap().same_bits(&straight[4]),
             "{name}: seek"
         );
     }
@@ -147,7 +144,7 @@ fn one_thread_and_four_threads_give_the_same_bits() {
         let one = pool(1).install(go);
         let four = pool(4).install(go);
         for (t, (a, b)) in one.iter().zip(&four).enumerate() {
-            assert!(same_bits(grid(a), grid(b)), "{name}, tick {t}");
+            assert!(a.same_bits(b), "{name}, tick {t}");
         }
     }
 }
