@@ -284,3 +284,46 @@ fn fireworks_burst_fade_and_burst_again_in_colours() {
     let far = (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f64::max);
     assert!(far > 0.05, "{a:?} vs {b:?}");
 }
+
+#[test]
+fn the_flag_flies_in_its_three_colours() {
+    let dir = tempfile::tempdir().unwrap();
+    render(
+        dir.path(),
+        "flag",
+        &[
+            "--ticks",
+            "40",
+            "--dt",
+            "1/30",
+            "--out",
+            "o",
+            "--gif",
+            "--no-frames",
+        ],
+    );
+    let (w, _, frames) = gif_frames(&dir.path().join("o/flag.gif"));
+    assert_eq!(frames.len(), 40);
+    let last = &frames[39].1;
+    let is = |p: &[u8], c: [u8; 3]| (0..3).all(|k| (p[k] as i32 - c[k] as i32).abs() < 70);
+    let xs = |c: [u8; 3]| -> Vec<usize> {
+        last.chunks(4)
+            .enumerate()
+            .filter(|(_, p)| is(p, c))
+            .map(|(i, _)| i % w as usize)
+            .collect()
+    };
+    // The bands (red, white, blue; shading darkens them) are all there, and the wind has blown
+    // the cloth out to the right of its pinned left edge, across most of the frame.
+    let (red, blue) = (xs([217, 26, 31]), xs([26, 51, 153]));
+    assert!(
+        red.len() > 200 && blue.len() > 200,
+        "{} red, {} blue",
+        red.len(),
+        blue.len()
+    );
+    assert!(xs([242, 242, 235]).len() > 200);
+    assert!(*red.iter().max().unwrap() > w as usize * 3 / 4);
+    // And it moves: the last two frames differ.
+    assert_ne!(frames[38].1, frames[39].1);
+}

@@ -15,6 +15,7 @@
 //! | `sim.fluid.init`, `sim.fluid.step` | 2D stable fluids with dye ([`fluid`]) |
 //! | `sim.particles.init`, `sim.particles.step` | particles: emit, forces, collide, age and die ([`particle_step`]) |
 //! | `sim.particles.splat`, `sim.particles.points` | particles drawn into an image, or listed as points ([`particle_view`]) |
+//! | `sim.cloth.init`, `sim.cloth.step`, `sim.cloth.view` | mass–spring cloth with Verlet ([`cloth`]) |
 //! | `sim.view` | a grid's channel as a grey image |
 //!
 //! Steps compute rows in parallel on the current Rayon pool, each row from the previous state
@@ -48,6 +49,8 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod cloth;
+mod cloth_ops;
 pub mod elementary;
 mod field;
 pub mod fluid;
@@ -70,7 +73,7 @@ pub use grid::{GRID, GRID_TYPE, Grid, GridCodec};
 use kiln_core::registry::{Registry, RegistryError};
 
 /// Register every simulation op into `reg`, with the codecs of grids ([`GridCodec`]) and
-/// particle systems ([`particles::ParticlesCodec`]).
+/// particle systems ([`particles::ParticlesCodec`]) and cloths ([`cloth::ClothCodec`]).
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     gray_scott::register(reg)?;
     life::register(reg)?;
@@ -79,9 +82,11 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     fluid::register(reg)?;
     particle_step::register(reg)?;
     particle_view::register(reg)?;
+    cloth_ops::register(reg)?;
     view::register(reg)?;
     reg.register_codec(GridCodec)?;
     reg.register_codec(particles::ParticlesCodec)?;
+    reg.register_codec(cloth::ClothCodec)?;
     Ok(())
 }
 

@@ -88,7 +88,7 @@ fn lattice(seed: u64, x: i32, y: i32, z: i32, axis: u64) -> f32 {
 }
 
 /// A smooth random vector field in -1..1 per axis (trilinear value noise).
-fn noise3(seed: u64, p: [f32; 3]) -> [f32; 3] {
+pub(crate) fn noise3(seed: u64, p: [f32; 3]) -> [f32; 3] {
     let (fx, fy, fz) = (p[0].floor(), p[1].floor(), p[2].floor());
     let (tx, ty, tz) = (p[0] - fx, p[1] - fy, p[2] - fz);
     let s = |t: f32| t * t * (3.0 - 2.0 * t);
