@@ -327,3 +327,34 @@ fn the_flag_flies_in_its_three_colours() {
     // And it moves: the last two frames differ.
     assert_ne!(frames[38].1, frames[39].1);
 }
+
+#[test]
+fn the_dungeon_collapses_into_a_walled_map_of_rooms_and_corridors() {
+    let dir = tempfile::tempdir().unwrap();
+    render(
+        dir.path(),
+        "dungeon",
+        &["--ticks", "40", "--out", "o", "--gif", "--fps", "15"],
+    );
+    let (w, h, frames) = gif_frames(&dir.path().join("o/dungeon.gif"));
+    assert_eq!((w, h, frames.len()), (144, 108, 40));
+    assert_eq!(frames[0].0, 7, "15 fps: 7 hundredths of a second, rounded");
+    let grey = |f: &[u8]| {
+        f.chunks(4)
+            .filter(|p| p[0] == p[1] && p[1] == p[2] && p[0] > 90 && p[0] < 150)
+            .count()
+    };
+    // Undecided cells (grey) at first, none once every cell has collapsed (432 cells, 12 a tick).
+    assert!(grey(&frames[0].1) > grey(&frames[20].1) && grey(&frames[39].1) == 0);
+    let last = &frames[39].1;
+    let floor = |x: usize, y: usize| last[(y * w as usize + x) * 4] > 150;
+    let share = (0..h as usize)
+        .flat_map(|y| (0..w as usize).map(move |x| (x, y)))
+        .filter(|&(x, y)| floor(x, y))
+        .count() as f64
+        / (w as f64 * h as f64);
+    assert!((0.15..0.7).contains(&share), "floor share {share}");
+    // Walled in: the outermost blocks are all wall.
+    assert!((0..w as usize).all(|x| !floor(x, 0) && !floor(x, h as usize - 1)));
+    assert!((0..h as usize).all(|y| !floor(0, y) && !floor(w as usize - 1, y)));
+}

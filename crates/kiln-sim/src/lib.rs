@@ -16,6 +16,7 @@
 //! | `sim.particles.init`, `sim.particles.step` | particles: emit, forces, collide, age and die ([`particle_step`]) |
 //! | `sim.particles.splat`, `sim.particles.points` | particles drawn into an image, or listed as points ([`particle_view`]) |
 //! | `sim.cloth.init`, `sim.cloth.step`, `sim.cloth.view` | mass–spring cloth with Verlet ([`cloth`]) |
+//! | `sim.wfc.init`, `sim.wfc.step`, `sim.wfc.view` | wave function collapse, simple tiled model ([`wfc`]) |
 //! | `sim.view` | a grid's channel as a grey image |
 //!
 //! Steps compute rows in parallel on the current Rayon pool, each row from the previous state
@@ -67,13 +68,16 @@ mod rows;
 mod sim_op;
 pub mod smoothlife;
 mod view;
+pub mod wfc;
+pub mod wfc_ops;
 
 pub use grid::{GRID, GRID_TYPE, Grid, GridCodec};
 
 use kiln_core::registry::{Registry, RegistryError};
 
 /// Register every simulation op into `reg`, with the codecs of grids ([`GridCodec`]) and
-/// particle systems ([`particles::ParticlesCodec`]) and cloths ([`cloth::ClothCodec`]).
+/// particle systems ([`particles::ParticlesCodec`]), cloths ([`cloth::ClothCodec`]) and
+/// waves ([`wfc::WaveCodec`]).
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     gray_scott::register(reg)?;
     life::register(reg)?;
@@ -83,10 +87,12 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     particle_step::register(reg)?;
     particle_view::register(reg)?;
     cloth_ops::register(reg)?;
+    wfc_ops::register(reg)?;
     view::register(reg)?;
     reg.register_codec(GridCodec)?;
     reg.register_codec(particles::ParticlesCodec)?;
     reg.register_codec(cloth::ClothCodec)?;
+    reg.register_codec(wfc::WaveCodec)?;
     Ok(())
 }
 
