@@ -358,3 +358,44 @@ fn the_dungeon_collapses_into_a_walled_map_of_rooms_and_corridors() {
     assert!((0..w as usize).all(|x| !floor(x, 0) && !floor(x, h as usize - 1)));
     assert!((0..h as usize).all(|y| !floor(0, y) && !floor(w as usize - 1, y)));
 }
+
+#[test]
+fn the_tree_grows_a_trunk_and_a_spreading_crown() {
+    let dir = tempfile::tempdir().unwrap();
+    render(
+        dir.path(),
+        "tree",
+        &["--ticks", "70", "--out", "o", "--gif", "--no-frames"],
+    );
+    let (w, h, frames) = gif_frames(&dir.path().join("o/tree.gif"));
+    assert_eq!(frames.len(), 70);
+    let bark = |f: &[u8], x: usize, y: usize| f[(y * w as usize + x) * 4] < 120;
+    let count = |f: &[u8]| {
+        (0..h as usize)
+            .flat_map(|y| (0..w as usize).map(move |x| (x, y)))
+            .filter(|&(x, y)| bark(f, x, y))
+            .count()
+    };
+    let last = &frames[69].1;
+    // It grew: more bark over time.
+    assert!(count(&frames[10].1) < count(&frames[40].1) && count(&frames[40].1) < count(last));
+    // A trunk rises from the root (bottom centre), and the crown spreads far wider than it.
+    let cx = w as usize / 2;
+    let row = |y: usize| {
+        (0..w as usize)
+            .filter(|&x| bark(last, x, y))
+            .collect::<Vec<_>>()
+    };
+    let trunk = row(h as usize * 9 / 10);
+    assert!(
+        !trunk.is_empty() && trunk.iter().all(|&x| x.abs_diff(cx) < 12),
+        "{trunk:?}"
+    );
+    let crown = row(h as usize * 3 / 10);
+    let spread = crown.iter().max().unwrap_or(&0) - crown.iter().min().unwrap_or(&0);
+    assert!(
+        spread > w as usize * 2 / 5 && spread > 3 * (trunk.len() + 1),
+        "crown {spread}, trunk {}",
+        trunk.len()
+    );
+}

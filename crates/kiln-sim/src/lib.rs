@@ -17,6 +17,7 @@
 //! | `sim.particles.splat`, `sim.particles.points` | particles drawn into an image, or listed as points ([`particle_view`]) |
 //! | `sim.cloth.init`, `sim.cloth.step`, `sim.cloth.view` | mass–spring cloth with Verlet ([`cloth`]) |
 //! | `sim.wfc.init`, `sim.wfc.step`, `sim.wfc.view` | wave function collapse, simple tiled model ([`wfc`]) |
+//! | `sim.tree.init`, `sim.tree.step`, `sim.tree.view`, `sim.tree.lines` | space colonization ([`colonize`]) |
 //! | `sim.view` | a grid's channel as a grey image |
 //!
 //! Steps compute rows in parallel on the current Rayon pool, each row from the previous state
@@ -52,6 +53,8 @@
 
 pub mod cloth;
 mod cloth_ops;
+pub mod colonize;
+mod colonize_ops;
 pub mod elementary;
 mod field;
 pub mod fluid;
@@ -77,7 +80,7 @@ use kiln_core::registry::{Registry, RegistryError};
 
 /// Register every simulation op into `reg`, with the codecs of grids ([`GridCodec`]) and
 /// particle systems ([`particles::ParticlesCodec`]), cloths ([`cloth::ClothCodec`]) and
-/// waves ([`wfc::WaveCodec`]).
+/// waves ([`wfc::WaveCodec`]) and trees ([`colonize::TreeCodec`]).
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     gray_scott::register(reg)?;
     life::register(reg)?;
@@ -88,11 +91,13 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     particle_view::register(reg)?;
     cloth_ops::register(reg)?;
     wfc_ops::register(reg)?;
+    colonize_ops::register(reg)?;
     view::register(reg)?;
     reg.register_codec(GridCodec)?;
     reg.register_codec(particles::ParticlesCodec)?;
     reg.register_codec(cloth::ClothCodec)?;
     reg.register_codec(wfc::WaveCodec)?;
+    reg.register_codec(colonize::TreeCodec)?;
     Ok(())
 }
 
@@ -103,4 +108,32 @@ pub fn registry() -> Registry {
         unreachable!("simulation ops collide with the standard library: {e}");
     }
     reg
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn simulation_ops_are_distinct_documented_and_name_each_port_once() {
+        let mut reg = kiln_std::registry();
+        let before = reg.len();
+        super::register(&mut reg).expect("no id taken twice");
+        assert!(reg.len() > before + 20);
+        for op in reg.iter().filter(|op| op.spec().id.starts_with("sim.")) {
+            let s = op.spec();
+            assert!(!s.doc.is_empty(), "{} has no doc", s.id);
+            let mut names: Vec<&str> = s.inputs.iter().map(|p| &*p.name).collect();
+            names.extend(s.params.iter().map(|p| &*p.name));
+            let n = names.len();
+            names.sort();
+            names.dedup();
+            assert_eq!(names.len(), n, "{} names a port or param twice", s.id);
+            assert!(
+                s.inputs.iter().all(|p| !p.doc.is_empty())
+                    && s.params.iter().all(|p| !p.doc.is_empty()),
+                "{}",
+                s.id
+            );
+        }
+        assert!(super::register(&mut reg).is_err());
+    }
 }
