@@ -226,6 +226,28 @@ pub(crate) struct RenderArgs {
     /// the machine's memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) memory_limit: Option<u64>,
+    /// With --ticks: also write each image output as an animated GIF, DIR/<output>.gif, one
+    /// frame per tick at --fps (written atomically once the last tick is done).
+    #[arg(long, conflicts_with_all = ["seconds", "resume"])]
+    pub(crate) gif: bool,
+    /// With --ticks: also write each image output as an animated PNG, DIR/<output>.apng.
+    #[arg(long, conflicts_with_all = ["seconds", "resume"])]
+    pub(crate) apng: bool,
+    /// Frames per second of --gif and --apng (default: 1 / --dt).
+    #[arg(long, value_name = "FPS", value_parser = parse_fps)]
+    pub(crate) fps: Option<f64>,
+    /// With --gif or --apng: write only the animations, not the numbered frames.
+    #[arg(long)]
+    pub(crate) no_frames: bool,
+    /// With --ticks: after the last tick, save the latch state (images and grids included)
+    /// to FILE, which --load-state continues from.
+    #[arg(long, value_name = "FILE", conflicts_with = "seconds")]
+    pub(crate) save_state: Option<PathBuf>,
+    /// With --ticks: start from the state FILE saved by --save-state (the same graph, --dt,
+    /// --seed and --set) and render its tick up to tick N-1, the same bits as a render that
+    /// ran from tick 0.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["seconds", "resume"])]
+    pub(crate) load_state: Option<PathBuf>,
 }
 
 /// The WAV sample formats `--wav-format` chooses between.
@@ -459,6 +481,15 @@ fn parse_ticks(s: &str) -> Result<u64, String> {
 }
 
 /// A `--dt` in seconds: a number (`0.04`) or a fraction (`1/25`), finite and above zero.
+fn parse_fps(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(f) if f.is_finite() && f > 0.0 && f <= 1000.0 => Ok(f),
+        _ => Err(format!(
+            "expected frames per second above 0 and at most 1000, not `{s}`"
+        )),
+    }
+}
+
 fn parse_dt(s: &str) -> Result<f64, String> {
     let num = |t: &str| t.trim().parse::<f64>().ok();
     let dt = match s.split_once('/') {

@@ -103,6 +103,8 @@ fn is_audio(path: &Path) -> bool {
     let reg = {
         let mut r = kiln_image::registry();
         kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
+        kiln_mesh::register(&mut r).expect("the mesh ops are distinct");
+        kiln_sim::register(&mut r).expect("the simulation ops are distinct");
         r
     };
     let file = kiln_io::read_graph(path, &reg).unwrap();

@@ -50,6 +50,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod animation;
 pub mod assets;
 pub mod bake;
 pub mod blob;

@@ -17,6 +17,7 @@ fn reg() -> Registry {
         let mut r = kiln_image::registry();
         kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
         kiln_mesh::register(&mut r).expect("the mesh ops are distinct");
+        kiln_sim::register(&mut r).expect("the simulation ops are distinct");
         r
     }
 }

@@ -64,6 +64,7 @@ fn every_baked_example_matches_the_schema() {
         let mut r = kiln_image::registry();
         kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
         kiln_mesh::register(&mut r).expect("the mesh ops are distinct");
+        kiln_sim::register(&mut r).expect("the simulation ops are distinct");
         r
     };
     let dir = tempfile::tempdir().expect("temp dir");

@@ -3,7 +3,9 @@
 //! recording the whole ticks as it goes (`render_journal`); `--resume` continues a stopped
 //! render from its last whole tick.
 
+use super::render_animation::Animations;
 use super::render_journal::{Journal, fingerprint};
+use super::render_state_file::{self, state_fingerprint};
 use crate::args::EvaluatorKind;
 use crate::args::RenderArgs;
 use crate::common::{CliError, check_valid, progress_bar, requested_outputs, set_inputs};
@@ -111,11 +113,39 @@ pub(crate) fn render(
         settings.push(format!("\0size={w}x{h}"));
     }
     let print = fingerprint(g, reg, ticks, args.dt, args.seed, &settings, &outputs);
-    let (mut journal, state) = match args.resume {
-        true => Journal::resume(&args.out, print, ticks, width, reg)?,
-        false => (Journal::fresh(&args.out, print, ticks, width), None),
+    let state_print = state_fingerprint(g, reg, args.dt, args.seed, &settings);
+    let (mut journal, state) = match (args.resume, &args.load_state) {
+        (true, _) => Journal::resume(&args.out, print, ticks, width, reg)?,
+        (false, Some(file)) => (
+            Journal::fresh(&args.out, print, ticks, width),
+            Some(render_state_file::load(file, state_print, reg)?),
+        ),
+        (false, None) => (Journal::fresh(&args.out, print, ticks, width), None),
     };
-    let first = journal.whole();
+    let first = match (&args.load_state, &state) {
+        (Some(file), Some(s)) if s.tick >= ticks => {
+            return Err(CliError(format!(
+                "{} holds the state before tick {}: --ticks {ticks} leaves nothing to render",
+                file.display(),
+                s.tick
+            )));
+        }
+        (Some(_), Some(s)) => s.tick,
+        _ => journal.whole(),
+    };
+    let mut formats = vec![];
+    if args.gif {
+        formats.push(kiln_io::animation::AnimationFormat::Gif);
+    }
+    if args.apng {
+        formats.push(kiln_io::animation::AnimationFormat::Apng);
+    }
+    let mut animations = Animations::new(formats, args.fps.unwrap_or(1.0 / args.dt));
+    if args.no_frames && !animations.wanted() {
+        return Err(CliError(
+            "--no-frames leaves nothing to write without --gif or --apng".into(),
+        ));
+    }
     if first == ticks {
         crate::outln!(
             "all {ticks} ticks in {} are already whole",
@@ -168,9 +198,10 @@ pub(crate) fn render(
                 .tick(&g, &request, &ctx)
                 .map_err(|e| fail(e.to_string()))?;
             stats.accumulate(&out.stats);
+            animations.push(t, &out.values)?;
             // Encode every output of the tick before writing any, so a tick lands whole.
             let mut files = Vec::with_capacity(out.values.len());
-            for (name, v) in &out.values {
+            for (name, v) in out.values.iter().filter(|_| !args.no_frames) {
                 let file = kiln_io::encode_output(&args.out, &frame_stem(name, t, width), v)
                     .map_err(|e| fail(format!("cannot write output `{name}`: {e}")))?;
                 files.push(file);
@@ -187,6 +218,7 @@ pub(crate) fn render(
             let landed: Vec<(String, PathBuf)> = out
                 .values
                 .iter()
+                .filter(|_| !args.no_frames)
                 .map(|(name, _)| name.clone())
                 .zip(files.into_iter().map(|(p, _)| p))
                 .collect();
@@ -221,6 +253,10 @@ pub(crate) fn render(
         c.trim(args.cache_max);
     }
     result?;
+    let movies = animations.finish(&args.out)?;
+    if let Some(file) = &args.save_state {
+        render_state_file::save(file, state_print, driver.snapshot(), reg)?;
+    }
     journal.finish();
     let done = ticks - first;
     for (one, last) in first_files.iter().zip(&last_files) {
@@ -233,6 +269,16 @@ pub(crate) fn render(
                 last.display()
             );
         }
+    }
+    for (path, frames) in &movies {
+        crate::outln!("wrote {} ({frames} frames)", path.display());
+    }
+    if let Some(file) = &args.save_state {
+        crate::outln!(
+            "saved the state before tick {} to {}",
+            driver.next_tick(),
+            file.display()
+        );
     }
     if args.stats {
         print_stats(args.evaluator, &parallel, &stats, elapsed, Some(done));

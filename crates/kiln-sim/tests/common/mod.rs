@@ -1,0 +1,70 @@
+//! Graphs of one simulation wired through a latch, and runs of them.
+#![allow(dead_code)]
+
+use kiln_core::prelude::*;
+use kiln_core::recurrence::Recurrent;
+use kiln_sim::Grid;
+
+/// `init → latch → step → latch.signal`, with the step's output named `sim`.
+pub fn latch_graph(
+    init: &str,
+    init_params: &[(&str, Value)],
+    step: &str,
+    step_params: &[(&str, Value)],
+) -> Graph {
+    let mut g = Graph::new();
+    g.add_node("seed", init).unwrap();
+    for (k, v) in init_params {
+        g.set_param("seed", k, v.clone()).unwrap();
+    }
+    g.add_node("state", "latch").unwrap();
+    g.add_node("sim", step).unwrap();
+    for (k, v) in step_params {
+        g.set_param("sim", k, v.clone()).unwrap();
+    }
+    g.wire("seed.out", "state.init");
+    g.wire("state.out", "sim.state");
+    g.wire("sim.out", "state.signal");
+    g
+}
+
+/// Every evaluator, by name.
+pub fn evaluators() -> Vec<(&'static str, Box<dyn Evaluator>)> {
+    let r = kiln_sim::registry;
+    vec![
+        ("lazy", Box::new(LazyEvaluator::new(r()))),
+        ("eager", Box::new(EagerEvaluator::new(r()))),
+        ("compiled", Box::new(CompiledEvaluator::new(r()))),
+        ("incremental", Box::new(IncrementalEvaluator::new(r()))),
+    ]
+}
+
+/// The output `sim` of each of `ticks` ticks.
+pub fn run<E: Evaluator>(driver: &mut Recurrent<E>, g: &Graph, ticks: u64) -> Vec<Value> {
+    let req = Request::new(["sim"]);
+    let ctx = EvalContext::new();
+    (0..ticks)
+        .map(|_| {
+            driver
+                .tick(g, &req, &ctx)
+                .unwrap()
+                .get("sim")
+                .unwrap()
+                .clone()
+        })
+        .collect()
+}
+
+/// The grid a value holds.
+pub fn grid(v: &Value) -> &Grid {
+    v.as_heavy::<Grid>().expect("a grid")
+}
+
+/// Whether two grids hold the same bits.
+pub fn same_bits(a: &Grid, b: &Grid) -> bool {
+    (a.width(), a.height(), a.channels()) == (b.width(), b.height(), b.channels())
+        && a.data()
+            .iter()
+            .zip(b.data())
+            .all(|(x, y)| x.to_bits() == y.to_bits())
+}
