@@ -166,7 +166,19 @@ fn every_plain_example_bakes_to_the_same_outputs_with_fewer_nodes() {
         }
     }
     names.sort();
-    assert_eq!(names, ["arithmetic", "clouds", "erosion", "marble", "wall"]);
+    assert_eq!(
+        names,
+        [
+            "arithmetic",
+            "clouds",
+            "erosion",
+            "marble",
+            "rust",
+            "stone",
+            "wall",
+            "wood"
+        ]
+    );
 }
 
 #[test]
