@@ -248,7 +248,7 @@ fn main() {
     {
         let mut group = c.benchmark_group("image_1024");
         for (name, mut time) in variants() {
-            group.bench_function(name, |b| b.iter_custom(|n| time(n)));
+            group.bench_function(name, |b| b.iter_custom(&mut time));
         }
         group.finish();
     }

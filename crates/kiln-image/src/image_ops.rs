@@ -14,7 +14,7 @@
 //! `build_rows` is the sequential row loop of the ops that are not per-pixel (the blur).
 
 use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, Image, with_size_params};
+use crate::image::{IMAGE_TYPE, Image, with_fixed_size_params};
 use crate::per_pixel;
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
@@ -87,7 +87,7 @@ fn unary(id: &'static str, doc: &'static str, exec: crate::fn_op::ExecFn) -> FnO
 /// Register the ops of this module.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.register(FnOp::new(
-        with_size_params(
+        with_fixed_size_params(
             OpSpec::new("image.fill", "A solid image of one colour.").input(InputSpec::optional(
                 "color",
                 ValueType::Color,

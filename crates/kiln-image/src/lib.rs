@@ -2,10 +2,27 @@
 //!
 //! Kiln's image domain, built on `kiln-core` and `kiln-std`: the image heavy type
 //! ([`image::Image`], linear `f32` RGBA) and its binary codec ([`image::ImageCodec`]), and the
-//! image nodes: coherent noise (`image.noise`, `noise.perlin`), colour ramps (`image.ramp`,
-//! `color.ramp`), per-pixel maths (`image.fill`, `image.add`, `image.sub`, `image.mul`,
-//! `image.mix`, `image.gain`, `image.invert`, `image.clamp`), shapes (`image.rect`), a blur
-//! (`image.blur`) and the named graph input of an image (`input.image`).
+//! image nodes:
+//!
+//! * generators: `image.noise` (fBm of Perlin noise), `image.fractal` (Perlin or value noise
+//!   as fBm, ridged, billow, turbulence), `image.cells` (Worley F1, F2, F2 - F1, cell id), the
+//!   patterns `image.checker`, `image.stripes`, `image.bricks`, `image.gradient`,
+//!   `image.shape`, `image.fill` and `image.expr` (a formula per pixel, [`expr`]); the noise
+//!   and cells tile with a `period` ([`generators`]);
+//! * per-pixel maths and tone: `image.add`, `image.sub`, `image.mul`, `image.mix`,
+//!   `image.gain`, `image.invert`, `image.clamp`, `image.ramp`, `image.rect`, `image.blend`
+//!   (ten modes, a mask), `image.levels`, `image.gamma`, `image.posterize`,
+//!   `image.threshold`, `image.grey`, `image.swizzle`;
+//! * neighbourhood filters and transforms: `image.blur`, `image.gaussian`, `image.normal`,
+//!   `image.warp`, `image.transform`, `image.mirror`, `image.kaleidoscope`, `image.polar`;
+//! * on numbers: `noise.perlin`, `color.ramp`, `math.expr`; and `input.image`, the named
+//!   graph input of an image.
+//!
+//! Every per-pixel op is a builder of a field tape ([`field`], [`per_pixel`]) rendered in one
+//! pass, bands of rows on the rayon pool, the same bits for every thread count;
+//! [`fuse::fuse`] rewrites a graph so each chain of them is one `image.fused` node
+//! ([`fused`]) making one image. Generators whose `width` and `height` are `0 x 0` take the
+//! request's size ([`image::request_size`]).
 //!
 //! [`register`] adds this crate's ops and codec to a registry; [`registry`] is the standard
 //! library of `kiln-std` with them.
@@ -40,6 +57,7 @@ pub mod per_pixel;
 pub mod ramp;
 pub mod shapes;
 pub mod tone;
+pub mod transforms;
 
 use kiln_core::registry::{Registry, RegistryError};
 
@@ -58,6 +76,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     patterns::register(reg)?;
     filters::register(reg)?;
     tone::register(reg)?;
+    transforms::register(reg)?;
     reg.register(fused::FusedOp::new())?;
     reg.register(kiln_std::graph_io::GraphInput::without_default(
         INPUT_IMAGE_OP,
@@ -121,6 +140,10 @@ mod tests {
             "image.threshold",
             "image.grey",
             "image.swizzle",
+            "image.transform",
+            "image.mirror",
+            "image.kaleidoscope",
+            "image.polar",
             super::INPUT_IMAGE_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());

@@ -146,9 +146,10 @@ pub(crate) fn fill<'a>(
     t: &mut Tape<'a>,
     a: &[Arg<'_>],
     p: &[Value],
-    ctx: &EvalContext,
+    _: &EvalContext,
 ) -> Result<Px, OpError> {
-    let (w, h) = size(p, ctx)?;
+    // A size of its own: image.fill does not read the request's.
+    let (w, h) = check_size(param_int(p, 0)?, param_int(p, 1)?, 0, 1)?;
     t.set_size(w, h, 0)?;
     consts(t, color(a, 0)?)
 }

@@ -179,9 +179,12 @@ fn every_plain_example_bakes_to_the_same_outputs_with_fewer_nodes() {
             "erosion",
             "marble",
             "rock",
+            "rust",
             "scattered_rocks",
+            "stone",
             "terrain",
-            "wall"
+            "wall",
+            "wood"
         ]
     );
 }
