@@ -24,6 +24,7 @@
 //! | `env.adsr` | `gate` (1) | `attack` (0.01), `decay` (0.1), `sustain` (0.7), `release` (0.2) |
 //! | `signal.sequence` | | `values` (`[]`), `loop` (false) |
 //! | `resample` | `in` (signal at another rate) | (see [`kiln_core::signal::ResampleOp`]) |
+//! | `vocoder` | `carrier`, `modulator` | `bands` (16), `low` (100), `high` (3500), `q` (6), `attack` (0.005), `release` (0.05), `gain` (4) |
 //! | `audio.play` | `buffer` (an [`AudioBuffer`], a control value) | `channel` (0), `loop` (false) |
 //!
 //! One op here is not a signal op: `input.audio`, a named graph input holding an
@@ -64,6 +65,7 @@ mod sequence;
 mod signal_op;
 #[cfg(test)]
 mod testkit;
+mod vocoder;
 
 pub use buffer::{AUDIO, AUDIO_TYPE, AudioBuffer, AudioCodec};
 pub use delay::{DelayLine, MAX_DELAY_SECONDS};
@@ -76,6 +78,7 @@ pub use osc::{
 };
 pub use play::{INPUT_AUDIO_OP, Play};
 pub use sequence::Sequence;
+pub use vocoder::{MAX_BANDS, Vocoder, VocoderSettings};
 
 pub(crate) use ports::{
     apply_amp, constant, float_param, input, sample_rate, signal_in, signal_out, str_param,
@@ -104,6 +107,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     env::register(reg)?;
     sequence::register(reg)?;
     play::register(reg)?;
+    vocoder::register(reg)?;
     reg.register_signal(kiln_core::signal::ResampleOp::default())?;
     reg.register_codec(AudioCodec)?;
     Ok(())
@@ -141,6 +145,7 @@ mod tests {
             "signal.sequence",
             "resample",
             "audio.play",
+            "vocoder",
             super::INPUT_AUDIO_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());
