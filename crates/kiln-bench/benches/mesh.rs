@@ -148,7 +148,15 @@ impl Work {
         let n = m.point_attrs.vec3("N").expect("normals");
         for i in 0..pts.len() {
             assert!((m.points[i] - pts[i]).length() < 1e-4, "point {i}");
-            assert!((n[i] - normals[i]).length() < 1e-3, "normal {i}");
+            // Points agree within 1e-4 on faces about 0.03 wide, so a face's direction (and
+            // a point's normal) may turn by up to about 1e-4 / 0.03.
+            assert!(
+                (n[i] - normals[i]).length() < 5e-3,
+                "normal {i}: {} vs {} at {}",
+                n[i],
+                normals[i],
+                pts[i]
+            );
         }
         let s = self.kiln_simplify();
         assert_eq!(mesh_of(&s).prims.len() * 3, self.meshopt_simplify());
@@ -190,6 +198,16 @@ fn variants(w: &Work) -> Vec<(&'static str, &'static str, Run<'_>)> {
             "simplify",
             "meshopt",
             Box::new(move |n| time_runs(n, || w.meshopt_simplify())),
+        ),
+        (
+            "boolean",
+            "kiln",
+            Box::new(move |n| time_runs(n, || w.kiln_boolean())),
+        ),
+        (
+            "boolean",
+            "boolmesh",
+            Box::new(move |n| time_runs(n, || w.boolmesh_boolean())),
         ),
         (
             "copy",

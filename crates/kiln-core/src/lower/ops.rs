@@ -14,11 +14,12 @@ pub const GATHER_OP: &str = "scope.gather";
 /// The op id of the element read.
 pub const GET_OP: &str = "scope.get";
 /// Inputs of one gather node.
-pub const GATHER_WIDTH: usize = 16;
+pub const GATHER_WIDTH: usize = 32;
 /// The input port names of a gather node.
 pub const GATHER_PORTS: [&str; GATHER_WIDTH] = [
     "i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7", "i8", "i9", "i10", "i11", "i12", "i13", "i14",
-    "i15",
+    "i15", "i16", "i17", "i18", "i19", "i20", "i21", "i22", "i23", "i24", "i25", "i26", "i27",
+    "i28", "i29", "i30", "i31",
 ];
 
 struct Gather(OpSpec);
