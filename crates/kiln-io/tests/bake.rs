@@ -1,6 +1,8 @@
 //! Baking: frozen inputs, folded pure cones, blob storage, and outputs identical to the
 //! original graph's.
 
+mod domains;
+
 use kiln_core::eval::{EagerEvaluator, ErrorPolicy, Evaluator, LazyEvaluator, Request};
 use kiln_core::graph::{Graph, PortRef};
 use kiln_core::prelude::{EvalContext, StreamConfig, StreamingEvaluator};
@@ -13,13 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn reg() -> Registry {
-    {
-        let mut r = kiln_image::registry();
-        kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
-        kiln_mesh::register(&mut r).expect("the mesh ops are distinct");
-        kiln_sim::register(&mut r).expect("the simulation ops are distinct");
-        r
-    }
+    domains::every_domain()
 }
 
 fn examples() -> PathBuf {

@@ -1,6 +1,8 @@
 //! The persistent result cache: the value codec (bit-exact round trips, hostile input), entry
 //! files (damage detected, removed and repaired), concurrent writers, and the store on top.
 
+mod domains;
+
 use kiln_audio::AudioBuffer;
 use kiln_core::cache::{Backing, KeepAll, Store};
 use kiln_core::key::{Key, KeyHasher};
@@ -17,13 +19,8 @@ use std::path::Path;
 use std::sync::{Arc, Barrier, LazyLock};
 use std::time::Duration;
 
-/// The codecs of every heavy type here: the image, audio and mesh domains'.
-static REG: LazyLock<kiln_core::registry::Registry> = LazyLock::new(|| {
-    let mut r = kiln_image::registry();
-    kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
-    kiln_mesh::register(&mut r).expect("the mesh ops are distinct");
-    r
-});
+/// The codecs of every heavy type here.
+static REG: LazyLock<kiln_core::registry::Registry> = LazyLock::new(domains::every_domain);
 
 // ---------------------------------------------------------------------------------------
 // Helpers

@@ -4,6 +4,8 @@
 //! codec leaves its entries alone, and the standard heavy types keep the bytes they had
 //! before codecs existed.
 
+mod domains;
+
 use kiln_core::cache::{Backing, KeepAll, Store};
 use kiln_core::codec::{ByteReader, CodecError, HeavyCodec, write_len};
 use kiln_core::key::{Key, KeyHasher};
@@ -216,12 +218,7 @@ fn a_registry_refuses_a_second_codec_for_a_type_or_a_tag() {
 /// number little-endian (bytes worked out by hand from the format).
 #[test]
 fn standard_heavy_types_keep_their_bytes() {
-    let reg = {
-        let mut r = kiln_image::registry();
-        kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
-        kiln_mesh::register(&mut r).expect("the mesh ops are distinct");
-        r
-    };
+    let reg = domains::every_domain();
     let image = kiln_image::image::Image {
         width: 1,
         height: 2,

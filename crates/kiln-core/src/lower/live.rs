@@ -73,13 +73,16 @@ pub enum EditError {
         /// How many items there are.
         len: usize,
     },
+    /// Any other refusal of the document's graph.
+    #[error("{0}")]
+    Graph(GraphError),
 }
 
 impl From<GraphError> for EditError {
     fn from(e: GraphError) -> Self {
         match e {
-            GraphError::NoSuchNode(n) => EditError::NoSuchNode(n.to_string()),
-            other => EditError::NoSuchNode(other.to_string()),
+            GraphError::NoSuchNode(n) => EditError::NoSuchNode(n),
+            other => EditError::Graph(other),
         }
     }
 }
