@@ -119,6 +119,11 @@ pub struct InputSpec {
     /// samples (at least its processor's latency before), so a loop through it is legal in
     /// the streaming evaluator (see `crate::stream`).
     pub feedback: bool,
+    /// A collective input: it receives a whole list of entities, and several wires into it
+    /// queue their entities into that one list. A single input (the default) takes one value;
+    /// what a list arriving at a single input means is up to the plan (see
+    /// `docs/graph-format.md`).
+    pub collective: bool,
     /// What values the input accepts beyond its type (see [`rule`]).
     pub rule: Option<Rule>,
     /// One-line description.
@@ -135,6 +140,7 @@ impl InputSpec {
             lazy: false,
             catches_errors: false,
             feedback: false,
+            collective: false,
             rule: None,
             doc: doc.into(),
         }
@@ -148,6 +154,7 @@ impl InputSpec {
             lazy: false,
             catches_errors: false,
             feedback: false,
+            collective: false,
             rule: None,
             doc: doc.into(),
         }
@@ -160,6 +167,11 @@ impl InputSpec {
     /// Mark the input as a feedback input (see [`InputSpec::feedback`]).
     pub fn feedback(mut self) -> Self {
         self.feedback = true;
+        self
+    }
+    /// Mark the input as collective (see [`InputSpec::collective`]).
+    pub fn collective(mut self) -> Self {
+        self.collective = true;
         self
     }
     /// Let the op see error values at this input (see [`InputSpec::catches_errors`]).
