@@ -360,6 +360,11 @@ impl OpSpec {
         self.params_rule = Some(check);
         self
     }
+    /// Mark the op injective (see [`OpSpec::injective`]).
+    pub fn injective(mut self) -> Self {
+        self.injective = true;
+        self
+    }
     /// Set the version.
     pub fn version(mut self, v: u32) -> Self {
         self.version = v;

@@ -234,6 +234,8 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 "A graph output: passes `value` through under the node's name.",
             )
             .role(Role::GraphOutput)
+            // It passes its input on: a changed input is a changed output.
+            .injective()
             .input(InputSpec::required(
                 "value",
                 ValueType::Any,

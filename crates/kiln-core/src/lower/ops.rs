@@ -62,10 +62,10 @@ impl Op for Gather {
         let nest = call.param_bool(1)?;
         let used = call.inputs.get(..n).unwrap_or(call.inputs);
         let list: Arc<[Value]> = if nest {
-            let mut lists = Vec::with_capacity(used.len());
+            let mut total = 0;
             for (i, v) in used.iter().enumerate() {
                 match v {
-                    Value::List(l) => lists.push(&l[..]),
+                    Value::List(l) => total += l.len(),
                     other => {
                         return Err(OpError::input(
                             i,
@@ -74,19 +74,15 @@ impl Op for Gather {
                     }
                 }
             }
-            // Written straight into the shared list (a mapped range has a known length).
-            let total = lists.iter().map(|l| l.len()).sum();
-            let (mut j, mut k) = (0, 0);
-            (0..total)
-                .map(|_| {
-                    while k == lists[j].len() {
-                        j += 1;
-                        k = 0;
-                    }
-                    k += 1;
-                    copy_item(&lists[j][k - 1])
-                })
-                .collect()
+            // One tight copy per part (a slice's items map with a known length), then one
+            // move into the shared list.
+            let mut all = Vec::with_capacity(total);
+            for v in used {
+                if let Value::List(l) = v {
+                    all.extend(l.iter().map(copy_item));
+                }
+            }
+            all.into()
         } else {
             used.iter().map(copy_item).collect()
         };
