@@ -272,6 +272,82 @@ fn a_graph_broken_from_the_start_presents_once_it_is_fixed() {
     assert_eq!(w.exit_code(), Some(0));
 }
 
+/// A `for` over `items` of a three-node body, and a plain node beside it.
+fn for_graph(items: &str) -> String {
+    format!(
+        r#"{{"kiln": 1,
+  "graphs": {{"body": {{
+    "inputs": {{"item": {{"type": "float", "default": 0.0}}}},
+    "nodes": {{"a": {{"op": "math.mul", "inputs": {{"a": "item", "b": 3.0}}}},
+              "b": {{"op": "math.add", "inputs": {{"a": "a", "b": 1.0}}}},
+              "c": {{"op": "math.mul", "inputs": {{"a": "b", "b": "b"}}}}}},
+    "outputs": {{"out": "c"}}}}}},
+  "nodes": {{"f": {{"op": "@body", "for": [{items}]}},
+            "k": {{"op": "math.add", "inputs": {{"a": 1.0, "b": 2.0}}}}}},
+  "outputs": {{"r": "f", "s": "k"}}
+}}"#
+    )
+}
+
+#[test]
+fn an_edit_of_a_watched_document_patches_its_plan_and_cooks_its_cone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let items: Vec<String> = (0..40).map(|i| format!("{i}.0")).collect();
+    std::fs::write(d.join("g.json"), for_graph(&items.join(", "))).unwrap();
+    let w = Watch::start(
+        &[
+            "g.json",
+            "--out",
+            "out",
+            "--max-presents",
+            "3",
+            "--poll-ms",
+            "20",
+        ],
+        d,
+    );
+    let first = w.line();
+    assert!(
+        first.contains("plans: 1 made, 0 reused, 0 patched"),
+        "{first}"
+    );
+    assert!(first.contains("for `f`: 40 copies, 40 cooked"), "{first}");
+
+    // One item changed: said as an item edit, patched in the kept plan; one copy cooks.
+    let mut edited = items.clone();
+    edited[7] = "0.5".into();
+    save(&d.join("g.json"), &for_graph(&edited.join(", ")));
+    let second = w.line();
+    assert!(
+        second.contains("plans: 1 made, 1 reused, 1 patched"),
+        "{second}"
+    );
+    // The copy's 3 nodes, 2 gathers and the output.
+    assert_eq!(cooked(&second), 6, "{second}");
+    assert!(
+        second.contains("40 copies, 1 cooked, 39 reused"),
+        "{second}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("out/r.json")).unwrap()).unwrap();
+    // (0.5 × 3 + 1)² = 6.25; (8 × 3 + 1)² = 625.
+    assert_eq!(v["value"][7].as_f64(), Some(6.25), "{v}");
+    assert_eq!(v["value"][8].as_f64(), Some(625.0), "{v}");
+
+    // A constant of the plain node: patched too, and no copy cooks.
+    save(
+        &d.join("g.json"),
+        &for_graph(&edited.join(", ")).replace(r#""b": 2.0"#, r#""b": 5.0"#),
+    );
+    let third = w.line();
+    assert!(third.contains("1 made, 2 reused, 2 patched"), "{third}");
+    assert!(third.contains("40 copies, 0 cooked, 40 reused"), "{third}");
+    assert!(cooked(&third) <= 2, "{third}");
+    assert_eq!(json_value(&d.join("out"), "s.json"), 6.0);
+    assert_eq!(w.exit_code(), Some(0));
+}
+
 #[test]
 fn watch_options_are_checked() {
     let dir = tempfile::tempdir().unwrap();

@@ -288,6 +288,18 @@ impl Graph {
         self.record_data_edit(i);
         Ok(())
     }
+    /// Take away the inline constant of an input port, answering it (`None` if it had none).
+    pub fn clear_const(&mut self, id: &str, port: &str) -> Result<Option<Value>, GraphError> {
+        let i = *self
+            .index
+            .get(id)
+            .ok_or_else(|| GraphError::NoSuchNode(id.into()))?;
+        let old = self.nodes[i].consts.remove(port);
+        if old.is_some() {
+            self.record_data_edit(i);
+        }
+        Ok(old)
+    }
     /// Add a wire `from` → `to`. Nothing is checked here; [`crate::validate`] reports problems
     /// (unknown ports, type mismatches, two wires into one input).
     pub fn connect(&mut self, from: PortRef, to: PortRef) {

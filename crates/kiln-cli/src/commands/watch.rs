@@ -318,28 +318,16 @@ fn present(
             files.push(w);
         }
     }
-    // Watch presents at time 0.
-    let clock = crate::common::PlanClock::default();
-    let mut graph = crate::common::plan_loaded(doc, reg, &args.set, &graph_path, clock)
-        .map_err(|e| e.0)?
-        .file
-        .graph;
-    apply_set(&mut graph, reg, &args.set)?;
+    // The session keeps the document and its plan: what changed since the last read
+    // reaches the kept plan as the edits it holds (a changed value is patched in place), so
+    // only the cone of the change cooks. `--set` and the params file give values to the
+    // document's own nodes.
+    let mut doc = doc.doc;
+    apply_set(&mut doc.graph, reg, &args.set)?;
     if let (Some(p), Some(bytes)) = (&args.params, texts.get(1)) {
-        apply_params(&mut graph, reg, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        apply_params(&mut doc.graph, reg, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
     }
-    let diags = validate(&graph, reg);
-    if !diags.is_empty() {
-        let shown: Vec<String> = diags.iter().take(5).map(crate::report::abridged).collect();
-        return Err(format!(
-            "{}: {} problem(s): {}{}",
-            graph_path.display(),
-            diags.len(),
-            shown.join("; "),
-            if diags.len() > 5 { "; ..." } else { "" }
-        ));
-    }
-    let outputs = graph_outputs(&graph);
+    let outputs = graph_outputs(&doc.graph);
     if outputs.is_empty() {
         return Err(format!(
             "{}: the graph has no outputs (add an \"outputs\" section)",
@@ -348,12 +336,12 @@ fn present(
     }
     let s = match session {
         Some(s) => {
-            s.replace_graph(graph);
+            s.replace_document(doc);
             s.set_outputs(outputs);
             s
         }
         None => {
-            let mut s = Session::new(reg.clone(), graph, outputs);
+            let mut s = Session::from_document(reg.clone(), doc, outputs);
             s.set_seed(args.seed);
             session.insert(s)
         }

@@ -5,6 +5,11 @@
 //! without building its plan again: the incremental evaluator then re-cooks only their cone)
 //! instead of a new graph.
 //!
+//! Structural edits among plain nodes of the document's own graph (a node added or removed,
+//! a wire made or taken away, where every node at either end is a plain node written out as
+//! itself) are spliced into the kept flat graph the same way: the flat graph changes by just
+//! that node or wire, and every other node keeps its place and value.
+//!
 //! Every other edit (one the plan read: a `for`'s list length, a count, a choice's condition;
 //! an edit of a document whose plan waited on cooked values) drops the kept plan, and the
 //! next [`Live::plan`] makes a new one.
@@ -52,6 +57,32 @@ pub enum Edit {
         /// The new item.
         value: Value,
     },
+    /// Add a node of op `op` (an op of the registry; a call is added by replacing the
+    /// document instead) with no params, constants or wires.
+    AddNode {
+        /// The new node's id.
+        node: String,
+        /// Its op.
+        op: String,
+    },
+    /// Remove `node` and every wire into or out of it.
+    RemoveNode {
+        /// The node.
+        node: String,
+    },
+    /// Add a wire from output `from` to input `to`; a constant the input held is taken
+    /// away (the wire is what it reads now).
+    Connect {
+        /// An output port.
+        from: PortRef,
+        /// An input port.
+        to: PortRef,
+    },
+    /// Remove every wire into input `to`.
+    Disconnect {
+        /// The input port.
+        to: PortRef,
+    },
 }
 
 /// Why an edit could not be applied to the document (which is then unchanged).
@@ -87,10 +118,14 @@ impl From<GraphError> for EditError {
     }
 }
 
-/// A value edit of the flat graph.
+/// An edit of the flat graph.
 enum FlatEdit {
     Const(PortRef, Value),
     Param(String, String, Value),
+    AddNode(String, String),
+    RemoveNode(String),
+    Connect(PortRef, PortRef),
+    Disconnect(PortRef),
 }
 
 /// A document, its digest and its planner (see the [module docs](self)).
@@ -127,11 +162,26 @@ impl Live {
         self.planner.counts()
     }
 
-    /// Replace the document (read again from its file, say); the kept plan stays only if the
-    /// new document digests the same.
-    pub fn replace(&mut self, doc: Document) {
-        self.digest = DocDigest::whole(&doc);
+    /// Replace the document (read again from its file, say). What changed is made as the
+    /// edits that say it (see [`super::edits_between`]), so a changed value is patched in
+    /// the kept plan as [`Live::edit`] would; a change no edit says replaces the document
+    /// whole, and the kept plan then stays only if the new document digests the same.
+    /// Answers whether the change was made as edits.
+    pub fn replace(&mut self, doc: Document) -> bool {
+        let whole = DocDigest::whole(&doc);
+        if whole.key() == self.digest.key() {
+            self.doc = doc;
+            return true;
+        }
+        if let Some(edits) = super::edits_between(&self.doc, &doc)
+            && edits.into_iter().all(|e| self.edit(e).is_ok())
+            && self.digest.key() == whole.key()
+        {
+            return true;
+        }
+        self.digest = whole;
         self.doc = doc;
+        false
     }
 
     /// Edit the document's own graph with `f` (any edit of its nodes and wires: its digest is
@@ -165,6 +215,41 @@ impl Live {
                 let old = set_item(&mut self.doc, node, *index, value)?;
                 self.digest.patch_item(node, *index, &old, value);
             }
+            Edit::AddNode { node, op } => {
+                self.doc.graph.add_node(node.as_str(), op)?;
+                self.digest.patch(&self.doc, &[node.as_str()]);
+            }
+            Edit::RemoveNode { node } => {
+                // The nodes it fed lose a wire: their digests change too.
+                let mut touched: Vec<String> = vec![node.clone()];
+                touched.extend(
+                    self.doc
+                        .graph
+                        .wires()
+                        .iter()
+                        .filter(|w| w.from.node.as_str() == node)
+                        .map(|w| w.to.node.to_string()),
+                );
+                self.doc.graph.remove_node(node)?;
+                self.doc.calls.remove(node.as_str());
+                self.doc.curves.retain(|at, _| at.node.as_str() != node);
+                let touched: Vec<&str> = touched.iter().map(String::as_str).collect();
+                self.digest.patch(&self.doc, &touched);
+            }
+            Edit::Connect { from, to } => {
+                for end in [&from.node, &to.node] {
+                    if self.doc.graph.node(end).is_none() {
+                        return Err(EditError::NoSuchNode(end.to_string()));
+                    }
+                }
+                self.doc.graph.clear_const(&to.node, &to.port)?;
+                self.doc.graph.connect(from.clone(), to.clone());
+                self.digest.patch(&self.doc, &[to.node.as_str()]);
+            }
+            Edit::Disconnect { to } => {
+                self.doc.graph.disconnect(to)?;
+                self.digest.patch(&self.doc, &[to.node.as_str()]);
+            }
         };
         let new = self.digest.key();
         let (registry, kept) = self.planner.kept_mut(old);
@@ -176,11 +261,19 @@ impl Live {
         };
         for e in edits {
             // The sites were written into this graph, so their nodes exist.
+            let g = &mut lowered.graph;
             let _ = match e {
-                FlatEdit::Const(at, v) => lowered.graph.set_const(&at.node, &at.port, v),
-                FlatEdit::Param(n, p, v) => lowered.graph.set_param(&n, &p, v),
+                FlatEdit::Const(at, v) => g.set_const(&at.node, &at.port, v),
+                FlatEdit::Param(n, p, v) => g.set_param(&n, &p, v),
+                FlatEdit::AddNode(n, op) => g.add_node(n, &op).map(|_| ()),
+                FlatEdit::RemoveNode(n) => g.remove_node(&n).map(|_| ()),
+                FlatEdit::Connect(from, to) => g.clear_const(&to.node, &to.port).map(|_| {
+                    g.connect(from, to);
+                }),
+                FlatEdit::Disconnect(to) => g.disconnect(&to),
             };
         }
+        lowered.report.nodes = lowered.graph.len();
         self.planner.patched(new);
         Ok(true)
     }
@@ -296,7 +389,56 @@ fn flat_edits(
                 None => vec![],
             })
         }
+        Edit::AddNode { node, op } => {
+            // Not yet in the flat graph (a copy's id, say, would collide), and plain.
+            if lowered.graph.node(node).is_some() {
+                return None;
+            }
+            plain_node(doc, registry, node)?;
+            Some(vec![FlatEdit::AddNode(node.clone(), op.clone())])
+        }
+        Edit::RemoveNode { node } => {
+            // The document no longer has it: what it was, and what it touched, the flat
+            // graph tells (a plain node is written out under its own id, wires and all).
+            let n = lowered.graph.node(node)?;
+            (registry.get(&n.op)?.spec().role == Role::Node).then_some(())?;
+            for w in lowered.graph.wires() {
+                let other = if w.from.node.as_str() == node {
+                    &w.to.node
+                } else if w.to.node.as_str() == node {
+                    &w.from.node
+                } else {
+                    continue;
+                };
+                spliced_end(doc, registry, lowered, other)?;
+            }
+            Some(vec![FlatEdit::RemoveNode(node.clone())])
+        }
+        Edit::Connect { from, to } => {
+            spliced_end(doc, registry, lowered, &from.node)?;
+            spliced_end(doc, registry, lowered, &to.node)?;
+            // One wire into the input: several (into a collective input) are gathered by
+            // the plan.
+            let into = doc.graph.wires().iter().filter(|w| &w.to == to).count();
+            (into == 1).then_some(())?;
+            Some(vec![FlatEdit::Connect(from.clone(), to.clone())])
+        }
+        Edit::Disconnect { to } => {
+            spliced_end(doc, registry, lowered, &to.node)?;
+            for w in lowered.graph.wires().iter().filter(|w| &w.to == to) {
+                spliced_end(doc, registry, lowered, &w.from.node)?;
+            }
+            Some(vec![FlatEdit::Disconnect(to.clone())])
+        }
     }
+}
+
+/// `Some` when `node` is a plain node of the document written out as itself in the flat
+/// graph, with no curve: a structural edit at it is the same edit of the flat graph.
+fn spliced_end(doc: &Document, registry: &Registry, lowered: &Lowered, node: &str) -> Option<()> {
+    plain_node(doc, registry, node)?;
+    lowered.graph.node(node)?;
+    (!doc.curves.keys().any(|at| at.node.as_str() == node)).then_some(())
 }
 
 /// `Some` when `node` is a plain node: written out as it is, deciding nothing in the plan.

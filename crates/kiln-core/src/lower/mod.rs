@@ -23,6 +23,7 @@
 
 mod animated;
 mod choice;
+mod diff;
 mod error;
 mod expand;
 mod flat;
@@ -35,6 +36,7 @@ mod step;
 mod waits;
 
 pub use animated::AnimatedParam;
+pub use diff::edits_between;
 pub use error::PlanError;
 pub use live::{Edit, EditError, Live};
 pub use planner::{PlanCounts, Planner};

@@ -352,7 +352,15 @@ impl Table<'_> {
             let e = &self.entries[i];
             let doc = document(e, &assets);
             let mut h = KeyHasher::new();
-            h.u128(e.text.0);
+            if e.parent.is_some() {
+                // A graph defined inline is keyed by what it holds, not by the whole file
+                // around it: an edit elsewhere in the file leaves it (and its calls' plans)
+                // as they were.
+                h.str("kiln.inline");
+                h.u128(DocDigest::whole(&doc).key().0);
+            } else {
+                h.u128(e.text.0);
+            }
             for (node, d) in &e.deps {
                 h.str(node);
                 if let Some(a) = &assets[*d] {

@@ -231,31 +231,243 @@ fn bad_edits_are_refused_and_change_nothing() {
     assert_eq!(l.digest(), digest);
 }
 
+#[test]
+fn structural_edits_among_plain_nodes_are_spliced_into_the_kept_plan() {
+    // `k = one + 1`; add `m = k × 2` wired to a new output-free place, then rewire and remove
+    // it: each edit is made in the kept flat graph, and only the new node cooks.
+    let mut l = live(&for_over(200));
+    let mut eval = IncrementalEvaluator::new(registry());
+    cook(&mut l, &mut eval, &["r", "s"]);
+    counting::take();
+    let add = l
+        .edit(Edit::AddNode {
+            node: "m".into(),
+            op: "math.mul".into(),
+        })
+        .unwrap();
+    assert!(add, "a plain node is spliced in");
+    assert!(
+        l.edit(Edit::Connect {
+            from: PortRef::parse("k"),
+            to: PortRef::parse("m.a"),
+        })
+        .unwrap()
+    );
+    assert!(
+        l.edit(Edit::Const {
+            node: "m".into(),
+            port: "b".into(),
+            value: Value::Float(2.0),
+        })
+        .unwrap()
+    );
+    let before = eval.total_stats().executed;
+    let v = cook(&mut l, &mut eval, &["r", "s", "m"]);
+    assert_eq!(counting::take(), 0, "no copy cooks again");
+    // k = (5 × 2)² + 1 = 101; m = 202.
+    assert_eq!(v[2], Value::Float(202.0));
+    assert_eq!(
+        eval.total_stats().executed - before,
+        1,
+        "only the new node cooks"
+    );
+    assert!(same(&v, &fresh(&l, &["r", "s", "m"])));
+
+    // Rewire `m.a` from `k` to nothing, then remove `m`.
+    assert!(
+        l.edit(Edit::Disconnect {
+            to: PortRef::parse("m.a")
+        })
+        .unwrap()
+    );
+    assert!(
+        l.edit(Edit::Const {
+            node: "m".into(),
+            port: "a".into(),
+            value: Value::Float(4.0),
+        })
+        .unwrap()
+    );
+    assert_eq!(cook(&mut l, &mut eval, &["m"]), vec![Value::Float(8.0)]);
+    assert!(l.edit(Edit::RemoveNode { node: "m".into() }).unwrap());
+    assert!(same(
+        &cook(&mut l, &mut eval, &["r", "s"]),
+        &fresh(&l, &["r", "s"])
+    ));
+    assert_eq!(l.digest(), DocDigest::whole(l.document()).key());
+    let c = l.counts();
+    assert_eq!((c.made, c.patched), (1, 6), "{c:?}");
+}
+
+#[test]
+fn structural_edits_that_reach_a_call_or_an_output_make_a_new_plan() {
+    let mut l = live(&for_over(5));
+    let mut eval = IncrementalEvaluator::new(registry());
+    cook(&mut l, &mut eval, &["r", "s"]);
+    // `k` reads the call `one`: taking that wire away changes what the plan wired.
+    assert!(
+        !l.edit(Edit::Disconnect {
+            to: PortRef::parse("k.a")
+        })
+        .unwrap()
+    );
+    l.edit(Edit::Const {
+        node: "k".into(),
+        port: "a".into(),
+        value: Value::Float(0.0),
+    })
+    .unwrap();
+    assert_eq!(cook(&mut l, &mut eval, &["s"]), vec![Value::Float(1.0)]);
+    // A wire into the call's input.
+    l.edit(Edit::AddNode {
+        node: "c".into(),
+        op: "math.add".into(),
+    })
+    .unwrap();
+    for port in ["a", "b"] {
+        l.edit(Edit::Const {
+            node: "c".into(),
+            port: port.into(),
+            value: Value::Float(0.0),
+        })
+        .unwrap();
+    }
+    assert!(
+        !l.edit(Edit::Connect {
+            from: PortRef::parse("c"),
+            to: PortRef::parse("f.gain"),
+        })
+        .unwrap()
+    );
+    // f = (item × (0 + 0))² = 0 for every item.
+    let v = cook(&mut l, &mut eval, &["r"]);
+    assert_eq!(v, fresh(&l, &["r"]));
+    let Value::List(items) = &v[0] else { panic!() };
+    assert!(items.iter().all(|x| *x == Value::Float(0.0)));
+    // Removing the node that now feeds a call.
+    assert!(!l.edit(Edit::RemoveNode { node: "c".into() }).unwrap());
+    assert!(same(&cook(&mut l, &mut eval, &["r"]), &fresh(&l, &["r"])));
+    assert_eq!(
+        l.edit(Edit::RemoveNode { node: "c".into() }),
+        Err(EditError::NoSuchNode("c".into()))
+    );
+    assert_eq!(
+        l.edit(Edit::Connect {
+            from: PortRef::parse("nope"),
+            to: PortRef::parse("k.a"),
+        }),
+        Err(EditError::NoSuchNode("nope".into()))
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
     /// Any sequence of edits gives, after each, the bits a fresh plan of the edited
     /// document gives.
     #[test]
     fn edited_plans_answer_as_fresh_plans(
-        edits in prop::collection::vec((0usize..4, 0usize..12, -4.0f64..4.0), 1..8)
+        edits in prop::collection::vec((0usize..8, 0usize..12, -4.0f64..4.0), 1..10)
     ) {
         let mut l = live(&for_over(12));
         let mut eval = IncrementalEvaluator::new(registry());
         cook(&mut l, &mut eval, &["r", "s"]);
+        // Plain nodes `p0`, `p1`, … added and wired among themselves and from `k`.
+        let mut added: Vec<String> = vec![];
+        let mut next = 0;
         for (kind, i, x) in edits {
             let e = match kind {
                 0 => Edit::Item { node: "f".into(), index: i, value: Value::Float(x) },
                 1 => Edit::Const { node: "f".into(), port: "gain".into(), value: Value::Float(x) },
                 2 => Edit::Const { node: "k".into(), port: "b".into(), value: Value::Float(x) },
-                _ => Edit::Const { node: "one".into(), port: "item".into(), value: Value::Float(x) },
+                3 => Edit::Const { node: "one".into(), port: "item".into(), value: Value::Float(x) },
+                4 => {
+                    next += 1;
+                    let id = format!("p{next}");
+                    let spliced = l.edit(Edit::AddNode { node: id.clone(), op: "math.add".into() }).unwrap();
+                    prop_assert!(spliced);
+                    // Constants under both inputs, so it cooks with or without wires.
+                    let spliced = l.edit(Edit::Const { node: id.clone(), port: "a".into(), value: Value::Float(x) }).unwrap();
+                    prop_assert!(spliced);
+                    added.push(id.clone());
+                    Edit::Const { node: id, port: "b".into(), value: Value::Float(1.0) }
+                }
+                5 if !added.is_empty() => Edit::RemoveNode { node: added.remove(i % added.len()) },
+                6 if !added.is_empty() => {
+                    // Into an input with no wire yet; from `k` or an earlier added node
+                    // (so no cycle forms).
+                    let t = i % added.len();
+                    let to = PortRef::new(added[t].as_str(), if x < 0.0 { "a" } else { "b" });
+                    if l.document().graph.wires().iter().any(|w| w.to == to) {
+                        continue;
+                    }
+                    let from = if t == 0 { "k".to_string() } else { added[i % t].clone() };
+                    Edit::Connect { from: PortRef::parse(&from), to }
+                }
+                7 if !added.is_empty() => {
+                    let to = PortRef::new(added[i % added.len()].as_str(), "a");
+                    if !l.document().graph.wires().iter().any(|w| w.to == to) {
+                        continue;
+                    }
+                    let spliced = l.edit(Edit::Disconnect { to: to.clone() }).unwrap();
+                    prop_assert!(spliced);
+                    Edit::Const { node: to.node.to_string(), port: to.port.clone(), value: Value::Float(x) }
+                }
+                _ => continue,
             };
-            prop_assert!(l.edit(e).unwrap());
-            let v = cook(&mut l, &mut eval, &["r", "s"]);
-            prop_assert!(same(&v, &fresh(&l, &["r", "s"])));
+            prop_assert!(l.edit(e).unwrap(), "every edit here is spliced");
+            let mut outs = vec!["r", "s"];
+            outs.extend(added.iter().map(String::as_str));
+            let v = cook(&mut l, &mut eval, &outs);
+            prop_assert!(same(&v, &fresh(&l, &outs)));
             prop_assert_eq!(l.digest(), DocDigest::whole(l.document()).key(), "patched digests agree");
         }
         prop_assert_eq!(l.counts().made, 1);
+        // The same document, read again whole, reaches a live copy of the first as the edits
+        // it holds.
+        let mut again = live(&for_over(12));
+        cook(&mut again, &mut IncrementalEvaluator::new(registry()), &["r"]);
+        prop_assert!(again.replace(l.document().clone()), "the difference is said as edits");
+        prop_assert_eq!(again.digest(), l.digest());
+        prop_assert_eq!(again.counts().made, 1);
     }
+}
+
+#[test]
+fn a_document_read_again_reaches_the_plan_as_its_edits() {
+    let mut l = live(&for_over(100));
+    let mut eval = IncrementalEvaluator::new(registry());
+    cook(&mut l, &mut eval, &["r", "s"]);
+    counting::take();
+    // An item, a call's constant and a plain node's constant changed, and a node added.
+    let text = for_over(100)
+        .replace("[0.0, 1.0, 2.0,", "[0.0, 1.5, 2.0,")
+        .replace(r#""b": 1.0}"#, r#""b": 2.0}"#);
+    let mut next = document(&text).doc;
+    next.graph.add_node("m", "math.mul").unwrap();
+    next.graph.wire("k", "m.a");
+    next.graph.set_const("m", "b", 3.0).unwrap();
+    assert!(l.replace(next), "said as edits");
+    let v = cook(&mut l, &mut eval, &["r", "s", "m"]);
+    assert_eq!(
+        counting::take(),
+        1,
+        "the changed item's copy cooks, no other"
+    );
+    let Value::List(items) = &v[0] else { panic!() };
+    assert_eq!(items[1], Value::Float(1.5 * 1.5 * 9.0));
+    // k = (5 × 2)² + 2 = 102; m = 306.
+    assert_eq!(v[1..], [Value::Float(102.0), Value::Float(306.0)]);
+    assert!(same(&v, &fresh(&l, &["r", "s", "m"])));
+    assert_eq!(l.counts().made, 1, "no new plan");
+
+    // A call taken away cannot be said as edits: the document is replaced whole.
+    let mut fewer = document(&for_over(100)).doc;
+    fewer.graph.remove_node("one").unwrap();
+    fewer.calls.remove("one");
+    fewer.graph.set_const("k", "a", 0.0).unwrap();
+    assert!(!l.replace(fewer));
+    assert_eq!(cook(&mut l, &mut eval, &["s"]), vec![Value::Float(1.0)]);
+    assert_eq!(l.counts().made, 2);
 }
 
 #[test]
