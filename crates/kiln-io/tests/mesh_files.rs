@@ -194,3 +194,37 @@ fn damaged_mesh_files_are_errors_not_panics() {
     let bad = b"v 0 0 0\nf 1 2 3\n";
     assert!(decode_obj(bad).is_err(), "a face past the points");
 }
+
+#[test]
+fn a_position_naming_a_missing_accessor_is_an_error_not_a_panic() {
+    // Found by the `mesh_gltf` fuzz target: glTF's own validation indexed the accessors
+    // with the POSITION attribute's number unchecked.
+    let none =
+        br#"{"asset":{"version":"2.0"},"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}]}"#;
+    let e = decode_glb(none).unwrap_err();
+    assert!(
+        e.contains("POSITION names accessor 0, but the file has 0"),
+        "{e}"
+    );
+    let past = br#"{"asset":{"version":"2.0"},
+        "accessors":[{"componentType":5126,"count":1,"type":"VEC3"}],
+        "meshes":[{"primitives":[{"attributes":{"POSITION":3}}]}]}"#;
+    let e = decode_glb(past).unwrap_err();
+    assert!(
+        e.contains("POSITION names accessor 3, but the file has 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_mesh_without_triangles_writes_a_glb_that_reads_back_empty() {
+    // Found by the `mesh_gltf` fuzz target: the file held a scene without nodes, which the
+    // glTF reader refuses (`missing field nodes`).
+    let mut lone_points = kiln_mesh::Mesh::new();
+    lone_points.points.push(glam::Vec3::ZERO);
+    for mesh in [kiln_mesh::Mesh::new(), lone_points] {
+        let glb = encode_glb(&mesh).unwrap();
+        let back = decode_glb(&glb).unwrap();
+        assert!(back.points.is_empty() && back.prims.is_empty());
+    }
+}

@@ -137,12 +137,16 @@ pub fn encode_glb(mesh: &Mesh) -> Result<Vec<u8>, GlbError> {
             uri: None,
         });
     }
-    let scene = root.push(json::Scene {
-        extensions: Default::default(),
-        extras: Default::default(),
-        nodes,
-    });
-    root.scene = Some(scene);
+    // A scene lists at least one node (and `gltf` reads no scene without its `nodes`): a
+    // mesh without triangles is a file with no scene.
+    if !nodes.is_empty() {
+        let scene = root.push(json::Scene {
+            extensions: Default::default(),
+            extras: Default::default(),
+            nodes,
+        });
+        root.scene = Some(scene);
+    }
     root.asset.generator = Some("kiln".into());
     let text = json::serialize::to_string(&root).map_err(|e| GlbError(e.to_string()))?;
     while bin.len() % 4 != 0 {

@@ -140,8 +140,11 @@ pub fn decode_obj(bytes: &[u8]) -> Result<Mesh, String> {
 /// transforms are not applied), `N` and `uv` as point attributes when every primitive has
 /// them.
 pub fn decode_glb(bytes: &[u8]) -> Result<Mesh, String> {
-    let doc = gltf::Gltf::from_slice(bytes).map_err(|e| e.to_string())?;
-    let blob = doc.blob.as_deref();
+    let raw = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| e.to_string())?;
+    positions_exist(raw.document.as_json())?;
+    let blob = raw.blob;
+    let doc = gltf::Document::from_json(raw.document.into_json()).map_err(|e| e.to_string())?;
+    let blob = blob.as_deref();
     let mut out = Mesh::new();
     let (mut normals, mut uvs) = (Vec::new(), Vec::new());
     let (mut all_n, mut all_uv) = (true, true);
@@ -191,4 +194,28 @@ pub fn decode_glb(bytes: &[u8]) -> Result<Mesh, String> {
         out.point_attrs.insert("uv", AttribValues::Vec2(uvs));
     }
     Ok(out)
+}
+
+/// Every primitive's `POSITION` names an accessor the file has. `gltf`'s validation looks
+/// that accessor up without a bounds check (and panics), so this comes first.
+fn positions_exist(root: &gltf::json::Root) -> Result<(), String> {
+    use gltf::json::validation::Checked;
+    let accessors = root.accessors.len();
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            let position = prim
+                .attributes
+                .get(&Checked::Valid(gltf::json::mesh::Semantic::Positions));
+            if let Some(i) = position
+                && i.value() >= accessors
+            {
+                return Err(format!(
+                    "meshes[{m}].primitives[{p}]: POSITION names accessor {}, but the file \
+                     has {accessors}",
+                    i.value()
+                ));
+            }
+        }
+    }
+    Ok(())
 }

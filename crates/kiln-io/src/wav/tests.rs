@@ -250,3 +250,42 @@ fn reading_a_missing_or_foreign_file_is_an_error() {
     let e = read_wav(&path).unwrap_err();
     assert!(matches!(e, WavError::Unsupported { bits: 8, .. }), "{e:?}");
 }
+
+#[test]
+fn a_fifo_or_a_folder_is_refused_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.wav");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // Opening a FIFO for reading blocks until a writer comes: the refusal comes first.
+    let e = read_wav(&fifo).unwrap_err();
+    assert!(
+        matches!(e, WavError::NotAFile { kind: "a FIFO", .. }),
+        "{e:?}"
+    );
+    let e = read_wav(dir.path()).unwrap_err();
+    assert!(matches!(e, WavError::NotAFile { .. }), "{e:?}");
+}
+
+#[test]
+fn bytes_decode_as_the_file_reads() {
+    let left = [0.0, 0.5, -0.25, 1.0];
+    let right = [0.125, -1.0, 0.75, 0.0];
+    for format in [WavFormat::Float32, WavFormat::Pcm16, WavFormat::Pcm24] {
+        let bytes = encode_wav(&[&left, &right], 44_100, format).unwrap();
+        let data = decode_wav(&bytes).unwrap();
+        assert_eq!((data.sample_rate, data.format), (44_100, format));
+        // Every value above is a multiple of 2^-3, exact in each format's steps once
+        // scaled back: |x - back| is at most half a PCM step.
+        let step = format.pcm_scale().map_or(0.0, |s| 0.5 / s);
+        for (channel, want) in data.channels.iter().zip([&left, &right]) {
+            assert_eq!(channel.len(), 4);
+            for (got, want) in channel.iter().zip(want.iter()) {
+                assert!((got - want).abs() <= step, "{format}: {got} for {want}");
+            }
+        }
+    }
+}

@@ -2,6 +2,16 @@
 //! so that a normal `cargo test` feeds the same functions the kept corpus
 //! (`fuzz/corpus/<target>/`). Each takes any bytes and must neither panic nor hang; what
 //! a decoder accepts must also survive its round trip.
+//!
+//! The targets: `graph_file`, `snapshot` (snapshot files, render manifests and render
+//! states), `value_codec`, `cache_entry`, the domains' file decoders ([`wav`], [`obj`],
+//! [`gltf`]) and [`evaluate`] (a graph generated from the bytes, run by every evaluator).
+
+mod files;
+mod generated;
+
+pub use files::{gltf, obj, wav};
+pub use generated::evaluate;
 
 use kiln_core::key::Key;
 use kiln_core::plan::Plan;
