@@ -73,13 +73,20 @@ fn the_corpus_decodes_what_it_was_made_of() {
     // The kept files are not all refused: a decoder that refused everything would pass the
     // replay above without testing anything.
     let reg = domains::every_domain();
-    for (name, bytes) in corpus("value_codec") {
+    // The files made by hand (`.bin`, `.json`); the fuzzer's own are named by their hash.
+    for (name, bytes) in corpus("value_codec")
+        .into_iter()
+        .filter(|(n, _)| n.ends_with(".bin"))
+    {
         assert!(
             kiln_io::decode_value(&bytes, &reg).is_ok(),
             "value_codec/{name}"
         );
     }
-    for (name, bytes) in corpus("graph_file") {
+    for (name, bytes) in corpus("graph_file")
+        .into_iter()
+        .filter(|(n, _)| n.ends_with(".json"))
+    {
         let ok = kiln_io::load_graph_bytes(&bytes, &reg).is_ok();
         assert_eq!(ok, !name.starts_with("truncated"), "graph_file/{name}");
     }

@@ -72,6 +72,12 @@ pub fn encode_glb(mesh: &Mesh) -> Result<Vec<u8>, GlbError> {
     let mut root = json::Root::default();
     let mut bin = Vec::new();
     let mut nodes = Vec::new();
+    // The positions' bounds are written as JSON numbers, which are finite.
+    if let Some((i, p)) = c.positions.iter().enumerate().find(|(_, p)| !p.is_finite()) {
+        return Err(GlbError(format!(
+            "point {i} is at {p}: a glb holds finite positions only"
+        )));
+    }
     if !c.triangles.is_empty() {
         use json::accessor::{ComponentType as C, Type as T};
         use json::buffer::Target::{ArrayBuffer, ElementArrayBuffer};

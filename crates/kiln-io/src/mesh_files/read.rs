@@ -2,6 +2,7 @@
 //! is a value like any other, so its key is its content: the same file content gives the
 //! same key wherever the file lives.
 
+use super::glb_checks;
 use glam::{Vec2, Vec3};
 use kiln_mesh::{AttribValues, Mesh, check_size};
 use std::path::{Path, PathBuf};
@@ -63,6 +64,8 @@ pub fn read_mesh(path: &Path) -> Result<Mesh, ReadMeshError> {
 /// A mesh from OBJ text: every object's faces as polygons over the file's points, `N` and
 /// `uv` as vertex attributes when every face gives them.
 pub fn decode_obj(bytes: &[u8]) -> Result<Mesh, String> {
+    // Lossy: `tobj` reads the lines before an invalid one (and exports their faces).
+    super::obj_indices::check_face_indices(&String::from_utf8_lossy(bytes))?;
     let options = tobj::LoadOptions {
         single_index: false,
         triangulate: false,
@@ -140,8 +143,9 @@ pub fn decode_obj(bytes: &[u8]) -> Result<Mesh, String> {
 /// transforms are not applied), `N` and `uv` as point attributes when every primitive has
 /// them.
 pub fn decode_glb(bytes: &[u8]) -> Result<Mesh, String> {
+    glb_checks::length_fits(bytes)?;
     let raw = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| e.to_string())?;
-    positions_exist(raw.document.as_json())?;
+    glb_checks::positions_exist(raw.document.as_json())?;
     let blob = raw.blob;
     let doc = gltf::Document::from_json(raw.document.into_json()).map_err(|e| e.to_string())?;
     let blob = blob.as_deref();
@@ -153,6 +157,7 @@ pub fn decode_glb(bytes: &[u8]) -> Result<Mesh, String> {
             if prim.mode() != gltf::mesh::Mode::Triangles {
                 continue;
             }
+            glb_checks::primitive_readable(&prim)?;
             let reader = prim.reader(|b| match b.source() {
                 gltf::buffer::Source::Bin => blob,
                 gltf::buffer::Source::Uri(_) => None,
@@ -194,28 +199,4 @@ pub fn decode_glb(bytes: &[u8]) -> Result<Mesh, String> {
         out.point_attrs.insert("uv", AttribValues::Vec2(uvs));
     }
     Ok(out)
-}
-
-/// Every primitive's `POSITION` names an accessor the file has. `gltf`'s validation looks
-/// that accessor up without a bounds check (and panics), so this comes first.
-fn positions_exist(root: &gltf::json::Root) -> Result<(), String> {
-    use gltf::json::validation::Checked;
-    let accessors = root.accessors.len();
-    for (m, mesh) in root.meshes.iter().enumerate() {
-        for (p, prim) in mesh.primitives.iter().enumerate() {
-            let position = prim
-                .attributes
-                .get(&Checked::Valid(gltf::json::mesh::Semantic::Positions));
-            if let Some(i) = position
-                && i.value() >= accessors
-            {
-                return Err(format!(
-                    "meshes[{m}].primitives[{p}]: POSITION names accessor {}, but the file \
-                     has {accessors}",
-                    i.value()
-                ));
-            }
-        }
-    }
-    Ok(())
 }

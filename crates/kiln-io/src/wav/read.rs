@@ -91,9 +91,11 @@ fn decode_from<R: Read>(source: R, source_bytes: u64, path: &Path) -> Result<Wav
                 put(i, f64::from(s.map_err(read)?));
             }
         }
+        // The most negative code (-2^(bits-1)) is one step past -1: it reads as -1, so what
+        // is read stays in [-1, 1] and writes back as it reads.
         Some(scale) => {
             for (i, s) in reader.samples::<i32>().enumerate() {
-                put(i, f64::from(s.map_err(read)?) / scale);
+                put(i, (f64::from(s.map_err(read)?) / scale).max(-1.0));
             }
         }
     }

@@ -289,3 +289,27 @@ fn bytes_decode_as_the_file_reads() {
         }
     }
 }
+
+#[test]
+fn the_most_negative_pcm_code_reads_as_minus_one() {
+    // Found by the `wav` fuzz target: -32768 read as -32768 / 32767, below -1, and wrote
+    // back clamped, as another sample.
+    let dir = tempfile::tempdir().unwrap();
+    for (bits, low) in [(16u16, -32768i32), (24, -8_388_608)] {
+        let path = dir.path().join(format!("low{bits}.wav"));
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate: 8000,
+            bits_per_sample: bits,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let mut w = hound::WavWriter::create(&path, spec).unwrap();
+        w.write_sample(low).unwrap();
+        w.write_sample(low + 1).unwrap();
+        w.finalize().unwrap();
+        let data = read_wav(&path).unwrap();
+        assert_eq!(data.channels[0], [-1.0, -1.0], "{bits} bits");
+        let again = encode_wav(&[&data.channels[0]], 8000, data.format).unwrap();
+        assert_eq!(decode_wav(&again).unwrap().channels, data.channels);
+    }
+}
