@@ -1,16 +1,8 @@
-//! Fuzz target `graph_file`: any bytes into `kiln_io::fuzzing::graph_file`, with every standard and audio
-//! op and codec registered.
+//! Fuzz target `graph_file`: any bytes into `kiln_io::fuzzing::graph_file`, with every op and codec of the standard library and the domains registered.
 #![no_main]
 
-use kiln_core::registry::Registry;
 use libfuzzer_sys::fuzz_target;
-use std::sync::OnceLock;
-
-fn registry() -> &'static Registry {
-    static REG: OnceLock<Registry> = OnceLock::new();
-    REG.get_or_init(|| { let mut r = kiln_image::registry(); kiln_audio::register(&mut r).expect("the image and audio ops are distinct"); r })
-}
 
 fuzz_target!(|data: &[u8]| {
-    kiln_io::fuzzing::graph_file(data, registry());
+    kiln_io::fuzzing::graph_file(data, kiln_fuzz::registry());
 });

@@ -86,6 +86,37 @@ fn links_to_dev_zero_in_place_of_cache_entries_are_recomputed() {
 }
 
 #[test]
+fn an_intact_entry_holding_a_value_of_the_wrong_type_is_recomputed() {
+    // Each entry rewritten whole (its key, a right checksum) around the string "hello",
+    // where the nodes of the graph make numbers, vectors and booleans.
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let first = run_cached(cwd, "o1", &[]);
+    assert!(first.status.success(), "{:?}", text(&first));
+    let hello = kiln_io::encode_value(
+        &kiln_core::value::Value::str("hello"),
+        &kiln_core::registry::Registry::new(),
+    )
+    .unwrap();
+    let found = entries(&cwd.join("c"));
+    assert!(!found.is_empty());
+    for e in &found {
+        let bytes = std::fs::read(e).unwrap();
+        let key = u128::from_le_bytes(bytes[32..48].try_into().unwrap());
+        let key = kiln_core::key::Key(key);
+        let forged = kiln_io::cache::encode_entry(key, &hello);
+        assert!(kiln_io::cache::check_entry(key, &forged).is_ok());
+        std::fs::write(e, forged).unwrap();
+    }
+    let second = run_cached(cwd, "o2", &[]);
+    let (stdout, stderr) = text(&second);
+    assert!(second.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("0 from cache"), "{stderr}");
+    // The files of the first run, not "hello".
+    assert_eq!(files_in(&cwd.join("o1")), files_in(&cwd.join("o2")));
+}
+
+#[test]
 fn a_fifo_or_dev_zero_in_place_of_a_blob_is_a_load_error() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();

@@ -170,3 +170,23 @@ fn an_image_over_the_budget_is_the_nodes_error_and_nothing_is_written() {
     );
     assert!(!dir.path().join("o").join("big.png").exists());
 }
+
+#[test]
+fn drone_at_4_ghz_is_refused_under_the_address_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let drone = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/drone.json");
+    let args = [
+        "render",
+        drone.to_str().unwrap(),
+        "--seconds",
+        "0.0001",
+        "--rate",
+        "4000000000",
+        "--out",
+        "o",
+    ];
+    let Some(o) = kiln_limited(&args, dir.path()) else {
+        return;
+    };
+    failed_cleanly(&o, &["at most 10000000 Hz", "4000000000 Hz"]);
+}

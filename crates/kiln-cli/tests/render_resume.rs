@@ -1,9 +1,12 @@
 //! `kiln render --ticks N` records its whole ticks in a manifest, and `--resume` continues a
-//! killed render: killed at random moments (30 times, seeded), every tick the manifest names
-//! is whole (each of its files holds the bytes of an uninterrupted render), and the resume
-//! that finally runs to the end leaves exactly the files of an uninterrupted render.
+//! killed render: killed at random moments (50 times, seeded), every tick the manifest names
+//! is whole (each of its files holds the bytes of an uninterrupted render), nothing else is
+//! there but the files of the one tick being written and temporary files, the temporary
+//! files of a killed run are gone once the next run has got further, and the resume that
+//! finally runs to the end leaves exactly the files of an uninterrupted render.
 
-use kiln_io::render_manifest::{MANIFEST_NAME, parse_manifest};
+use kiln_io::render_manifest::{MANIFEST_NAME, RenderManifest, parse_manifest};
+use kiln_io::render_state::STATE_NAME;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -59,8 +62,40 @@ fn check_whole_ticks(work: &Path, reference: &[(String, Vec<u8>)]) -> u64 {
     m.whole
 }
 
+/// The names in `work` besides the manifest, the latch state and the files of its `whole`
+/// ticks: each must be a file of tick `whole` (written, its tick not yet recorded) or a
+/// temporary file (`.kiln-<pid>-...`), whose names are returned. `all` is the manifest of
+/// an uninterrupted render, which names the files of every tick.
+fn others_after_kill(work: &Path, whole: u64, all: &RenderManifest) -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir(work) else {
+        return vec![];
+    };
+    let kept: Vec<String> = (0..whole).flat_map(|t| all.files_of(t)).collect();
+    let in_flight = if whole < all.whole {
+        all.files_of(whole)
+    } else {
+        vec![]
+    };
+    let mut temporary = vec![];
+    for e in dir {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        if name == MANIFEST_NAME || name == STATE_NAME || kept.contains(&name) {
+            continue;
+        }
+        if name.starts_with(".kiln-") {
+            temporary.push(name);
+        } else {
+            assert!(
+                in_flight.contains(&name),
+                "{name} is there after {whole} whole ticks: neither whole nor being written"
+            );
+        }
+    }
+    temporary
+}
+
 #[test]
-fn a_render_killed_30_times_resumes_to_the_same_bytes() {
+fn a_render_killed_50_times_resumes_to_the_same_bytes() {
     let dir = tempfile::tempdir().unwrap();
     let graph = trails();
     let graph = graph.to_str().unwrap();
@@ -68,11 +103,16 @@ fn a_render_killed_30_times_resumes_to_the_same_bytes() {
     assert!(o.status.success(), "{:?}", text(&o));
     let reference = frames(&dir.path().join("reference"));
     assert_eq!(reference.len(), 150);
+    let all =
+        parse_manifest(&std::fs::read(dir.path().join("reference").join(MANIFEST_NAME)).unwrap())
+            .unwrap();
+    assert_eq!(all.whole, 150);
 
     let work = dir.path().join("work");
     let mut seed = 0x5EED_0011u64;
     let mut whole_seen = vec![];
-    for round in 0..30 {
+    let mut temporary_left: Vec<String> = vec![];
+    for round in 0..50 {
         let mut args = render_args(graph, "work");
         if round > 0 {
             args.push("--resume");
@@ -89,6 +129,17 @@ fn a_render_killed_30_times_resumes_to_the_same_bytes() {
         let _ = child.kill();
         let status = child.wait().unwrap();
         let whole = check_whole_ticks(&work, &reference);
+        let temporary = others_after_kill(&work, whole, &all);
+        // A run that wrote a tick had started: it removed what the killed run left.
+        if whole > whole_seen.last().copied().unwrap_or(0) {
+            for name in &temporary_left {
+                assert!(
+                    !temporary.contains(name),
+                    "round {round}: {name} of a killed run is still there"
+                );
+            }
+        }
+        temporary_left = temporary;
         whole_seen.push(whole);
         // A run that finished before the kill must have finished whole.
         if status.success() {

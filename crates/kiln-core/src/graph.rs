@@ -1,9 +1,10 @@
 //! Graphs as plain data: nodes (id, op id, params, inline constant inputs) and wires from an
 //! output port to an input port, with an editing API. No evaluation logic lives here.
 
+pub use crate::fields::Fields;
 pub use crate::id::NodeId;
 use crate::value::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -60,9 +61,9 @@ pub struct Node {
     /// Op id in the registry.
     pub op: String,
     /// Params set on this node (unset params take the op's defaults).
-    pub params: BTreeMap<String, Value>,
+    pub params: Fields,
     /// Inline constant values for input ports.
-    pub consts: BTreeMap<String, Value>,
+    pub consts: Fields,
 }
 
 /// An editing error.
@@ -226,6 +227,13 @@ impl Graph {
     pub fn index_of(&self, id: &str) -> Option<usize> {
         self.index.get(id).copied()
     }
+    /// Make room for `nodes` more nodes and `wires` more wires (a loader that knows its
+    /// sizes takes no more memory than they need).
+    pub fn reserve(&mut self, nodes: usize, wires: usize) {
+        self.nodes.reserve_exact(nodes);
+        self.index.reserve(nodes);
+        self.wires.reserve_exact(wires);
+    }
     /// Add a node with no params.
     pub fn add_node(&mut self, id: impl Into<NodeId>, op: &str) -> Result<&mut Node, GraphError> {
         let id = id.into();
@@ -236,8 +244,8 @@ impl Graph {
         self.nodes.push(Node {
             id,
             op: op.to_string(),
-            params: BTreeMap::new(),
-            consts: BTreeMap::new(),
+            params: Fields::new(),
+            consts: Fields::new(),
         });
         self.structure_rev += 1;
         let n = self.nodes.len() - 1;

@@ -340,14 +340,14 @@ impl Plan {
             }
             let mut params = Vec::with_capacity(spec.params.len());
             for p in &spec.params {
-                match node.params.get(&*p.name).or(p.default.as_ref()) {
+                match node.params.get(&p.name).or(p.default.as_ref()) {
                     Some(val) if crate::validate::value_fits(p.ty, val) => params.push(val.clone()),
                     _ => return false,
                 }
             }
             let mut inputs: Vec<Source> = self.inputs[v].to_vec();
             for (i, ispec) in spec.inputs.iter().enumerate() {
-                match (&inputs[i], node.consts.get(&*ispec.name)) {
+                match (&inputs[i], node.consts.get(&ispec.name)) {
                     (Source::Wire { .. }, Some(_)) => return false,
                     (Source::Wire { .. }, None) => {}
                     (_, Some(c)) if crate::validate::value_fits(ispec.ty, c) => {

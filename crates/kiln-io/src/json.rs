@@ -94,6 +94,8 @@ impl<'de> Visitor<'de> for JsonVisitor {
         while let Some(item) = seq.next_element::<Json>()? {
             items.push(item);
         }
+        // No room kept beyond the items: a large file holds many small arrays and objects.
+        items.shrink_to_fit();
         Ok(Json::Array(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
@@ -101,6 +103,7 @@ impl<'de> Visitor<'de> for JsonVisitor {
         while let Some((k, v)) = map.next_entry::<String, Json>()? {
             entries.push((k, v));
         }
+        entries.shrink_to_fit();
         Ok(Json::Object(entries))
     }
 }

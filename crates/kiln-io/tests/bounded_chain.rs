@@ -129,3 +129,71 @@ fn a_40_step_chain_peaks_under_half_a_gigabyte_under_every_evaluator() {
     let peak = peak_of(&mut keep_all, &g);
     assert!(peak > bound(), "keeping everything peaked at only {peak}");
 }
+
+/// A chain of `steps` inversions of a `side` x `side` image.
+fn long_chain(steps: usize, side: i64) -> Graph {
+    let mut g = Graph::new();
+    g.add_node("src", "image.fill").unwrap();
+    g.set_param("src", "width", side).unwrap();
+    g.set_param("src", "height", side).unwrap();
+    g.set_const("src", "color", Value::Color([0.25, 0.5, 0.75, 1.0]))
+        .unwrap();
+    let mut prev = "src".to_string();
+    for i in 0..steps {
+        let id = format!("i{i}");
+        g.add_node(id.as_str(), "image.invert").unwrap();
+        g.wire(&prev, &format!("{id}.image"));
+        prev = id;
+    }
+    g
+}
+
+#[test]
+fn a_100000_step_chain_holds_a_few_images_under_every_evaluator() {
+    // The chain aborted when every step kept its 64 x 64 image (6.4 GB); the
+    // images are 8 x 8 in a debug build, where 100,000 steps of 64 x 64 are slow. The plan
+    // and the bookkeeping of 100,000 nodes take memory of their own (about as much as the
+    // 8 x 8 images in a debug build), so the bound is half of what keeping every step's
+    // image would take.
+    const STEPS: usize = 100_000;
+    let side: i64 = if cfg!(debug_assertions) { 8 } else { 64 };
+    let image = (side * side * 16) as usize;
+    let g = long_chain(STEPS, side);
+    let reg = kiln_image::registry();
+    let last = format!("i{}", STEPS - 1);
+    let evs: Vec<(&str, Box<dyn Evaluator>)> = vec![
+        (
+            "lazy",
+            Box::new(LazyEvaluator::new(reg.clone()).with_release(true)),
+        ),
+        ("eager", Box::new(EagerEvaluator::new(reg.clone()))),
+        (
+            "compiled",
+            Box::new(CompiledEvaluator::new(reg.clone()).with_background(false)),
+        ),
+        (
+            "incremental",
+            Box::new(IncrementalEvaluator::new(reg.clone()).with_release(true)),
+        ),
+    ];
+    for (name, mut ev) in evs {
+        let base = LIVE.load(Ordering::SeqCst);
+        PEAK.store(base, Ordering::SeqCst);
+        let out = ev
+            .evaluate(&g, &Request::new([last.as_str()]), &EvalContext::new())
+            .unwrap();
+        let img = out
+            .get(&last)
+            .and_then(|v| v.as_heavy::<kiln_image::image::Image>())
+            .unwrap();
+        // An even number of inversions gives the colour back.
+        assert_eq!(img.get(0, 0), [0.25, 0.5, 0.75, 1.0]);
+        let peak = PEAK.load(Ordering::SeqCst) - base;
+        eprintln!("{name}: peak {peak} bytes for {STEPS} steps of {image}-byte images");
+        assert!(
+            peak < STEPS / 2 * image,
+            "{name}: peaked at {peak} bytes, {} images' worth",
+            peak / image
+        );
+    }
+}

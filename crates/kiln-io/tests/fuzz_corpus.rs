@@ -4,16 +4,22 @@
 //! damaged forms of its files, made here: every prefix of each file, and each file with
 //! every byte flipped in turn (for files of at most 2 KiB).
 
+mod domains;
+
 use kiln_core::registry::Registry;
 use std::path::Path;
 
 type Entry = fn(&[u8], &Registry);
 
-const TARGETS: [(&str, Entry); 4] = [
+const TARGETS: [(&str, Entry); 8] = [
     ("graph_file", kiln_io::fuzzing::graph_file),
     ("snapshot", kiln_io::fuzzing::snapshot),
     ("value_codec", kiln_io::fuzzing::value_codec),
     ("cache_entry", kiln_io::fuzzing::cache_entry),
+    ("evaluate", kiln_io::fuzzing::evaluate),
+    ("wav", |bytes, _| kiln_io::fuzzing::wav(bytes)),
+    ("mesh_obj", |bytes, _| kiln_io::fuzzing::obj(bytes)),
+    ("mesh_gltf", |bytes, _| kiln_io::fuzzing::gltf(bytes)),
 ];
 
 /// The corpus files of `target`, by name.
@@ -37,11 +43,7 @@ fn corpus(target: &str) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn every_corpus_file_and_its_damaged_forms_pass_their_target() {
-    let reg = {
-        let mut r = kiln_image::registry();
-        kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
-        r
-    };
+    let reg = domains::every_domain();
     for (target, entry) in TARGETS {
         let files = corpus(target);
         assert!(files.len() >= 3, "{target}: {} corpus files", files.len());
@@ -70,18 +72,21 @@ fn every_corpus_file_and_its_damaged_forms_pass_their_target() {
 fn the_corpus_decodes_what_it_was_made_of() {
     // The kept files are not all refused: a decoder that refused everything would pass the
     // replay above without testing anything.
-    let reg = {
-        let mut r = kiln_image::registry();
-        kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
-        r
-    };
-    for (name, bytes) in corpus("value_codec") {
+    let reg = domains::every_domain();
+    // The files made by hand (`.bin`, `.json`); the fuzzer's own are named by their hash.
+    for (name, bytes) in corpus("value_codec")
+        .into_iter()
+        .filter(|(n, _)| n.ends_with(".bin"))
+    {
         assert!(
             kiln_io::decode_value(&bytes, &reg).is_ok(),
             "value_codec/{name}"
         );
     }
-    for (name, bytes) in corpus("graph_file") {
+    for (name, bytes) in corpus("graph_file")
+        .into_iter()
+        .filter(|(n, _)| n.ends_with(".json"))
+    {
         let ok = kiln_io::load_graph_bytes(&bytes, &reg).is_ok();
         assert_eq!(ok, !name.starts_with("truncated"), "graph_file/{name}");
     }
@@ -90,4 +95,26 @@ fn the_corpus_decodes_what_it_was_made_of() {
         .find(|(n, _)| n == "render.state")
         .unwrap();
     assert!(kiln_io::render_state::decode_state(&state.1, &reg).is_ok());
+    // The seeds of the file decoders (named `seed-*`; the fuzzer's own finds are named by
+    // their hash) are files of their format.
+    let seeds = |target| {
+        corpus(target)
+            .into_iter()
+            .filter(|(n, _)| n.starts_with("seed-"))
+            .collect::<Vec<_>>()
+    };
+    for (name, bytes) in seeds("wav") {
+        assert!(kiln_io::wav::decode_wav(&bytes).is_ok(), "wav/{name}");
+    }
+    for (name, bytes) in seeds("mesh_obj") {
+        let mesh = kiln_io::mesh_files::decode_obj(&bytes);
+        assert!(mesh.is_ok_and(|m| !m.prims.is_empty()), "mesh_obj/{name}");
+    }
+    for (name, bytes) in seeds("mesh_gltf") {
+        let mesh = kiln_io::mesh_files::decode_glb(&bytes);
+        assert!(mesh.is_ok_and(|m| !m.prims.is_empty()), "mesh_gltf/{name}");
+    }
+    for target in ["wav", "mesh_obj", "mesh_gltf"] {
+        assert!(!seeds(target).is_empty(), "{target} has no seed");
+    }
 }

@@ -194,3 +194,100 @@ fn damaged_mesh_files_are_errors_not_panics() {
     let bad = b"v 0 0 0\nf 1 2 3\n";
     assert!(decode_obj(bad).is_err(), "a face past the points");
 }
+
+#[test]
+fn a_position_naming_a_missing_accessor_is_an_error_not_a_panic() {
+    // Found by the `mesh_gltf` fuzz target: glTF's own validation indexed the accessors
+    // with the POSITION attribute's number unchecked.
+    let none =
+        br#"{"asset":{"version":"2.0"},"meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}]}"#;
+    let e = decode_glb(none).unwrap_err();
+    assert!(
+        e.contains("POSITION names accessor 0, but the file has 0"),
+        "{e}"
+    );
+    let past = br#"{"asset":{"version":"2.0"},
+        "accessors":[{"componentType":5126,"count":1,"type":"VEC3"}],
+        "meshes":[{"primitives":[{"attributes":{"POSITION":3}}]}]}"#;
+    let e = decode_glb(past).unwrap_err();
+    assert!(
+        e.contains("POSITION names accessor 3, but the file has 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_mesh_without_triangles_writes_a_glb_that_reads_back_empty() {
+    // Found by the `mesh_gltf` fuzz target: the file held a scene without nodes, which the
+    // glTF reader refuses (`missing field nodes`).
+    let mut lone_points = kiln_mesh::Mesh::new();
+    lone_points.points.push(glam::Vec3::ZERO);
+    for mesh in [kiln_mesh::Mesh::new(), lone_points] {
+        let glb = encode_glb(&mesh).unwrap();
+        let back = decode_glb(&glb).unwrap();
+        assert!(back.points.is_empty() && back.prims.is_empty());
+    }
+}
+
+#[test]
+fn a_glb_length_shorter_than_its_header_is_an_error_not_a_panic() {
+    // Found by the `mesh_gltf` fuzz target: glTF subtracted the header's 12 bytes from the
+    // length unchecked.
+    for length in [0u32, 11] {
+        let mut glb = b"glTF".to_vec();
+        glb.extend(2u32.to_le_bytes());
+        glb.extend(length.to_le_bytes());
+        glb.extend([0u8; 16]);
+        let e = decode_glb(&glb).unwrap_err();
+        assert!(e.contains(&format!("a length of {length} bytes")), "{e}");
+    }
+}
+
+#[test]
+fn a_bad_face_index_before_invalid_text_is_an_error_not_a_panic() {
+    // Found by the `mesh_obj` fuzz target: the lines before a line that is not UTF-8 are
+    // read (and their faces exported at the next object), so they are checked too.
+    let mut obj = b"v 0 0 0\nf 1//-13 1 1\no b\n".to_vec();
+    obj.extend([0xff, 0xfe, b'\n']);
+    let e = decode_obj(&obj).unwrap_err();
+    assert!(e.contains("normal -13"), "{e}");
+}
+
+#[test]
+fn accessors_of_the_wrong_layout_or_past_their_view_are_errors_not_panics() {
+    // Found by the `mesh_gltf` fuzz target: glTF's reader takes an accessor's layout on
+    // trust (normals of two floats were read as three).
+    let file = |accessors: &str| {
+        format!(
+            r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":48}}],
+            "bufferViews":[{{"buffer":0,"byteLength":48}}],"accessors":[{accessors}],
+            "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0,"NORMAL":1}}}}]}}]}}"#
+        )
+    };
+    let position = |count: u32| {
+        format!(
+            r#"{{"bufferView":0,"componentType":5126,"count":{count},"type":"VEC3","min":[0,0,0],"max":[1,1,1]}}"#
+        )
+    };
+    let two_floats = r#"{"bufferView":0,"componentType":5126,"count":3,"type":"VEC2"}"#;
+    let e = decode_glb(file(&format!("{},{two_floats}", position(3))).as_bytes()).unwrap_err();
+    assert!(e.contains("accessor 1") && e.contains("not Vec3"), "{e}");
+    let three_floats = r#"{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"}"#;
+    let e = decode_glb(file(&format!("{},{three_floats}", position(5))).as_bytes()).unwrap_err();
+    assert!(e.contains("accessor 0") && e.contains("do not fit"), "{e}");
+    let e = decode_glb(file(&format!("{},{three_floats}", position(0))).as_bytes()).unwrap_err();
+    assert!(e.contains("no elements"), "{e}");
+}
+
+#[test]
+fn a_mesh_with_a_point_at_infinity_is_refused_as_glb() {
+    // Found by the `mesh_gltf` fuzz target: the bounds of such points were written as JSON
+    // nulls, a file no reader takes.
+    let mut m = Mesh::new();
+    m.points = vec![Vec3::ZERO, Vec3::X, Vec3::new(0.0, f32::INFINITY, 0.0)];
+    m.add_polygon(&[0, 1, 2]);
+    let e = encode_glb(&m).unwrap_err();
+    assert!(e.to_string().contains("point 2 is at"), "{e}");
+    m.points[2] = Vec3::Y;
+    assert!(decode_glb(&encode_glb(&m).unwrap()).is_ok());
+}

@@ -12,7 +12,6 @@ use kiln_core::value::Value;
 use kiln_io::graph_file::{GraphMeta, load_graph, save_graph_with_meta};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -185,7 +184,7 @@ fn build(kinds: &[Kind]) -> (Graph, GraphMeta) {
     (g, meta)
 }
 
-fn same_map(a: &BTreeMap<String, Value>, b: &BTreeMap<String, Value>) -> bool {
+fn same_map(a: &kiln_core::graph::Fields, b: &kiln_core::graph::Fields) -> bool {
     a.len() == b.len()
         && a.iter()
             .zip(b)

@@ -91,7 +91,7 @@ impl Resolver<'_> {
             }
             let mut pv = Vec::with_capacity(spec.params.len());
             for p in &spec.params {
-                match node.params.get(&*p.name).or(p.default.as_ref()) {
+                match node.params.get(&p.name).or(p.default.as_ref()) {
                     Some(v) if value_fits(p.ty, v) => pv.push(v.clone()),
                     Some(v) => {
                         self.diags.push(

@@ -35,7 +35,7 @@ pub(crate) fn rule_diagnostics(
         let mut params = Vec::with_capacity(spec.params.len());
         let mut all_fit = true;
         for p in &spec.params {
-            let value = node.params.get(&*p.name).or(p.default.as_ref());
+            let value = node.params.get(&p.name).or(p.default.as_ref());
             let Some(value) = value.filter(|x| super::value_fits(p.ty, x)) else {
                 all_fit = false;
                 continue;
@@ -55,7 +55,7 @@ pub(crate) fn rule_diagnostics(
             diags.push(bad(spec.port_name(crate::op::PortIndex::Param(i)), e));
         }
         for p in &spec.inputs {
-            if let (Some(rule), Some(c)) = (&p.rule, node.consts.get(&*p.name))
+            if let (Some(rule), Some(c)) = (&p.rule, node.consts.get(&p.name))
                 && super::value_fits(p.ty, c)
                 && let Err(e) = rule.check(c, &env)
             {

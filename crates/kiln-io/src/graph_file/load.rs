@@ -85,8 +85,8 @@ fn load_text(
     if text.trim_matches([' ', '\t', '\n', '\r']).is_empty() {
         return Err(LoadError::Empty);
     }
-    let doc = json::parse(text).map_err(from_json_error)?;
-    load_doc(&doc, registry, blobs, "")
+    let mut doc = json::parse(text).map_err(from_json_error)?;
+    load_doc(&mut doc, registry, blobs, "")
 }
 
 /// The entries of one section of a graph file (empty when the section is absent).
@@ -96,8 +96,11 @@ type Entries<'a> = &'a [(String, Json)];
 /// keys this build does not know), then every name, then inputs, nodes and outputs.
 /// `at` is empty for a file, and the path of its entry (`graphs.brick`) for a graph defined
 /// inline, which has no version of its own.
+///
+/// Each node's part of the tree is dropped once the node is built, so the tree and the
+/// graph are not both whole in memory at once.
 fn load_doc(
-    doc: &Json,
+    doc: &mut Json,
     registry: &Registry,
     blobs: Option<&Path>,
     at: &str,
@@ -121,9 +124,17 @@ fn load_doc(
         blobs: BlobReader::new(blobs, registry),
         structure: Structure::default(),
     };
-    if let Some(defs) = get(top, "graphs") {
+    // Room for the nodes up front (no doubling), none for the wires yet: that room would be
+    // taken while the tree is still whole.
+    builder
+        .graph
+        .reserve(inputs.len() + nodes.len() + outputs.len(), 0);
+    // From here the tree is changed: the graphs defined inline and each node are dropped
+    // from it once built.
+    if let Some(defs) = section_mut(doc, "graphs") {
         let gpath = child(at, "graphs");
-        for (name, def) in object(defs, &gpath, "`graphs`")? {
+        object(defs, &gpath, "`graphs`")?;
+        for (name, def) in entries_mut(defs) {
             let dpath = child(&gpath, name);
             if !super::is_valid_name(name) {
                 return Err(LoadError::format(
@@ -134,16 +145,22 @@ fn load_doc(
             }
             let file = load_doc(def, registry, blobs, &dpath)?;
             builder.structure.graphs.insert(name.clone(), file);
+            *def = Json::Null;
         }
     }
+    let [inputs, _, _] = sections(entries_mut(doc))?;
     for (name, def) in inputs {
         if let Some(doc) = builder.add_input(name, def)? {
             meta.input_docs.insert(name.clone(), doc);
         }
     }
-    for (name, def) in nodes {
-        builder.add_node(name, def)?;
+    if let Some(nodes) = section_mut(doc, "nodes") {
+        for (name, def) in entries_mut(nodes) {
+            builder.add_node(name, def)?;
+            *def = Json::Null;
+        }
     }
+    let [_, _, outputs] = sections(entries_mut(doc))?;
     for (name, source) in outputs {
         builder.add_output(name, source)?;
     }
@@ -152,6 +169,22 @@ fn load_doc(
         meta,
         structure: builder.structure,
     })
+}
+
+/// The entries of an object, to change (none for another value).
+fn entries_mut(j: &mut Json) -> &mut [(String, Json)] {
+    match j {
+        Json::Object(e) => e,
+        _ => &mut [],
+    }
+}
+
+/// The value of `key` in object `j`, to change.
+fn section_mut<'a>(j: &'a mut Json, key: &str) -> Option<&'a mut Json> {
+    entries_mut(j)
+        .iter_mut()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v)
 }
 
 /// The entries of the top-level object, once its version is one this build reads and its
@@ -353,6 +386,10 @@ impl Builder<'_> {
     ) -> Result<(), LoadError> {
         let ins = object(ins, ipath, "`inputs`")?;
         let mut has_const = HashSet::new();
+        // Wires share the ids of the nodes they join where those exist already (one
+        // allocation per id, not one per wire end).
+        let id_of = |g: &Graph, id: &str| g.node(id).map(|n| n.id.clone());
+        let this = id_of(&self.graph, name);
         for (port, j) in ins {
             let vpath = child(ipath, port);
             if let Some(a) = super::structure::curve(j, &vpath, false)? {
@@ -364,8 +401,18 @@ impl Builder<'_> {
                 None => convert::decode_input(j, input_type(self.registry, op, port), &vpath)?,
             };
             match source {
-                InputSource::Wire(from) => {
-                    self.graph.connect(from, PortRef::new(name, port));
+                InputSource::Wire(mut from) => {
+                    if let Some(id) = id_of(&self.graph, from.node.as_str()) {
+                        from.node = id;
+                    }
+                    let to = match &this {
+                        Some(id) => PortRef {
+                            node: id.clone(),
+                            port: port.clone(),
+                        },
+                        None => PortRef::new(name, port),
+                    };
+                    self.graph.connect(from, to);
                 }
                 InputSource::Const(v) => {
                     // A graph holds one constant per port; a second one has nowhere to go.

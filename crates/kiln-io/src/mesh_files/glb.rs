@@ -72,6 +72,12 @@ pub fn encode_glb(mesh: &Mesh) -> Result<Vec<u8>, GlbError> {
     let mut root = json::Root::default();
     let mut bin = Vec::new();
     let mut nodes = Vec::new();
+    // The positions' bounds are written as JSON numbers, which are finite.
+    if let Some((i, p)) = c.positions.iter().enumerate().find(|(_, p)| !p.is_finite()) {
+        return Err(GlbError(format!(
+            "point {i} is at {p}: a glb holds finite positions only"
+        )));
+    }
     if !c.triangles.is_empty() {
         use json::accessor::{ComponentType as C, Type as T};
         use json::buffer::Target::{ArrayBuffer, ElementArrayBuffer};
@@ -137,12 +143,16 @@ pub fn encode_glb(mesh: &Mesh) -> Result<Vec<u8>, GlbError> {
             uri: None,
         });
     }
-    let scene = root.push(json::Scene {
-        extensions: Default::default(),
-        extras: Default::default(),
-        nodes,
-    });
-    root.scene = Some(scene);
+    // A scene lists at least one node (and `gltf` reads no scene without its `nodes`): a
+    // mesh without triangles is a file with no scene.
+    if !nodes.is_empty() {
+        let scene = root.push(json::Scene {
+            extensions: Default::default(),
+            extras: Default::default(),
+            nodes,
+        });
+        root.scene = Some(scene);
+    }
     root.asset.generator = Some("kiln".into());
     let text = json::serialize::to_string(&root).map_err(|e| GlbError(e.to_string()))?;
     while bin.len() % 4 != 0 {

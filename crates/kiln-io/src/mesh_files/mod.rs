@@ -7,7 +7,9 @@
 
 mod corners;
 mod glb;
+mod glb_checks;
 mod obj;
+mod obj_indices;
 mod ply;
 mod preview;
 mod read;

@@ -2,6 +2,7 @@
 //! is a value like any other, so its key is its content: the same file content gives the
 //! same key wherever the file lives.
 
+use super::glb_checks;
 use glam::{Vec2, Vec3};
 use kiln_mesh::{AttribValues, Mesh, check_size};
 use std::path::{Path, PathBuf};
@@ -63,6 +64,8 @@ pub fn read_mesh(path: &Path) -> Result<Mesh, ReadMeshError> {
 /// A mesh from OBJ text: every object's faces as polygons over the file's points, `N` and
 /// `uv` as vertex attributes when every face gives them.
 pub fn decode_obj(bytes: &[u8]) -> Result<Mesh, String> {
+    // Lossy: `tobj` reads the lines before an invalid one (and exports their faces).
+    super::obj_indices::check_face_indices(&String::from_utf8_lossy(bytes))?;
     let options = tobj::LoadOptions {
         single_index: false,
         triangulate: false,
@@ -140,8 +143,12 @@ pub fn decode_obj(bytes: &[u8]) -> Result<Mesh, String> {
 /// transforms are not applied), `N` and `uv` as point attributes when every primitive has
 /// them.
 pub fn decode_glb(bytes: &[u8]) -> Result<Mesh, String> {
-    let doc = gltf::Gltf::from_slice(bytes).map_err(|e| e.to_string())?;
-    let blob = doc.blob.as_deref();
+    glb_checks::length_fits(bytes)?;
+    let raw = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| e.to_string())?;
+    glb_checks::positions_exist(raw.document.as_json())?;
+    let blob = raw.blob;
+    let doc = gltf::Document::from_json(raw.document.into_json()).map_err(|e| e.to_string())?;
+    let blob = blob.as_deref();
     let mut out = Mesh::new();
     let (mut normals, mut uvs) = (Vec::new(), Vec::new());
     let (mut all_n, mut all_uv) = (true, true);
@@ -150,6 +157,7 @@ pub fn decode_glb(bytes: &[u8]) -> Result<Mesh, String> {
             if prim.mode() != gltf::mesh::Mode::Triangles {
                 continue;
             }
+            glb_checks::primitive_readable(&prim)?;
             let reader = prim.reader(|b| match b.source() {
                 gltf::buffer::Source::Bin => blob,
                 gltf::buffer::Source::Uri(_) => None,

@@ -88,6 +88,17 @@ pub enum WavError {
         #[source]
         source: hound::Error,
     },
+    /// Something other than a regular file is at the path of a file to read.
+    #[error(
+        "`{}` is not a regular file (it is {kind}): kiln reads only regular files as input",
+        path.display()
+    )]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What is there ("a FIFO", "a device", "a folder").
+        kind: &'static str,
+    },
     /// A WAV file in a sample format this module does not read.
     #[error(
         "`{}` holds {bits}-bit {kind} samples (readable: 32-bit float, 16- and 24-bit PCM)",

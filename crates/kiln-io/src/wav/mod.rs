@@ -8,7 +8,8 @@
 //!   place only when [committed](StagedFile::commit). Dropped at any point before that, it
 //!   removes its temporary file. This is how `kiln render --seconds` writes every output of a
 //!   render or none.
-//! * [`read_wav`]: a WAV file's samples as `f64`, one `Vec` per channel, with its rate.
+//! * [`read_wav`]: a WAV file's samples as `f64`, one `Vec` per channel, with its rate
+//!   (regular files only); [`decode_wav`] the same from bytes.
 //!
 //! Sample formats ([`WavFormat`]): 32-bit float (samples as `f32`, exact for every value an
 //! `f32` holds), and 16- or 24-bit PCM, where samples are clamped to `[-1, 1]` and scaled by
@@ -37,7 +38,7 @@ mod stream;
 mod write;
 
 pub use error::WavError;
-pub use read::{WavData, read_wav};
+pub use read::{WavData, decode_wav, read_wav};
 pub use stream::{StagedFile, WavStream};
 pub use write::{encode_wav, write_wav, write_wav_mono};
 

@@ -250,3 +250,66 @@ fn reading_a_missing_or_foreign_file_is_an_error() {
     let e = read_wav(&path).unwrap_err();
     assert!(matches!(e, WavError::Unsupported { bits: 8, .. }), "{e:?}");
 }
+
+#[test]
+fn a_fifo_or_a_folder_is_refused_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.wav");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // Opening a FIFO for reading blocks until a writer comes: the refusal comes first.
+    let e = read_wav(&fifo).unwrap_err();
+    assert!(
+        matches!(e, WavError::NotAFile { kind: "a FIFO", .. }),
+        "{e:?}"
+    );
+    let e = read_wav(dir.path()).unwrap_err();
+    assert!(matches!(e, WavError::NotAFile { .. }), "{e:?}");
+}
+
+#[test]
+fn bytes_decode_as_the_file_reads() {
+    let left = [0.0, 0.5, -0.25, 1.0];
+    let right = [0.125, -1.0, 0.75, 0.0];
+    for format in [WavFormat::Float32, WavFormat::Pcm16, WavFormat::Pcm24] {
+        let bytes = encode_wav(&[&left, &right], 44_100, format).unwrap();
+        let data = decode_wav(&bytes).unwrap();
+        assert_eq!((data.sample_rate, data.format), (44_100, format));
+        // Every value above is a multiple of 2^-3, exact in each format's steps once
+        // scaled back: |x - back| is at most half a PCM step.
+        let step = format.pcm_scale().map_or(0.0, |s| 0.5 / s);
+        for (channel, want) in data.channels.iter().zip([&left, &right]) {
+            assert_eq!(channel.len(), 4);
+            for (got, want) in channel.iter().zip(want.iter()) {
+                assert!((got - want).abs() <= step, "{format}: {got} for {want}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_most_negative_pcm_code_reads_as_minus_one() {
+    // Found by the `wav` fuzz target: -32768 read as -32768 / 32767, below -1, and wrote
+    // back clamped, as another sample.
+    let dir = tempfile::tempdir().unwrap();
+    for (bits, low) in [(16u16, -32768i32), (24, -8_388_608)] {
+        let path = dir.path().join(format!("low{bits}.wav"));
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate: 8000,
+            bits_per_sample: bits,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let mut w = hound::WavWriter::create(&path, spec).unwrap();
+        w.write_sample(low).unwrap();
+        w.write_sample(low + 1).unwrap();
+        w.finalize().unwrap();
+        let data = read_wav(&path).unwrap();
+        assert_eq!(data.channels[0], [-1.0, -1.0], "{bits} bits");
+        let again = encode_wav(&[&data.channels[0]], 8000, data.format).unwrap();
+        assert_eq!(decode_wav(&again).unwrap().channels, data.channels);
+    }
+}

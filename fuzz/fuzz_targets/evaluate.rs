@@ -1,0 +1,8 @@
+//! Fuzz target `evaluate`: any bytes into `kiln_io::fuzzing::evaluate`, with every op and codec of the standard library and the domains registered.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    kiln_io::fuzzing::evaluate(data, kiln_fuzz::registry());
+});
