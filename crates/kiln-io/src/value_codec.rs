@@ -312,6 +312,32 @@ mod tests {
     }
 
     #[test]
+    fn records_are_tag_10_with_sorted_named_fields() {
+        let r = Value::record([("b", Value::list([Value::Int(1)])), ("a", Value::Int(7))]);
+        let bytes = bits(&r);
+        let mut want = vec![10u8];
+        want.extend(2u64.to_le_bytes());
+        // Field `a` first (sorted), then `b`.
+        want.extend(1u64.to_le_bytes());
+        want.push(b'a');
+        want.push(2);
+        want.extend(7i64.to_le_bytes());
+        want.extend(1u64.to_le_bytes());
+        want.push(b'b');
+        want.push(9);
+        want.extend(1u64.to_le_bytes());
+        want.push(2);
+        want.extend(1i64.to_le_bytes());
+        assert_eq!(bytes, want);
+        let back = decode(&bytes).expect("decodes");
+        assert!(back.same_bits(&r));
+        // A field count larger than the bytes can hold is refused before allocating.
+        let mut huge = vec![10u8];
+        huge.extend(u64::MAX.to_le_bytes());
+        assert!(decode(&huge).is_err());
+    }
+
+    #[test]
     fn floats_keep_their_bits() {
         for b in [
             0u64,

@@ -179,26 +179,11 @@ fn node_doc(
             .collect();
         entries.push(("params".into(), Doc::Block(params)));
     }
-    // A port with several wires (a collective input) lists them under `wires`, in the
-    // graph's order.
-    let mut by_port: Vec<(String, Vec<Json>)> = Vec::new();
-    for w in incoming {
-        let r = Json::Str(reference(&w.from));
-        match by_port.iter_mut().find(|(p, _)| *p == w.to.port) {
-            Some((_, v)) => v.push(r),
-            None => by_port.push((w.to.port.clone(), vec![r])),
-        }
-    }
-    let mut ins: Vec<(String, Json)> = by_port
-        .into_iter()
-        .map(|(port, mut refs)| {
-            let j = if refs.len() == 1 {
-                refs.remove(0)
-            } else {
-                Json::Object(vec![("wires".into(), Json::Array(refs))])
-            };
-            (port, j)
-        })
+    // Several wires into one port (a collective input) are written as the port listed once
+    // per wire, which loads back as the same wires in the same order.
+    let mut ins: Vec<(String, Json)> = incoming
+        .iter()
+        .map(|w| (w.to.port.clone(), Json::Str(reference(&w.from))))
         .collect();
     ins.extend(node.consts.iter().map(|(port, v)| {
         let j = match blob(v) {
