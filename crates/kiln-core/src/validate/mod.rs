@@ -37,7 +37,7 @@ pub fn output_types(
     graph: &Graph,
     registry: &Registry,
 ) -> Result<Vec<Vec<ValueType>>, Diagnostics> {
-    resolve(graph, registry).map(|r| r.out_types)
+    resolve::resolve_document(graph, registry).map(|r| r.out_types)
 }
 
 /// Validate a graph against a registry, returning every diagnostic (empty when valid): its
