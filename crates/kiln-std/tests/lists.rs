@@ -42,8 +42,12 @@ fn validation_checks_list_element_types() {
     g.add_node("f", "list.filter").unwrap();
     g.set_const("f", "list", Value::list([Value::Int(1), Value::Int(2)]))
         .unwrap();
-    g.set_const("f", "mask", Value::list([Value::Bool(true), Value::str("no")]))
-        .unwrap();
+    g.set_const(
+        "f",
+        "mask",
+        Value::list([Value::Bool(true), Value::str("no")]),
+    )
+    .unwrap();
     assert_eq!(
         kinds(&g),
         [(DiagnosticKind::TypeMismatch, "input `mask`".to_string())]
@@ -64,7 +68,8 @@ fn validation_checks_list_element_types() {
     // ... but a list of strings is not numbers, element by element either.
     let mut g = Graph::new();
     g.add_node("m", "math.mul").unwrap();
-    g.set_const("m", "a", Value::list([Value::str("x")])).unwrap();
+    g.set_const("m", "a", Value::list([Value::str("x")]))
+        .unwrap();
     g.set_const("m", "b", Value::Float(2.0)).unwrap();
     assert!(
         kinds(&g).contains(&(DiagnosticKind::TypeMismatch, "input `a`".to_string())),
