@@ -415,6 +415,55 @@ mod tests {
     }
 
     #[test]
+    fn typed_lists_and_records_read_and_write_back() {
+        use ValueType as T;
+        use encode::same;
+        use kiln_core::list_type::list_of;
+        // Declared `list<float>`: each element read as a float (the int 2 is 2.0).
+        assert_eq!(
+            dv("[1.5, 2]", Some(list_of(T::Float))),
+            Value::list([Value::Float(1.5), Value::Float(2.0)])
+        );
+        assert_eq!(
+            dv(r#"{"type": "list<int>", "value": [1, 2]}"#, None),
+            Value::list([Value::Int(1), Value::Int(2)])
+        );
+        let r = dv(r#"{"record": {"size": 2, "name": {"const": "a"}}}"#, None);
+        assert_eq!(
+            r,
+            Value::record([("name", Value::str("a")), ("size", Value::Int(2))])
+        );
+        assert_eq!(
+            dv(r#"{"type": "record", "value": {"size": 2}}"#, None)
+                .as_record()
+                .map(|r| r.len()),
+            Some(1)
+        );
+        for v in [
+            r,
+            Value::list([Value::record([("x", Value::Float(f64::NAN))])]),
+        ] {
+            for ctx in [Ctx::Param, Ctx::Input] {
+                let j = encode(&v, None, ctx, ColorStyle::Hex);
+                let back = match ctx {
+                    Ctx::Param => decode_value(&j, None, "").unwrap(),
+                    Ctx::Input => match decode_input(&j, None, "").unwrap() {
+                        InputSource::Const(c) => c,
+                        InputSource::Wire(_) => panic!("a wire"),
+                    },
+                };
+                assert!(same(&back, &v), "{v:?} wrote {j:?}");
+            }
+        }
+        let dup = decode_value(
+            &parse(r#"{"record": {"a": 1, "a": 2}}"#).unwrap(),
+            None,
+            "p",
+        );
+        assert!(dup.unwrap_err().to_string().contains("p.record.a"));
+    }
+
+    #[test]
     fn bad_typed_values_are_errors_with_paths() {
         for (text, needle) in [
             (r#"{"type": "vec3", "value": [1, 2]}"#, "x.value"),
