@@ -101,6 +101,14 @@ pub(crate) fn show(v: &Value) -> String {
         Value::Vec4(a) => format!("{a:?}"),
         Value::Color(c) => format!("{c:?}"),
         Value::List(l) => format!("[{}]", l.iter().map(show).collect::<Vec<_>>().join(", ")),
+        Value::Record(r) => format!(
+            "{{{}}}",
+            r.fields()
+                .iter()
+                .map(|(k, v)| format!("{k}: {}", show(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Value::Heavy(h) => format!("<{}>", h.type_name()),
         Value::Empty => "none".into(),
         Value::Error(e) => format!("<error: {e}>"),

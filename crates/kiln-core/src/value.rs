@@ -29,8 +29,13 @@ pub enum ValueType {
     Color,
     /// UTF-8 string.
     String,
-    /// List of values of any type.
+    /// List of values of any type (element types are checked when the list is used).
     List,
+    /// List whose elements are all of one type, `list<T>` (see [`crate::list_type`]: the
+    /// element type is interned, so `list<list<float>>` nests).
+    ListOf(&'static ValueType),
+    /// A record: named fields (see [`crate::record`]).
+    Record,
     /// A heavy value of the named registered type (for example `"image"`).
     Heavy(&'static str),
     /// An audio-rate stream of `f64` samples, produced and consumed only by signal ops in the
@@ -56,6 +61,8 @@ impl ValueType {
             ValueType::Color => "color",
             ValueType::String => "string",
             ValueType::List => "list",
+            ValueType::ListOf(e) => crate::list_type::list_name(**e),
+            ValueType::Record => "record",
             ValueType::Heavy(n) => n,
             ValueType::Signal => "signal",
             ValueType::Number => "number",
@@ -63,9 +70,18 @@ impl ValueType {
         }
     }
 
-    /// Parse a plain type name (`float`, `int`, ...). Heavy names are resolved by callers that
-    /// know the registered heavy types.
+    /// Parse a plain type name (`float`, `int`, `record`, `list<float>`, ...). Heavy names
+    /// (and lists of them) are resolved by callers that know the registered heavy types, with
+    /// [`crate::list_type::parse_with`].
     pub fn parse_plain(s: &str) -> Option<ValueType> {
+        if s.starts_with("list<") {
+            return crate::list_type::parse_with(s, ValueType::parse_leaf);
+        }
+        ValueType::parse_leaf(s)
+    }
+
+    /// A plain type name that is not a typed list.
+    fn parse_leaf(s: &str) -> Option<ValueType> {
         Some(match s {
             "float" => ValueType::Float,
             "int" => ValueType::Int,
@@ -76,6 +92,7 @@ impl ValueType {
             "color" => ValueType::Color,
             "string" => ValueType::String,
             "list" => ValueType::List,
+            "record" => ValueType::Record,
             "signal" => ValueType::Signal,
             "number" => ValueType::Number,
             "any" => ValueType::Any,
@@ -103,16 +120,41 @@ impl ValueType {
     /// type; the single implicit conversion is **int → float** (an int arriving at a float port
     /// is read as a float), and a float or int wired into a `signal` port is a constant signal. A source whose type is itself a constraint (`any`, `number`) is
     /// accepted where the two overlap; the op then checks the actual value when it runs.
+    ///
+    /// Lists: `list` and `list<T>` meet either way (the elements are checked when the list is
+    /// used), and `list<A>` accepts `list<B>` when `A` accepts `B` — so `list<float>` accepts
+    /// `list<int>` but `list<image>` refuses `list<float>`.
     pub fn accepts(&self, found: ValueType) -> bool {
         use ValueType::*;
-        match (*self, found) {
+        let (mut want, mut got) = (*self, found);
+        // Peel matching list layers without recursion.
+        while let (ListOf(a), ListOf(b)) = (want, got) {
+            want = *a;
+            got = *b;
+        }
+        match (want, got) {
             (a, b) if a == b => true,
             (Any, _) | (_, Any) => true,
+            (List, ListOf(_)) | (ListOf(_), List) => true,
             (Number, f) => f.is_numeric(),
             (t, Number) => t.is_numeric(),
             (Float, Int) => true,
             (Signal, Float | Int) => true,
             _ => false,
+        }
+    }
+
+    /// Whether values of this type are lists (`list` or `list<T>`).
+    pub fn is_list(&self) -> bool {
+        matches!(self, ValueType::List | ValueType::ListOf(_))
+    }
+
+    /// The element type of a typed list (`None` for other types; `Any` for `list`).
+    pub fn element(&self) -> Option<ValueType> {
+        match self {
+            ValueType::ListOf(e) => Some(**e),
+            ValueType::List => Some(ValueType::Any),
+            _ => None,
         }
     }
 }
@@ -222,6 +264,8 @@ pub enum Value {
     Str(Arc<str>),
     /// Shared list.
     List(Arc<[Value]>),
+    /// Shared record (named fields).
+    Record(Arc<crate::record::Record>),
     /// Heavy shared value.
     Heavy(Heavy),
     /// The failure of an upstream node, flowing to its dependents under
@@ -245,6 +289,7 @@ impl Value {
             Value::Color(_) => ValueType::Color,
             Value::Str(_) => ValueType::String,
             Value::List(_) => ValueType::List,
+            Value::Record(_) => ValueType::Record,
             Value::Heavy(h) => ValueType::Heavy(h.type_name()),
             Value::Error(_) => return None,
         })
@@ -295,6 +340,14 @@ impl Value {
                 };
                 Arc::ptr_eq(a, b)
                     || (a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| item(x, y)))
+            }
+            (Value::Record(a), Value::Record(b)) => {
+                Arc::ptr_eq(a, b)
+                    || (a.len() == b.len()
+                        && a.fields()
+                            .iter()
+                            .zip(b.fields())
+                            .all(|((k, x), (l, y))| k == l && x.same_bits(y)))
             }
             (Value::Heavy(a), Value::Heavy(b)) => a == b,
             (Value::Error(a), Value::Error(b)) => a == b,
@@ -352,6 +405,14 @@ impl Value {
                 h.u8(11);
                 h.str(&e.to_string())
             }
+            Value::Record(r) => {
+                h.u8(12);
+                h.u64(r.len() as u64);
+                for (k, v) in r.fields() {
+                    h.str(k);
+                    v.hash_into(h);
+                }
+            }
         }
     }
 
@@ -371,6 +432,11 @@ impl Value {
             + match self {
                 Value::Str(s) => s.len(),
                 Value::List(l) => l.iter().map(Value::byte_size).sum(),
+                Value::Record(r) => r
+                    .fields()
+                    .iter()
+                    .map(|(k, v)| k.len() + v.byte_size())
+                    .sum(),
                 Value::Heavy(h) => h.byte_size(),
                 _ => 0,
             }
@@ -414,6 +480,23 @@ impl Value {
             Value::List(l) => Some(l),
             _ => None,
         }
+    }
+    /// Read as a record.
+    pub fn as_record(&self) -> Option<&crate::record::Record> {
+        match self {
+            Value::Record(r) => Some(r),
+            _ => None,
+        }
+    }
+    /// Build a record value from its fields (see [`crate::record::Record::new`]).
+    pub fn record<'a>(fields: impl IntoIterator<Item = (&'a str, Value)>) -> Value {
+        Value::Record(Arc::new(crate::record::Record::new(
+            fields.into_iter().map(|(k, v)| (Arc::from(k), v)),
+        )))
+    }
+    /// Build a list value.
+    pub fn list(items: impl IntoIterator<Item = Value>) -> Value {
+        Value::List(items.into_iter().collect())
     }
     /// Read as a colour: a colour, a vec3 (alpha 1) or vec4, or a `#rrggbb` / `#rrggbbaa`
     /// hex string (sRGB-encoded digits are taken as linear values / 255).
@@ -539,5 +622,45 @@ mod tests {
         assert_eq!(parse_hex_color("#ff0000"), Some([1.0, 0.0, 0.0, 1.0]));
         assert_eq!(parse_hex_color("#zz0000"), None);
         assert_eq!(parse_hex_color("#ÿÿ"), None);
+    }
+
+    #[test]
+    fn typed_lists_meet_untyped_and_check_elements() {
+        use crate::list_type::list_of;
+        let floats = list_of(ValueType::Float);
+        let images = list_of(ValueType::Heavy("image"));
+        assert!(floats.accepts(ValueType::List));
+        assert!(ValueType::List.accepts(images));
+        assert!(floats.accepts(list_of(ValueType::Int)));
+        assert!(!images.accepts(floats));
+        assert!(!list_of(floats).accepts(floats));
+        assert!(list_of(floats).accepts(list_of(ValueType::List)));
+        assert!(!ValueType::Float.accepts(floats));
+        assert!(!floats.accepts(ValueType::Float));
+        assert_eq!(
+            ValueType::parse_plain("list<record>"),
+            Some(list_of(ValueType::Record))
+        );
+        assert_eq!(ValueType::parse_plain("record"), Some(ValueType::Record));
+    }
+
+    #[test]
+    fn records_hash_by_content_not_build_order() {
+        let a = Value::record([("x", Value::Int(1)), ("name", Value::str("a"))]);
+        let b = Value::record([("name", Value::str("a")), ("x", Value::Int(1))]);
+        let c = Value::record([("name", Value::str("a")), ("x", Value::Int(2))]);
+        assert!(a.same_bits(&b));
+        assert_eq!(a.content_hash(), b.content_hash());
+        assert_ne!(a.content_hash(), c.content_hash());
+        // A record differs from a list of the same values.
+        let l = Value::list([Value::str("a"), Value::Int(1)]);
+        assert_ne!(a.content_hash(), l.content_hash());
+        // Inline size plus both names plus each field's own size.
+        let field = std::mem::size_of::<Value>();
+        assert_eq!(
+            a.byte_size(),
+            field + ("name".len() + field + 1) + ("x".len() + field)
+        );
+        assert_eq!(a.value_type(), Some(ValueType::Record));
     }
 }

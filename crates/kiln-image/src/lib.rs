@@ -11,7 +11,7 @@
 //!   and cells tile with a `period` ([`generators`]);
 //! * per-pixel maths and tone: `image.add`, `image.sub`, `image.mul`, `image.mix`,
 //!   `image.gain`, `image.invert`, `image.clamp`, `image.ramp`, `image.rect`, `image.blend`
-//!   (ten modes, a mask), `image.levels`, `image.gamma`, `image.posterize`,
+//!   (ten modes, a mask), `image.row` (a list of images side by side), `image.levels`, `image.gamma`, `image.posterize`,
 //!   `image.threshold`, `image.grey`, `image.swizzle`;
 //! * neighbourhood filters and transforms: `image.blur`, `image.gaussian`, `image.normal`,
 //!   `image.warp`, `image.transform`, `image.mirror`, `image.kaleidoscope`, `image.polar`;
@@ -55,6 +55,7 @@ pub mod noise;
 pub mod patterns;
 pub mod per_pixel;
 pub mod ramp;
+pub mod row;
 pub mod shapes;
 pub mod tone;
 pub mod transforms;
@@ -70,6 +71,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     ramp::register(reg)?;
     image_ops::register(reg)?;
     shapes::register(reg)?;
+    row::register(reg)?;
     blur::register(reg)?;
     expr::ops::register(reg)?;
     generators::register(reg)?;

@@ -214,6 +214,10 @@ fn unsaveable(v: &Value, item: &str) -> Option<(String, String, Option<String>)>
             .iter()
             .enumerate()
             .find_map(|(i, x)| unsaveable(x, &format!("{item}[{i}]"))),
+        Value::Record(r) => r
+            .fields()
+            .iter()
+            .find_map(|(k, x)| unsaveable(x, &format!("{item}.{k}"))),
         _ => None,
     }
 }

@@ -11,7 +11,8 @@
 //! | 4, 5, 6 | vec2, vec3, vec4 | 2, 3, 4 × f64 bits |
 //! | 7 | color | 4 × f32 bits |
 //! | 8 | string | u64 byte length, UTF-8 bytes |
-//! | 9 | list | u64 item count, the items (at most [`MAX_DEPTH`] lists deep) |
+//! | 9 | list | u64 item count, the items (at most [`MAX_DEPTH`] lists and records deep) |
+//! | 10 | record | u64 field count, then per field (sorted by name): u64 name length, UTF-8 name, the value |
 //! | 32 and up | heavy | the content its type's codec writes |
 //!
 //! A heavy value is written by the [`HeavyCodec`](kiln_core::codec::HeavyCodec) its type
@@ -61,6 +62,7 @@ const T_VEC4: u8 = 6;
 const T_COLOR: u8 = 7;
 const T_STR: u8 = 8;
 const T_LIST: u8 = 9;
+const T_RECORD: u8 = 10;
 
 /// The binary form of `value` (see the module docs), or `None` for a value that has none:
 /// an empty value, the error of a failed node, a heavy value whose type has no codec in
@@ -175,6 +177,18 @@ fn encode_into(value: &Value, depth: usize, codecs: &Codecs, out: &mut Vec<u8>) 
                 encode_into(item, depth + 1, codecs, out)?;
             }
         }
+        Value::Record(r) => {
+            if depth >= MAX_DEPTH {
+                return None;
+            }
+            out.push(T_RECORD);
+            write_len(out, r.len());
+            for (k, v) in r.fields() {
+                write_len(out, k.len());
+                out.extend_from_slice(k.as_bytes());
+                encode_into(v, depth + 1, codecs, out)?;
+            }
+        }
         Value::Heavy(h) => encode_heavy(h, codecs, out)?,
     }
     Some(())
@@ -232,6 +246,29 @@ fn read_value(r: &mut ByteReader<'_>, depth: usize, codecs: &Codecs) -> Result<V
             }
             Value::List(Arc::from(items))
         }
+        T_RECORD => {
+            if depth >= MAX_DEPTH {
+                return Err(CodecError::invalid(
+                    at,
+                    format!("lists and records nested deeper than {MAX_DEPTH}"),
+                )
+                .into());
+            }
+            // Every field takes at least its name's length and its value's tag.
+            let n = r.count(9, "record fields")?;
+            let mut fields = Vec::with_capacity(n);
+            for _ in 0..n {
+                let len = r.count(1, "field name bytes")?;
+                let at = r.position();
+                let b = r.take(len, "a field name")?;
+                let name = std::str::from_utf8(b).map_err(|e| {
+                    CodecError::invalid(at, format!("the field name is not UTF-8 ({e})"))
+                })?;
+                let name: Arc<str> = Arc::from(name);
+                fields.push((name, read_value(r, depth + 1, codecs)?));
+            }
+            Value::Record(Arc::new(kiln_core::record::Record::new(fields)))
+        }
         t => match codecs.for_tag(t) {
             Some(codec) => codec.decode(r)?,
             None => return Err(DecodeError::UnknownTag { tag: t, at }),
@@ -272,6 +309,32 @@ mod tests {
 
     fn tag_of(type_name: &str) -> u8 {
         reg().codec(type_name).expect("a codec").tag()
+    }
+
+    #[test]
+    fn records_are_tag_10_with_sorted_named_fields() {
+        let r = Value::record([("b", Value::list([Value::Int(1)])), ("a", Value::Int(7))]);
+        let bytes = bits(&r);
+        let mut want = vec![10u8];
+        want.extend(2u64.to_le_bytes());
+        // Field `a` first (sorted), then `b`.
+        want.extend(1u64.to_le_bytes());
+        want.push(b'a');
+        want.push(2);
+        want.extend(7i64.to_le_bytes());
+        want.extend(1u64.to_le_bytes());
+        want.push(b'b');
+        want.push(9);
+        want.extend(1u64.to_le_bytes());
+        want.push(2);
+        want.extend(1i64.to_le_bytes());
+        assert_eq!(bytes, want);
+        let back = decode(&bytes).expect("decodes");
+        assert!(back.same_bits(&r));
+        // A field count larger than the bytes can hold is refused before allocating.
+        let mut huge = vec![10u8];
+        huge.extend(u64::MAX.to_le_bytes());
+        assert!(decode(&huge).is_err());
     }
 
     #[test]

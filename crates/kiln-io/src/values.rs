@@ -381,7 +381,7 @@ pub fn parse_cli_value(text: &str, ty: ValueType) -> Result<Value, String> {
         }
         ValueType::Color => parse_color(t).map(Value::Color),
         ValueType::String => Ok(Value::str(text)),
-        ValueType::List => {
+        ValueType::List | ValueType::ListOf(_) => {
             if t.is_empty() {
                 return Ok(Value::List(Arc::from(Vec::new())));
             }
@@ -394,6 +394,7 @@ pub fn parse_cli_value(text: &str, ty: ValueType) -> Result<Value, String> {
             v => Ok(v),
         },
         ValueType::Signal => Err("a signal cannot be given on the command line".into()),
+        ValueType::Record => Err("a record cannot be given on the command line".into()),
         ValueType::Heavy(name) => Err(format!(
             "a value of type {name} cannot be given on the command line"
         )),

@@ -33,7 +33,10 @@ fn the_schema_is_json_and_lists_the_input_types() {
         schema["$schema"],
         "https://json-schema.org/draft/2020-12/schema"
     );
-    let types: Vec<&str> = schema["$defs"]["graphInput"]["properties"]["type"]["enum"]
+    // The named types, then typed lists (`list<T>`, by pattern).
+    let input_type = &schema["$defs"]["graphInput"]["properties"]["type"]["anyOf"];
+    assert_eq!(input_type[1]["$ref"], "#/$defs/listType");
+    let types: Vec<&str> = input_type[0]["enum"]
         .as_array()
         .unwrap()
         .iter()
@@ -45,7 +48,7 @@ fn the_schema_is_json_and_lists_the_input_types() {
         .iter()
         .map(|(_, t)| t.name())
         .collect();
-    expected.extend(["audio", "image", "mesh"]);
+    expected.extend(["audio", "image", "mesh", "list"]);
     assert_eq!(types, expected);
     let top: Vec<&str> = schema["properties"]
         .as_object()

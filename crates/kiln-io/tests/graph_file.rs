@@ -655,3 +655,57 @@ fn nodes_that_do_not_fit_inputs_or_outputs_stay_nodes() {
     let back = load_graph(&s, &r).unwrap().graph;
     assert_eq!(back, g);
 }
+
+#[test]
+fn list_inputs_records_and_wire_lists_load_and_save_back() {
+    let text = r#"{"kiln": 1,
+  "inputs": {
+    "parts": {"type": "list<float>", "default": [1, 2.5], "collective": true}
+  },
+  "nodes": {
+    "r": {"op": "const", "params": {"value": {"record": {"size": 2.0, "name": {"const": "a"}}}}},
+    "all": {"op": "list.make", "inputs": {"items": {"wires": ["r", "parts"]}}}
+  },
+  "outputs": {"out": "all"}
+}"#;
+    let reg = reg();
+    let g = load(text).unwrap().graph;
+    let parts = g.node("parts").unwrap();
+    assert_eq!(parts.op, "input.list");
+    assert_eq!(parts.params.get("type"), Some(&Value::str("list<float>")));
+    // Read as `list<float>`: the int 1 is the float 1.0.
+    assert_eq!(
+        parts.params.get("default"),
+        Some(&Value::list([Value::Float(1.0), Value::Float(2.5)]))
+    );
+    assert_eq!(parts.params.get("collective"), Some(&Value::Bool(true)));
+    let rec = g.node("r").unwrap().params.get("value").unwrap();
+    assert_eq!(
+        rec,
+        &Value::record([("name", Value::str("a")), ("size", Value::Float(2.0))])
+    );
+    assert_eq!(
+        g.wires()
+            .iter()
+            .filter(|w| w.to.node.as_str() == "all")
+            .count(),
+        2
+    );
+    let saved = save_graph(&g, &reg);
+    assert!(saved.contains(r#""type": "list<float>""#), "{saved}");
+    assert!(saved.contains(r#""collective": true"#), "{saved}");
+    assert!(
+        saved.contains(r#"{"record": {"name": "a", "size": 2.0}}"#),
+        "{saved}"
+    );
+    let again = load(&saved).unwrap().graph;
+    assert_eq!(save_graph(&again, &reg), saved);
+    // A collective input that is not a list, and a bad wire list, are load errors.
+    let e =
+        err(r#"{"kiln": 1, "inputs": {"x": {"type": "float", "collective": true}}, "nodes": {}}"#);
+    assert!(e.contains("collective"), "{e}");
+    let e = err(
+        r#"{"kiln": 1, "nodes": {"n": {"op": "list.make", "inputs": {"items": {"wires": [1]}}}}}"#,
+    );
+    assert!(e.contains("wires[0]"), "{e}");
+}

@@ -5,6 +5,9 @@
 //! * `input.float`, `input.int`, `input.bool`, `input.vec2`, `input.vec3`, `input.vec4`,
 //!   `input.color`, `input.string` — named graph inputs: the context's value for `name`, or
 //!   `default`. Their keys include the value read, so a new value recooks only their cone.
+//! * `input.list` — a named graph input holding a list; its `type` param names the list type
+//!   (`list<float>`, ...), and `collective` makes it a collective input of the graph used as
+//!   a node (several wires into the call's port queue into its list).
 //! * `output` — marks a graph output; passes its input through.
 
 use crate::util::FnOp;
@@ -33,8 +36,14 @@ pub const INPUT_TYPES: [(&str, ValueType); 8] = [
     ("input.string", ValueType::String),
 ];
 
-/// The input op id for a type, if graph inputs can have it.
+/// The op id of list graph inputs (of any list type: see [`LIST_INPUT_OP`]'s params).
+pub const LIST_INPUT_OP: &str = "input.list";
+
+/// The input op id for a type, if graph inputs can have it (any list type is `input.list`).
 pub fn input_op_for(ty: ValueType) -> Option<&'static str> {
+    if ty.is_list() {
+        return Some(LIST_INPUT_OP);
+    }
     INPUT_TYPES
         .iter()
         .find(|(_, t)| *t == ty)
@@ -121,6 +130,19 @@ impl Op for GraphInput {
     fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
         out[0] = self.value(call.params, call.ctx)?;
         Ok(())
+    }
+    fn infer_outputs(
+        &self,
+        _inputs: &[Option<ValueType>],
+        params: &[Value],
+    ) -> Result<Vec<ValueType>, String> {
+        // A list input's `type` param names its list type.
+        let declared = params
+            .get(2)
+            .and_then(Value::as_str)
+            .and_then(ValueType::parse_plain)
+            .filter(|t| self.ty.is_list() && t.is_list());
+        Ok(vec![declared.unwrap_or(self.ty)])
     }
     fn hash_context(&self, params: &[Value], ctx: &EvalContext, h: &mut KeyHasher) {
         match self.value(params, ctx) {
@@ -227,6 +249,40 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             has_default: true,
         })?;
     }
+    reg.register(GraphInput {
+        spec: OpSpec::new(
+            LIST_INPUT_OP,
+            "A named graph input holding a list: the value supplied for `name`, else `default`.",
+        )
+        .purity(Purity::UserInput)
+        .role(Role::GraphInput)
+        .param(ParamSpec::required(
+            "name",
+            ValueType::String,
+            "the input's name",
+        ))
+        .param(ParamSpec::new(
+            "default",
+            ValueType::List,
+            Value::List(Vec::new().into()),
+            "value when none is supplied",
+        ))
+        .param(ParamSpec::new(
+            "type",
+            ValueType::String,
+            Value::str("list"),
+            "the list type (`list`, `list<float>`, ...)",
+        ))
+        .param(ParamSpec::new(
+            "collective",
+            ValueType::Bool,
+            Value::Bool(false),
+            "a collective input of the graph used as a node",
+        ))
+        .output(OutputSpec::new("out", ValueType::List, "the input's value")),
+        ty: ValueType::List,
+        has_default: true,
+    })?;
     reg.register(
         FnOp::new(
             OpSpec::new(

@@ -12,6 +12,7 @@
 pub mod errors;
 pub mod graph_io;
 pub mod library;
+pub mod lists;
 pub mod logic;
 pub mod math;
 pub(crate) mod util;
@@ -28,6 +29,7 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     math::register(reg)?;
     logic::register(reg)?;
     errors::register(reg)?;
+    lists::register(reg)?;
     Ok(())
 }
 

@@ -34,6 +34,9 @@ fn list_registered(reg: &Registry, filter: Option<&str>) {
             if i.lazy {
                 extra.push("lazy".into());
             }
+            if i.collective {
+                extra.push("collective".into());
+            }
             crate::outln!(
                 "    in  {}: {} [{}] — {}",
                 i.name,

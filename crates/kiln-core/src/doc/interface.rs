@@ -17,6 +17,9 @@ pub struct PortDecl {
     pub default: Option<Value>,
     /// Its documentation.
     pub doc: Option<String>,
+    /// A collective input: several wires into the call's port are queued into its list
+    /// (in the order `docs/graph-format.md` gives), as for a collective input of an op.
+    pub collective: bool,
 }
 
 /// The inputs and outputs of a graph used as a node.
@@ -41,7 +44,19 @@ impl Interface {
                 Role::Node | Role::Choice => {}
                 Role::GraphInput => out.inputs.push(PortDecl {
                     name: input_name(n).unwrap_or(&n.id).to_string(),
-                    ty: spec.outputs.first().map(|o| o.ty).unwrap_or(ValueType::Any),
+                    // A list input's `type` param names its list type.
+                    ty: n
+                        .params
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .and_then(ValueType::parse_plain)
+                        .or_else(|| spec.outputs.first().map(|o| o.ty))
+                        .unwrap_or(ValueType::Any),
+                    collective: n
+                        .params
+                        .get("collective")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false),
                     default: n.params.get("default").cloned().or_else(|| {
                         // An input op's declared default applies when the node sets none.
                         spec.params
@@ -56,6 +71,7 @@ impl Interface {
                     ty: ValueType::Any,
                     default: None,
                     doc: None,
+                    collective: false,
                 }),
             }
         }

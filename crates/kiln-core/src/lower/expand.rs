@@ -13,7 +13,7 @@ use crate::graph::{Node, NodeId, PortRef};
 use crate::op::Role;
 use crate::registry::Registry;
 use crate::value::{Value, ValueType};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// One graph being written out.
 pub(crate) struct Frame<'d> {
@@ -53,6 +53,14 @@ pub(crate) struct Lowering<'d, 'r> {
     pub animated: Vec<super::AnimatedParam>,
     /// Each graph written, planned once (by its address: the document outlives the plan).
     templates: HashMap<usize, std::rc::Rc<Template>>,
+    /// Nodes already written once per element, or copies of one (see `entities`).
+    pub entity_seen: HashSet<NodeId>,
+    /// Nodes whose collective inputs are queued.
+    pub queued: HashSet<NodeId>,
+    /// Each output of a node written once per element: its copies' outputs.
+    pub entity_elements: HashMap<PortRef, Vec<Src>>,
+    /// Lists the plan cooked to write a node once per element.
+    pub cooked_lists: HashMap<PortRef, Value>,
 }
 
 /// What a node of a graph is to the plan, whatever frame it is written in.
@@ -145,6 +153,10 @@ impl<'d, 'r> Lowering<'d, 'r> {
             outputs: Vec::new(),
             animated: Vec::new(),
             templates: HashMap::new(),
+            entity_seen: HashSet::new(),
+            queued: HashSet::new(),
+            entity_elements: HashMap::new(),
+            cooked_lists: HashMap::new(),
         }
     }
 
@@ -246,6 +258,8 @@ impl<'d, 'r> Lowering<'d, 'r> {
             kinds.push(kind);
         }
         let mut choice_srcs: HashMap<usize, HashMap<&str, Src>> = HashMap::new();
+        // Calls' ports given several wires: (call index, port) → every source.
+        let mut multi: HashMap<(usize, String), Vec<Src>> = HashMap::new();
         for (w, to) in g.wires().iter().zip(&t.wire_to) {
             let Some(to) = *to else {
                 // Wires into unknown nodes are reported by validation of the flat graph.
@@ -261,7 +275,15 @@ impl<'d, 'r> Lowering<'d, 'r> {
                     .alias(PortRef::new(f.prefix.clone(), &w.to.node), from),
                 Kind::Call => {
                     if let Some(b) = call_binds.get_mut(&to) {
-                        b.insert(w.to.port.clone(), from);
+                        match b.get(&w.to.port) {
+                            Some(prev) if !n_has_const(g, to, &w.to.port) => multi
+                                .entry((to, w.to.port.clone()))
+                                .or_insert_with(|| vec![prev.clone()])
+                                .push(from),
+                            _ => {
+                                b.insert(w.to.port.clone(), from);
+                            }
+                        }
                     }
                 }
                 Kind::Choice => {
@@ -281,7 +303,17 @@ impl<'d, 'r> Lowering<'d, 'r> {
         for (i, n) in g.nodes().iter().enumerate() {
             match kinds[i] {
                 Kind::Call => {
-                    let binds = call_binds.remove(&i).unwrap_or_default();
+                    let mut binds = call_binds.remove(&i).unwrap_or_default();
+                    let mut ports: Vec<(String, Vec<Src>)> = multi
+                        .iter()
+                        .filter(|((c, _), _)| *c == i)
+                        .map(|((_, p), s)| (p.clone(), s.clone()))
+                        .collect();
+                    ports.sort_by(|a, b| a.0.cmp(&b.0));
+                    for (port, srcs) in ports {
+                        let src = self.queue_call_port(&f, n, &port, srcs)?;
+                        binds.insert(port, src);
+                    }
                     self.call(&f, n, binds)?;
                 }
                 Kind::Choice => {
@@ -458,6 +490,11 @@ impl Lowering<'_, '_> {
         self.animated.push(p);
         Ok(v)
     }
+}
+
+/// Whether node `i` of `g` holds a constant at `port` (a wire then replaces it).
+fn n_has_const(g: &crate::graph::Graph, i: usize, port: &str) -> bool {
+    g.nodes()[i].consts.contains_key(port)
 }
 
 /// The body inputs a scope binds itself.

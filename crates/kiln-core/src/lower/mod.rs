@@ -10,6 +10,8 @@
 //! * A `for` writes its body once per item, a `fold` once per pass (see [`crate::doc`]);
 //!   their list or count may be a node's answer, which the plan cooks first (a wait, through
 //!   the evaluator it is given), and a fold with `until` cooks its stop after every pass.
+//! * Several wires into a collective input are queued into one list, and a list wired into a
+//!   single input writes its node once per element (see `entities`).
 //! * A choice whose condition the plan knows takes one alternative (see `choice`).
 //! * A `step` becomes one solver node ([`crate::solver`]) running its body.
 //! * An animated input becomes a `curve.sample` node ([`crate::anim`]), keyed by the value it
@@ -24,6 +26,7 @@
 mod animated;
 mod choice;
 mod diff;
+mod entities;
 mod error;
 mod expand;
 mod flat;
@@ -37,6 +40,7 @@ mod waits;
 
 pub use animated::AnimatedParam;
 pub use diff::edits_between;
+pub use entities::needs_plan;
 pub use error::PlanError;
 pub use live::{Edit, EditError, Live};
 pub use planner::{PlanCounts, Planner};
@@ -125,7 +129,7 @@ pub fn lower_with(
     })
 }
 
-/// Register the ops plans write (`scope.gather`, `scope.get`); the solver and the curve
+/// Register the ops plans write (`scope.gather`, `scope.queue`, `scope.get`); the solver and the curve
 /// sampler are registered by their own modules.
 pub fn register(reg: &mut Registry) -> Result<(), crate::registry::RegistryError> {
     ops::register(reg)

@@ -1,5 +1,6 @@
 //! The ops the plan writes that no document names: `scope.gather` (a scope's collected
-//! results, as a list) and `scope.get` (one element of a list).
+//! results, as a list), `scope.get` (one element of a list) and `scope.queue` (the wires
+//! into a collective input, queued into one list).
 //!
 //! A `for` over many items collects each output through a tree of gathers of at most
 //! [`GATHER_WIDTH`] inputs each, so an edit of one copy re-cooks one gather per level.
@@ -13,6 +14,8 @@ use std::sync::Arc;
 pub const GATHER_OP: &str = "scope.gather";
 /// The op id of the element read.
 pub const GET_OP: &str = "scope.get";
+/// The op id of the queue of a collective input.
+pub const QUEUE_OP: &str = "scope.queue";
 /// Inputs of one gather node.
 pub const GATHER_WIDTH: usize = 32;
 /// The input port names of a gather node.
@@ -102,6 +105,56 @@ fn copy_item(v: &Value) -> Value {
     }
 }
 
+/// The wires into a collective input, queued: each input that is a list contributes its
+/// elements in order, any other value one element.
+struct Queue(OpSpec);
+
+impl Queue {
+    fn new() -> Queue {
+        let mut spec = OpSpec::new(
+            QUEUE_OP,
+            "The first `n` inputs queued into one list: a list input gives its elements, any other value itself.",
+        )
+        .param(ParamSpec::new("n", ValueType::Int, Value::Int(0), "inputs used"))
+        .output(OutputSpec::new("out", ValueType::List, "the queue"));
+        for p in GATHER_PORTS {
+            spec = spec.input(InputSpec::optional(
+                p,
+                ValueType::Any,
+                Value::Empty,
+                "a source",
+            ));
+        }
+        Queue(spec)
+    }
+}
+
+impl Op for Queue {
+    fn spec(&self) -> &OpSpec {
+        &self.0
+    }
+    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
+        let n = call.param_int(0)?.clamp(0, GATHER_WIDTH as i64) as usize;
+        let used = call.inputs.get(..n).unwrap_or(call.inputs);
+        let total: usize = used
+            .iter()
+            .map(|v| match v {
+                Value::List(l) => l.len(),
+                _ => 1,
+            })
+            .sum();
+        let mut items = Vec::with_capacity(total);
+        for v in used {
+            match v {
+                Value::List(l) => items.extend(l.iter().map(copy_item)),
+                other => items.push(other.clone()),
+            }
+        }
+        out[0] = Value::List(items.into());
+        Ok(())
+    }
+}
+
 struct Get(OpSpec);
 
 impl Op for Get {
@@ -137,9 +190,10 @@ impl Op for Get {
     }
 }
 
-/// Register `scope.gather` and `scope.get`.
+/// Register `scope.gather`, `scope.queue` and `scope.get`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.register(Gather::new())?;
+    reg.register(Queue::new())?;
     reg.register(Get(OpSpec::new(GET_OP, "Element `index` of `list`.")
         .input(InputSpec::required("list", ValueType::List, "the list"))
         .param(ParamSpec::new(

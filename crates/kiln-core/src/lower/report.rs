@@ -6,9 +6,10 @@
 pub struct ScopeReport {
     /// The scope's call path.
     pub path: String,
-    /// `for` or `fold` or `step`.
+    /// `for`, `fold`, `step`, or `each` (a node written once per element of a list given to
+    /// a single input: its copies are `path[i]`).
     pub kind: &'static str,
-    /// Copies (a `for`) or passes (a `fold`) written.
+    /// Copies (a `for` or an `each`) or passes (a `fold`) written.
     pub copies: usize,
     /// For a fold that stopped early: what stopped it (`changed` or the output's name).
     pub stopped: Option<String>,
@@ -86,7 +87,7 @@ impl PlanReport {
                     for &(id, cut) in &ran {
                         if let Some(rest) = id.strip_prefix(&prefix)
                             && let Some((i, tail)) = rest.split_once(']')
-                            && tail.starts_with('/')
+                            && (tail.is_empty() || tail.starts_with('/'))
                         {
                             *copies.entry(i).or_insert(false) |= cut;
                         }

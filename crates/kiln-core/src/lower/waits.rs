@@ -112,7 +112,9 @@ impl<'d> Lowering<'d, '_> {
             while let Some(f) = self.stack.pop() {
                 self.expand(f)?;
             }
+            self.entities(waits)?;
             if self.pending.is_empty() {
+                self.entities_left()?;
                 for n in std::mem::take(&mut self.outputs) {
                     self.emit(n)?;
                 }
@@ -160,7 +162,11 @@ impl<'d> Lowering<'d, '_> {
     }
 
     /// Cook the ports among `needs` (constants need no cooking): one request over the cones.
-    fn cook(&mut self, needs: &[Src], waits: &mut dyn Evaluator) -> HashMap<PortRef, Value> {
+    pub(crate) fn cook(
+        &mut self,
+        needs: &[Src],
+        waits: &mut dyn Evaluator,
+    ) -> HashMap<PortRef, Value> {
         let mut ports: Vec<PortRef> = Vec::new();
         for s in needs {
             if let Resolved::Port(p) = self.flat.resolve(s)

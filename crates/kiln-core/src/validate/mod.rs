@@ -37,7 +37,7 @@ pub fn output_types(
     graph: &Graph,
     registry: &Registry,
 ) -> Result<Vec<Vec<ValueType>>, Diagnostics> {
-    resolve(graph, registry).map(|r| r.out_types)
+    resolve::resolve_document(graph, registry).map(|r| r.out_types)
 }
 
 /// Validate a graph against a registry, returning every diagnostic (empty when valid): its
@@ -57,7 +57,7 @@ pub fn validate_at_rate(graph: &Graph, registry: &Registry, sample_rate: f64) ->
 }
 
 fn checked(graph: &Graph, registry: &Registry, rate: Option<f64>) -> Vec<Diagnostic> {
-    let mut diags = match resolve(graph, registry) {
+    let mut diags = match resolve::resolve_document(graph, registry) {
         Ok(_) => vec![],
         Err(d) => d.0,
     };
@@ -67,9 +67,17 @@ fn checked(graph: &Graph, registry: &Registry, rate: Option<f64>) -> Vec<Diagnos
 }
 
 pub(crate) fn value_fits(ty: ValueType, v: &Value) -> bool {
-    match v.value_type() {
+    let fits = match v.value_type() {
         Some(found) => ty.accepts(found) || (ty == ValueType::Color && v.as_color().is_some()),
         None => false,
+    };
+    // A list for a typed list: each element fits the element type (nesting is bounded by
+    // `list_type::MAX_LIST_NESTING`, the depth of `ty`).
+    match (ty, v) {
+        (ValueType::ListOf(e), Value::List(items)) if fits => {
+            items.iter().all(|x| value_fits(*e, x))
+        }
+        _ => fits,
     }
 }
 

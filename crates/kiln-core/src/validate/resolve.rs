@@ -12,12 +12,33 @@ use crate::registry::Registry;
 use crate::value::{Value, ValueType};
 use std::sync::Arc;
 
-/// Resolve `graph` against `registry` (see the module docs).
+/// Resolve `graph` against `registry` (see the module docs), as an evaluator runs it: one
+/// source per input, and every wire's type accepted by its input.
 pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Diagnostics> {
+    resolve_with(graph, registry, false)
+}
+
+/// [`resolve`] of a graph the plan will write out (see [`crate::lower`]): several wires may
+/// go into a collective input (the plan queues them into one list), and a list may go into
+/// a single input that takes its elements (the plan writes that node once per element).
+pub(crate) fn resolve_document(
+    graph: &Graph,
+    registry: &Registry,
+) -> Result<Resolved, Diagnostics> {
+    resolve_with(graph, registry, true)
+}
+
+fn resolve_with(
+    graph: &Graph,
+    registry: &Registry,
+    plan_forms: bool,
+) -> Result<Resolved, Diagnostics> {
     let n = graph.len();
     let mut r = Resolver {
         graph,
         registry,
+        plan_forms,
+        extra: vec![],
         diags: vec![],
         ops: Vec::with_capacity(n),
         params: Vec::with_capacity(n),
@@ -29,6 +50,7 @@ pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Di
     let (topo, partial, order) = r.order();
     let out_types = r.types(&partial);
     r.latch_types(&out_types);
+    r.extra_types(&out_types);
     if !r.diags.is_empty() {
         return Err(Diagnostics(r.diags));
     }
@@ -47,6 +69,11 @@ pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Di
 struct Resolver<'a> {
     graph: &'a Graph,
     registry: &'a Registry,
+    /// Whether the forms the plan writes out are accepted (see [`resolve_document`]).
+    plan_forms: bool,
+    /// Wires beyond the first into a collective input, `(node, input, source node, port)`,
+    /// type-checked as elements of its list.
+    extra: Vec<(usize, usize, usize, usize)>,
     diags: Vec<Diagnostic>,
     /// Per node: its op, when registered.
     ops: Vec<Option<Arc<dyn Op>>>,
@@ -122,7 +149,12 @@ impl Resolver<'_> {
                             .push(unknown_input(node.id.clone(), &node.op, name, op.as_ref()))
                     }
                     Some(i) => {
-                        if !value_fits(spec.inputs[i].ty, v) {
+                        let ispec = &spec.inputs[i];
+                        let per_item = self.plan_forms
+                            && !ispec.ty.is_list()
+                            && v.as_list()
+                                .is_some_and(|l| l.iter().all(|x| value_fits(ispec.ty, x)));
+                        if !value_fits(ispec.ty, v) && !per_item {
                             self.diags.push(
                                 Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
                                     .port(format!("input `{name}`"))
@@ -198,13 +230,24 @@ impl Resolver<'_> {
                 ));
                 continue;
             };
+            let collective = dop.spec().inputs[ip].collective;
+            if wired[di][ip] && collective && self.plan_forms {
+                self.extra.push((di, ip, si, op_port));
+                continue;
+            }
             if wired[di][ip] || matches!(self.bindings[di][ip], Binding::Const(_)) {
-                self.diags.push(
-                    Diagnostic::new(DiagnosticKind::MultipleWires, &dnode.id, &dnode.op)
-                        .port(format!("input `{}`", w.to.port))
-                        .expected("at most one wire or constant")
-                        .found(format!("another source, {}", w.from)),
-                );
+                let mut d = Diagnostic::new(DiagnosticKind::MultipleWires, &dnode.id, &dnode.op)
+                    .port(format!("input `{}`", w.to.port))
+                    .expected(if collective && self.plan_forms {
+                        "wires only (a collective input queues wires, not a constant too)"
+                    } else {
+                        "at most one wire or constant"
+                    })
+                    .found(format!("another source, {}", w.from));
+                if !collective {
+                    d = d.hint("only a collective input takes several wires (see `kiln ops`)");
+                }
+                self.diags.push(d);
                 continue;
             }
             wired[di][ip] = true;
@@ -328,6 +371,9 @@ impl Resolver<'_> {
                 let spec = op.spec();
                 let mut in_types = Vec::with_capacity(spec.inputs.len());
                 let mut ok = true;
+                // Whether a list arrives at a single input (the plan writes the node once per
+                // element, so its outputs are lists).
+                let mut per_item = false;
                 for (p, ispec) in spec.inputs.iter().enumerate() {
                     let found = match &self.bindings[v][p] {
                         Binding::Wire { node: s, port } => {
@@ -336,9 +382,16 @@ impl Resolver<'_> {
                         Binding::Const(c) => c.value_type(),
                         Binding::Empty => None,
                     };
+                    let found = match found {
+                        Some(t) if self.plan_forms && self.is_per_item(ispec, t) => {
+                            per_item = true;
+                            t.element()
+                        }
+                        other => other,
+                    };
                     if let (Binding::Wire { node: s, port }, Some(t)) =
                         (&self.bindings[v][p], found)
-                        && !ispec.ty.accepts(t)
+                        && !self.wire_fits(ispec, t)
                     {
                         ok = false;
                         let src = &self.graph.nodes()[*s as usize];
@@ -360,6 +413,9 @@ impl Resolver<'_> {
                     continue;
                 }
                 match op.infer_outputs(&in_types, &self.params[v]) {
+                    Ok(t) if per_item => {
+                        out_types[v] = t.into_iter().map(crate::list_type::list_of).collect()
+                    }
                     Ok(t) => out_types[v] = t,
                     Err(msg) => {
                         let found: Vec<String> = spec
@@ -381,6 +437,55 @@ impl Resolver<'_> {
             }
         }
         out_types
+    }
+
+    /// Whether a wire of type `t` fits input `ispec`: its type accepts `t`; and for a graph
+    /// the plan writes out, a list into a single input of its element's type (an implicit
+    /// `for`), or a single value into a collective input of a list of its type.
+    fn wire_fits(&self, ispec: &crate::op::InputSpec, t: ValueType) -> bool {
+        if ispec.ty.accepts(t) {
+            return true;
+        }
+        if !self.plan_forms {
+            return false;
+        }
+        if ispec.collective {
+            return ispec.ty.element().is_some_and(|e| e.accepts(t));
+        }
+        self.is_per_item(ispec, t)
+    }
+
+    /// Whether a value of type `t` at `ispec` is taken element by element (an implicit `for`).
+    fn is_per_item(&self, ispec: &crate::op::InputSpec, t: ValueType) -> bool {
+        !ispec.collective
+            && !ispec.ty.is_list()
+            && !ispec.ty.accepts(t)
+            && t.element().is_some_and(|e| ispec.ty.accepts(e))
+    }
+
+    /// The wires beyond the first into collective inputs, each an element (or a list of
+    /// elements) of the input's list.
+    fn extra_types(&mut self, out_types: &[Vec<ValueType>]) {
+        for &(di, ip, si, sp) in &self.extra {
+            let (Some(dop), Some(&t)) = (&self.ops[di], out_types[si].get(sp)) else {
+                continue;
+            };
+            let ispec = &dop.spec().inputs[ip];
+            let fits = ispec.ty.accepts(t) || ispec.ty.element().is_some_and(|e| e.accepts(t));
+            if !fits {
+                let node = &self.graph.nodes()[di];
+                let src = &self.graph.nodes()[si];
+                self.diags.push(
+                    Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
+                        .port(format!("input `{}`", ispec.name))
+                        .expected(format!(
+                            "{} or its elements (a collective input)",
+                            ispec.ty.name()
+                        ))
+                        .found(format!("{t} from {}", src.id)),
+                );
+            }
+        }
     }
 
     /// A latch's signal, known only once the whole tick is typed, must fit its state type.

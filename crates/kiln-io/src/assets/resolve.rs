@@ -69,7 +69,7 @@ impl DocumentFile {
         ctx: &kiln_core::context::EvalContext,
     ) -> Result<FlatFile, kiln_core::lower::PlanError> {
         let mut file = self.file.clone();
-        if !self.doc.has_structure() {
+        if !kiln_core::lower::needs_plan(&self.doc, registry) {
             return Ok(FlatFile {
                 file,
                 plan: None,

@@ -118,6 +118,7 @@ fn natural(v: &Value, ctx: Ctx, style: ColorStyle) -> Json {
                 .map(|x| encode(x, None, Ctx::Param, style))
                 .collect(),
         ),
+        Value::Record(_) => Json::Object(vec![("record".into(), record_fields(v, style))]),
         // Non-finite floats need the typed form.
         other => typed_form(other, style),
     }
@@ -142,11 +143,25 @@ pub(crate) fn typed_form(v: &Value, style: ColorStyle) -> Json {
                 .map(|x| encode(x, None, Ctx::Param, style))
                 .collect(),
         ),
+        Value::Record(_) => record_fields(v, style),
     };
     Json::Object(vec![
         ("type".into(), Json::Str(v.type_name().to_string())),
         ("value".into(), value),
     ])
+}
+
+/// The fields of a record as a JSON object (each value written to read back exactly).
+fn record_fields(v: &Value, style: ColorStyle) -> Json {
+    let Value::Record(r) = v else {
+        return Json::Null;
+    };
+    Json::Object(
+        r.fields()
+            .iter()
+            .map(|(k, x)| (k.to_string(), encode(x, None, Ctx::Param, style)))
+            .collect(),
+    )
 }
 
 /// Write a value so that reading it back (with the same declared type, in the same place)
@@ -193,6 +208,13 @@ pub(crate) fn same(a: &Value, b: &Value) -> bool {
         (Value::Str(x), Value::Str(y)) => x == y,
         (Value::List(x), Value::List(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| same(p, q))
+        }
+        (Value::Record(x), Value::Record(y)) => {
+            x.len() == y.len()
+                && x.fields()
+                    .iter()
+                    .zip(y.fields())
+                    .all(|((k, p), (l, q))| k == l && same(p, q))
         }
         (Value::Heavy(x), Value::Heavy(y)) => x == y,
         _ => false,

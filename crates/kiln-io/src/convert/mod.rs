@@ -31,7 +31,8 @@ fn index(path: &str, i: usize) -> String {
 }
 
 /// The type names an explicit typed value may use.
-pub(crate) const TYPED_NAMES: &str = "float, int, bool, vec2, vec3, vec4, color, string, list";
+pub(crate) const TYPED_NAMES: &str =
+    "float, int, bool, vec2, vec3, vec4, color, string, list, list<T>, record";
 
 /// A declared type that directs conversion (`None` for any/number/heavy/unknown).
 fn directing(t: Option<ValueType>) -> Option<ValueType> {
@@ -98,6 +99,10 @@ pub(crate) fn decode_value(
             Json::Array(items) => Some(list(items, path)?),
             _ => None,
         },
+        Some(ValueType::ListOf(e)) => match j {
+            Json::Array(items) => Some(list_of(items, Some(*e), path)?),
+            _ => None,
+        },
         _ => None,
     };
     match fitted {
@@ -107,12 +112,38 @@ pub(crate) fn decode_value(
 }
 
 fn list(items: &[Json], path: &str) -> Result<Value, LoadError> {
+    list_of(items, None, path)
+}
+
+/// A list whose items are read as `elem` (as anything when `None`).
+fn list_of(items: &[Json], elem: Option<ValueType>, path: &str) -> Result<Value, LoadError> {
     let values = items
         .iter()
         .enumerate()
-        .map(|(i, item)| decode_value(item, None, &index(path, i)))
+        .map(|(i, item)| decode_value(item, elem, &index(path, i)))
         .collect::<Result<Vec<Value>, LoadError>>()?;
     Ok(Value::List(Arc::from(values)))
+}
+
+/// The record whose fields are the entries of a JSON object (each value read as anything).
+fn record(entries: &[(String, Json)], path: &str) -> Result<Value, LoadError> {
+    let mut fields: Vec<(Arc<str>, Value)> = Vec::with_capacity(entries.len());
+    for (k, v) in entries {
+        if fields.iter().any(|(f, _)| **f == **k) {
+            return Err(LoadError::format(
+                &child(path, k),
+                format!("field `{k}` appears twice"),
+                Some("keep one".to_string()),
+            ));
+        }
+        fields.push((
+            Arc::from(k.as_str()),
+            decode_value(v, None, &child(path, k))?,
+        ));
+    }
+    Ok(Value::Record(Arc::new(kiln_core::record::Record::new(
+        fields,
+    ))))
 }
 
 fn infer(j: &Json, declared: Option<ValueType>, path: &str) -> Result<Value, LoadError> {
@@ -128,8 +159,7 @@ fn infer(j: &Json, declared: Option<ValueType>, path: &str) -> Result<Value, Loa
     })
 }
 
-const OBJECT_HINT: &str =
-    r#"write a typed value like {"type": "vec3", "value": [0.0, 1.0, 0.0]}, or {"const": ...}"#;
+const OBJECT_HINT: &str = r#"write a typed value like {"type": "vec3", "value": [0.0, 1.0, 0.0]}, a record like {"record": {"name": "a"}}, or {"const": ...}"#;
 
 fn object_value(
     entries: &[(String, Json)],
@@ -139,6 +169,20 @@ fn object_value(
     match entries {
         [(k, inner)] if k == "const" => {
             return decode_value(inner, declared, &child(path, "const"));
+        }
+        [(k, inner)] if k == "record" => {
+            let at = child(path, "record");
+            return match inner {
+                Json::Object(fields) => record(fields, &at),
+                other => Err(LoadError::format(
+                    &at,
+                    format!(
+                        "a record's fields must be an object, found {}",
+                        other.kind()
+                    ),
+                    Some(r#"write {"record": {"name": "a", "size": 2.0}}"#.to_string()),
+                )),
+            };
         }
         _ => {}
     }
@@ -257,6 +301,14 @@ fn typed(t: &Json, v: &Json, path: &str) -> Result<Value, LoadError> {
             Json::Array(items) => Some(list(items, &child(path, "value"))?),
             _ => None,
         },
+        ValueType::ListOf(e) => match v {
+            Json::Array(items) => Some(list_of(items, Some(*e), &child(path, "value"))?),
+            _ => None,
+        },
+        ValueType::Record => match v {
+            Json::Object(fields) => Some(record(fields, &child(path, "value"))?),
+            _ => None,
+        },
         _ => None,
     };
     value.ok_or_else(|| {
@@ -272,6 +324,7 @@ fn typed(t: &Json, v: &Json, path: &str) -> Result<Value, LoadError> {
                 "\"#ff8000\"",
             ),
             ValueType::String => ("a string", "\"text\""),
+            ValueType::Record => ("an object of fields", "{\"name\": \"a\"}"),
             _ => ("an array", "[1, 2.5, \"x\"]"),
         };
         LoadError::format(
@@ -359,6 +412,55 @@ mod tests {
             dv(r#"{"type": "float", "value": "-inf"}"#, None),
             Value::Float(f64::NEG_INFINITY)
         );
+    }
+
+    #[test]
+    fn typed_lists_and_records_read_and_write_back() {
+        use ValueType as T;
+        use encode::same;
+        use kiln_core::list_type::list_of;
+        // Declared `list<float>`: each element read as a float (the int 2 is 2.0).
+        assert_eq!(
+            dv("[1.5, 2]", Some(list_of(T::Float))),
+            Value::list([Value::Float(1.5), Value::Float(2.0)])
+        );
+        assert_eq!(
+            dv(r#"{"type": "list<int>", "value": [1, 2]}"#, None),
+            Value::list([Value::Int(1), Value::Int(2)])
+        );
+        let r = dv(r#"{"record": {"size": 2, "name": {"const": "a"}}}"#, None);
+        assert_eq!(
+            r,
+            Value::record([("name", Value::str("a")), ("size", Value::Int(2))])
+        );
+        assert_eq!(
+            dv(r#"{"type": "record", "value": {"size": 2}}"#, None)
+                .as_record()
+                .map(|r| r.len()),
+            Some(1)
+        );
+        for v in [
+            r,
+            Value::list([Value::record([("x", Value::Float(f64::NAN))])]),
+        ] {
+            for ctx in [Ctx::Param, Ctx::Input] {
+                let j = encode(&v, None, ctx, ColorStyle::Hex);
+                let back = match ctx {
+                    Ctx::Param => decode_value(&j, None, "").unwrap(),
+                    Ctx::Input => match decode_input(&j, None, "").unwrap() {
+                        InputSource::Const(c) => c,
+                        InputSource::Wire(_) => panic!("a wire"),
+                    },
+                };
+                assert!(same(&back, &v), "{v:?} wrote {j:?}");
+            }
+        }
+        let dup = decode_value(
+            &parse(r#"{"record": {"a": 1, "a": 2}}"#).unwrap(),
+            None,
+            "p",
+        );
+        assert!(dup.unwrap_err().to_string().contains("p.record.a"));
     }
 
     #[test]

@@ -286,6 +286,31 @@ impl Builder<'_> {
         g.add_node(name, op).map_err(|e| graph_error(&path, e))?;
         g.set_param(name, "name", Value::str(name))
             .map_err(|e| graph_error(&path, e))?;
+        if let ValueType::ListOf(_) = ty {
+            g.set_param(name, "type", Value::str(ty.name()))
+                .map_err(|e| graph_error(&path, e))?;
+        }
+        match get(entries, "collective") {
+            None | Some(Json::Bool(false)) => {}
+            Some(Json::Bool(true)) if ty.is_list() => {
+                g.set_param(name, "collective", Value::Bool(true))
+                    .map_err(|e| graph_error(&path, e))?;
+            }
+            Some(Json::Bool(true)) => {
+                return Err(LoadError::format(
+                    &child(&path, "collective"),
+                    format!("a collective input holds a list; `{name}` is a {ty}"),
+                    Some(r#"write "type": "list<float>" (or another list type)"#.into()),
+                ));
+            }
+            Some(other) => {
+                return Err(LoadError::format(
+                    &child(&path, "collective"),
+                    format!("`collective` must be true or false, found {}", other.kind()),
+                    None,
+                ));
+            }
+        }
         if let Some(d) = get(entries, "default") {
             let dpath = child(&path, "default");
             let v = convert::decode_value(d, Some(ty), &dpath)?;
@@ -396,6 +421,12 @@ impl Builder<'_> {
                 self.structure.curves.insert(PortRef::new(name, port), a);
                 continue;
             }
+            if let Some(froms) = wire_list(j, &vpath)? {
+                for from in froms {
+                    self.graph.connect(from, PortRef::new(name, port));
+                }
+                continue;
+            }
             let source = match self.blobs.read(j, &vpath)? {
                 Some(v) => InputSource::Const(v),
                 None => convert::decode_input(j, input_type(self.registry, op, port), &vpath)?,
@@ -454,6 +485,45 @@ impl Builder<'_> {
     }
 }
 
+/// The sources of `{"wires": ["a", "b.out"]}` (several wires into one collective input), or
+/// `None` for any other entry.
+fn wire_list(j: &Json, path: &str) -> Result<Option<Vec<PortRef>>, LoadError> {
+    let Json::Object(entries) = j else {
+        return Ok(None);
+    };
+    let [(k, list)] = entries.as_slice() else {
+        return Ok(None);
+    };
+    if k != "wires" {
+        return Ok(None);
+    }
+    let hint = || Some(r#"write {"wires": ["a", "b.out"]}"#.to_string());
+    let Json::Array(items) = list else {
+        return Err(LoadError::format(
+            &child(path, "wires"),
+            format!(
+                "`wires` must be an array of port names, found {}",
+                list.kind()
+            ),
+            hint(),
+        ));
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        match item {
+            Json::Str(s) => out.push(PortRef::parse(s)),
+            other => {
+                return Err(LoadError::format(
+                    &format!("{}[{i}]", child(path, "wires")),
+                    format!("a wire names a port as a string, found {}", other.kind()),
+                    hint(),
+                ));
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
 /// A graph input op of a heavy type registered by a domain crate (`input.audio` for type
 /// `audio`): the op `input.<t>` whose output is of the heavy type `t`.
 fn heavy_input_op<'r>(registry: &'r Registry, t: &str) -> Option<(ValueType, &'r str)> {
@@ -473,7 +543,8 @@ fn input_type_and_op<'r>(
     path: &str,
     name: &str,
 ) -> Result<(ValueType, &'r str), LoadError> {
-    let types: Vec<&str> = INPUT_TYPES.iter().map(|(_, t)| t.name()).collect();
+    let mut types: Vec<&str> = INPUT_TYPES.iter().map(|(_, t)| t.name()).collect();
+    types.extend(["list", "list<T>"]);
     match get(entries, "type") {
         Some(Json::Str(t)) => ValueType::parse_plain(t)
             .and_then(|ty| input_op_for(ty).map(|op| (ty, op)))

@@ -82,7 +82,7 @@ pub const INLINE_KEYS: [&str; 5] = ["description", "inputs", "nodes", "outputs",
 /// The keys allowed in a node.
 pub const NODE_KEYS: [&str; 6] = ["op", "params", "inputs", "for", "fold", "step"];
 /// The keys allowed in a graph input.
-pub const INPUT_KEYS: [&str; 3] = ["type", "default", "doc"];
+pub const INPUT_KEYS: [&str; 4] = ["type", "default", "doc", "collective"];
 
 /// What a graph file holds besides the graph.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use crate::values::{WriteError, write_atomic};
 use kiln_core::graph::{Graph, Node, PortRef, Wire};
 use kiln_core::registry::Registry;
 use kiln_core::value::{Value, ValueType};
-use kiln_std::graph_io::{INPUT_TYPES, OUTPUT_OP};
+use kiln_std::graph_io::{INPUT_TYPES, LIST_INPUT_OP, OUTPUT_OP};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -38,13 +38,26 @@ fn as_graph_input(node: &Node, incoming: &[&Wire], registry: &Registry) -> Optio
             _ => None,
         }
     };
+    let list = || {
+        (node.op == LIST_INPUT_OP).then(|| {
+            node.params
+                .get("type")
+                .and_then(Value::as_str)
+                .and_then(ValueType::parse_plain)
+                .filter(ValueType::is_list)
+                .unwrap_or(ValueType::List)
+        })
+    };
     let ty = INPUT_TYPES
         .iter()
         .find(|(op, _)| *op == node.op)
         .map(|(_, t)| *t)
-        .or_else(heavy)?;
+        .or_else(heavy)
+        .or_else(list)?;
     let named = node.params.get("name").and_then(Value::as_str) == Some(node.id.as_str());
-    let only_known = node.params.keys().all(|k| k == "name" || k == "default");
+    let only_known = node.params.keys().all(|k| {
+        k == "name" || k == "default" || (ty.is_list() && (k == "type" || k == "collective"))
+    });
     (named && only_known && node.consts.is_empty() && incoming.is_empty()).then_some(ty)
 }
 
@@ -109,6 +122,9 @@ pub(crate) fn save_graph_with(
                 let j = convert::encode(d, Some(ty), Ctx::Param, ColorStyle::Hex);
                 def.push(("default".into(), j));
             }
+            if node.params.get("collective") == Some(&Value::Bool(true)) {
+                def.push(("collective".into(), Json::Bool(true)));
+            }
             if let Some(doc) = meta.input_docs.get(&id) {
                 def.push(("doc".into(), Json::Str(doc.clone())));
             }
@@ -163,6 +179,8 @@ fn node_doc(
             .collect();
         entries.push(("params".into(), Doc::Block(params)));
     }
+    // Several wires into one port (a collective input) are written as the port listed once
+    // per wire, which loads back as the same wires in the same order.
     let mut ins: Vec<(String, Json)> = incoming
         .iter()
         .map(|w| (w.to.port.clone(), Json::Str(reference(&w.from))))

@@ -3,6 +3,7 @@
 
 mod counting;
 mod counts;
+mod entities;
 mod generated;
 mod live;
 mod scopes;
