@@ -39,6 +39,7 @@ pub mod context;
 pub mod doc;
 pub mod error;
 pub mod eval;
+pub mod flow;
 pub mod graph;
 pub mod id;
 pub mod key;
