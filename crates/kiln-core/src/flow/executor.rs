@@ -143,7 +143,7 @@ impl Run<'_> {
         from: usize,
         port: usize,
         v: Value,
-        sent: &mut Vec<Dest>,
+        sent: &mut Vec<(usize, Dest)>,
     ) -> Result<(), FlowError> {
         let max = self.body.settings().limits.max_entities;
         if self.entities >= max {
@@ -156,9 +156,9 @@ impl Run<'_> {
         let dests = &self.c.nodes[from].outputs[port].1;
         for d in dests {
             self.q.push(d.node, d.port, v.clone());
-            if !sent.contains(d) {
-                sent.push(*d);
-            }
+        }
+        if !dests.is_empty() && !sent.contains(&(port, dests[0])) {
+            sent.extend(dests.iter().map(|d| (port, *d)));
         }
         Ok(())
     }
@@ -196,7 +196,7 @@ impl Run<'_> {
         let node = &c.nodes[v];
         let mut taken = vec![0u64; node.inputs.len()];
         let mut made = vec![0u64; node.outputs.len()];
-        let mut sent = Vec::new();
+        let mut sent: Vec<(usize, Dest)> = Vec::new();
         let mut runs = 0u64;
         self.fired[v] = true;
         match &node.kind {
@@ -301,15 +301,23 @@ impl Run<'_> {
                 entities: n,
             })
             .collect();
-        let outputs = node
-            .outputs
-            .iter()
-            .zip(&made)
-            .map(|((name, _), &n)| PortCount {
-                port: name.clone(),
-                entities: n,
-            })
-            .collect();
+        // A graph output sends nothing on: its port is the call's.
+        let outputs = match node.kind {
+            Kind::Output { .. } => Vec::new(),
+            _ => node
+                .outputs
+                .iter()
+                .zip(&made)
+                .map(|((name, _), &n)| PortCount {
+                    port: name.clone(),
+                    entities: n,
+                })
+                .collect(),
+        };
+        // Children in output-port order, then declaration order, whatever order the runs
+        // sent in.
+        sent.sort();
+        let sent: Vec<Dest> = sent.into_iter().map(|(_, d)| d).collect();
         let step = Step {
             node: node.id.clone(),
             op: node.op_id.clone(),

@@ -3,6 +3,7 @@
 
 mod counting;
 mod counts;
+mod flow;
 mod generated;
 mod live;
 mod scopes;
