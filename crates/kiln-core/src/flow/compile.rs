@@ -106,6 +106,39 @@ fn plan_inputs<'r>(
         .map(|o| o.spec().inputs.as_slice())
 }
 
+/// Whether node `n` is a graph input of a list type (it sends one entity per element).
+fn spread_input(registry: &Registry, graph: &Graph, n: usize) -> bool {
+    registry.get(&graph.nodes()[n].op).is_some_and(|o| {
+        let spec = o.spec();
+        spec.role == Role::GraphInput
+            && spec
+                .outputs
+                .first()
+                .is_some_and(|o| o.ty.name().starts_with("list"))
+    })
+}
+
+/// A value the input accepts, standing in for entities of unknown type: its default, or a
+/// zero of its type.
+fn stand_in(i: &crate::op::InputSpec) -> Option<Value> {
+    use crate::value::ValueType as T;
+    if let Some(d) = &i.default {
+        return Some(d.clone());
+    }
+    Some(match i.ty {
+        T::Float | T::Number | T::Any => Value::Float(0.0),
+        T::Int => Value::Int(0),
+        T::Bool => Value::Bool(false),
+        T::Vec2 => Value::Vec2([0.0; 2]),
+        T::Vec3 => Value::Vec3([0.0; 3]),
+        T::Vec4 => Value::Vec4([0.0; 4]),
+        T::Color => Value::Color([0.0; 4]),
+        T::String => Value::str(""),
+        T::List => Value::List(Vec::new().into()),
+        _ => return None,
+    })
+}
+
 /// Nodes reachable from `start` along `adj` (including `start`).
 fn reach(adj: &[Vec<usize>], start: &[usize]) -> Vec<bool> {
     let mut seen = vec![false; adj.len()];
@@ -226,7 +259,19 @@ pub(super) fn compile(
             continue;
         }
         let first = kept.insert((w.to.node.clone(), w.to.port.clone()));
-        if wires[i].0.0 != usize::MAX && collective(wires[i].1) {
+        let spreads = wires[i].0.0 != usize::MAX && spread_input(registry, graph, wires[i].0.0);
+        if spreads && !collective(wires[i].1) {
+            // A list input sends its elements, whose type the list type does not say: the
+            // port is checked with a stand-in of its own type.
+            if first {
+                let spec = plan_inputs(registry, graph, wires[i].1.0).map(|ins| &ins[wires[i].1.1]);
+                if let Some(v) = spec.and_then(stand_in) {
+                    check
+                        .set_const(&w.to.node, &w.to.port, v)
+                        .map_err(|e| FlowBodyError::Graph(e.to_string()))?;
+                }
+            }
+        } else if wires[i].0.0 != usize::MAX && collective(wires[i].1) {
             if first {
                 check
                     .set_const(&w.to.node, &w.to.port, Value::List(Vec::new().into()))

@@ -4,6 +4,7 @@
 
 mod loops;
 mod order;
+mod throughput;
 
 use kiln_core::flow::{FlowBody, FlowLimits, FlowRun, FlowSettings};
 use kiln_core::graph::PortRef;
