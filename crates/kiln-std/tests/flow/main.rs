@@ -8,7 +8,7 @@ mod throughput;
 
 use kiln_core::flow::{FlowBody, FlowLimits, FlowRun, FlowSettings};
 use kiln_core::graph::PortRef;
-use kiln_core::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec};
+use kiln_core::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Role};
 use kiln_core::prelude::*;
 
 /// `t.fan`: input `in` to both outputs `x` and `y`.
@@ -62,6 +62,19 @@ impl Op for Even {
     }
 }
 
+/// `t.input.list`: a graph input of a list (in a flow body, one entity per element).
+struct ListInput(OpSpec);
+
+impl Op for ListInput {
+    fn spec(&self) -> &OpSpec {
+        &self.0
+    }
+    fn execute(&self, _: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
+        out[0] = Value::List(Vec::new().into());
+        Ok(())
+    }
+}
+
 /// The standard ops and the test ops above.
 pub fn reg() -> Registry {
     let mut r = kiln_std::registry();
@@ -82,6 +95,18 @@ pub fn reg() -> Registry {
             .input(InputSpec::required("in", ValueType::Int, "an int"))
             .output(OutputSpec::new("even", ValueType::Int, "when even"))
             .output(OutputSpec::new("odd", ValueType::Int, "when odd")),
+    ))
+    .unwrap();
+    r.register(ListInput(
+        OpSpec::new("t.input.list", "A list input.")
+            .role(Role::GraphInput)
+            .param(ParamSpec::new(
+                "name",
+                ValueType::String,
+                Value::str("xs"),
+                "its name",
+            ))
+            .output(OutputSpec::new("out", ValueType::List, "the list")),
     ))
     .unwrap();
     r

@@ -220,3 +220,51 @@ fn two_runs_give_the_same_steps() {
     assert!(x.trace.same_steps(&y.trace));
     assert_eq!(x.trace.order(), ["s1", "a", "s2", "m", "o"]);
 }
+
+/// xs (a list input) → neg → o, with `xs` bound to `xs`.
+fn negate_all() -> FlowBody {
+    let mut g = graph(
+        &[("xs", "t.input.list"), ("neg", "math.neg"), ("o", "output")],
+        &[("xs", "neg.x"), ("neg", "o.value")],
+        &[],
+    );
+    g.set_param("xs", "name", Value::str("xs")).unwrap();
+    let settings = FlowSettings {
+        args: vec!["xs".into()],
+        loops: vec![],
+        limits: FlowLimits::default(),
+    };
+    FlowBody::new(g, reg(), settings).unwrap()
+}
+
+#[test]
+fn a_single_port_fed_a_hundred_entities_runs_its_op_a_hundred_times_in_one_step() {
+    let b = negate_all();
+    let xs = Value::List(
+        (0..100)
+            .map(|i| Value::Float(i as f64))
+            .collect::<Vec<_>>()
+            .into(),
+    );
+    let r = b.run(&[xs], &EvalContext::new()).unwrap();
+    assert_eq!(r.trace.order(), ["xs", "neg", "o"]);
+    assert_eq!(counts(&r.trace.steps[0].outputs), [("out", 100)]);
+    assert_eq!(r.trace.steps[1].runs, 100);
+    let want: Vec<Value> = (0..100).map(|i| Value::Float(-(i as f64))).collect();
+    assert_eq!(output(&r, "o"), want.as_slice());
+}
+
+#[test]
+fn a_cancelled_run_stops_with_cancellation() {
+    let b = negate_all();
+    let ctx = EvalContext::new();
+    ctx.cancel.cancel();
+    let xs = Value::List(vec![Value::Float(1.0)].into());
+    assert_eq!(
+        b.run(&[xs], &ctx).unwrap_err(),
+        kiln_core::flow::FlowError::Cancelled
+    );
+    // The wrong number of args is refused, naming both counts.
+    let e = b.run(&[], &EvalContext::new()).unwrap_err().to_string();
+    assert!(e.contains("takes 1 args, found 0"), "{e}");
+}

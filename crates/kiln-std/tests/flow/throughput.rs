@@ -4,21 +4,7 @@
 //! `cargo test -p kiln-std --release --test flow throughput -- --ignored --nocapture`.
 
 use super::*;
-use kiln_core::op::{ParamSpec, Role};
 use std::time::Instant;
-
-/// A graph input of a list (spread into one entity per element in a flow body).
-struct ListInput(OpSpec);
-
-impl Op for ListInput {
-    fn spec(&self) -> &OpSpec {
-        &self.0
-    }
-    fn execute(&self, _: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-        out[0] = Value::List(Vec::new().into());
-        Ok(())
-    }
-}
 
 const N: usize = 100_000;
 const CHAIN: usize = 5;
