@@ -207,15 +207,16 @@ impl Run<'_> {
                     InputValue::Nothing => Value::Empty,
                 };
                 runs = 1;
-                let items: Vec<Value> = match (&value, spread) {
-                    (Value::List(l), true) => l.to_vec(),
-                    (Value::Empty, _) => Vec::new(),
-                    _ => vec![value],
+                let one = [value];
+                let items: &[Value] = match (&one[0], spread) {
+                    (Value::List(l), true) => l,
+                    (Value::Empty, _) => &[],
+                    _ => &one,
                 };
-                for item in items {
-                    if !node.outputs.is_empty() {
+                if !node.outputs.is_empty() {
+                    for item in items {
                         made[0] += 1;
-                        self.send(v, 0, item, &mut sent)?;
+                        self.send(v, 0, item.clone(), &mut sent)?;
                     }
                 }
             }
