@@ -162,3 +162,35 @@ fn a_flow_graph_runs_only_as_a_call_and_only_once() {
     let e = plan(&document(&text).doc, &EvalContext::new()).unwrap_err();
     assert!(e.contains("is a flow graph, which is called once"), "{e}");
 }
+
+#[test]
+fn an_edit_of_a_flow_calls_input_cooks_the_flow_again_with_the_new_entities() {
+    use kiln_core::lower::{Edit, Live};
+    let mut live = Live::new(
+        registry(),
+        document(&subdivide("[0, 0, 4, 2]", 1.0, 10)).doc,
+    );
+    let mut eval = IncrementalEvaluator::new(registry());
+    let ctx = EvalContext::new();
+    let req = Request::new(["parcels"]);
+    let plan = live.plan(&ctx).unwrap();
+    let first = eval.evaluate(&plan.graph, &req, &ctx).unwrap();
+    assert_eq!(vec4s(first.get("parcels").unwrap()).len(), 8);
+    // A 2 x 2 lot: two rounds of splits, four parcels of 1 x 1.
+    live.edit(Edit::Const {
+        node: "lots".into(),
+        port: "lot".into(),
+        value: Value::Vec4([0.0, 0.0, 2.0, 2.0]),
+    })
+    .unwrap();
+    let plan = live.plan(&ctx).unwrap();
+    let second = eval.evaluate(&plan.graph, &req, &ctx).unwrap();
+    let want: Vec<[f64; 4]> = [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
+        .iter()
+        .map(|&[x, y]| [x, y, 1.0, 1.0])
+        .collect();
+    assert_eq!(vec4s(second.get("parcels").unwrap()), want);
+    // Nothing else changed: asking again cooks nothing.
+    let again = eval.evaluate(&plan.graph, &req, &ctx).unwrap();
+    assert_eq!(again.stats.executed, 0);
+}
