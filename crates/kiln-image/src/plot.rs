@@ -11,7 +11,9 @@
 use crate::fn_op::FnOp;
 use crate::image::{IMAGE_TYPE, Image, check_size, with_fixed_size_params};
 use kiln_core::key::KeyHasher;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use kiln_core::op::{
+    InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation,
+};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
@@ -45,6 +47,20 @@ fn span(a0: f64, a1: f64, n: u32) -> (u32, u32) {
     (clamp((a0 - 0.5).ceil()), clamp((a1 - 0.5).ceil()))
 }
 
+/// The rule of the frame: finite numbers and a size above 0.
+fn frame_rule(v: &Value, _: &RuleEnv) -> Result<(), Violation> {
+    match v {
+        Value::Vec4(b) if b.iter().all(|c| c.is_finite()) && b[2] > 0.0 && b[3] > 0.0 => Ok(()),
+        other => Err(Violation::new(
+            "a frame [x, y, w, h] of finite numbers with a size above 0",
+            match other {
+                Value::Vec4(b) => format!("{b:?}"),
+                o => o.type_name().to_string(),
+            },
+        )),
+    }
+}
+
 /// Register `image.rects`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     let spec = with_fixed_size_params(OpSpec::new(
@@ -52,12 +68,15 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         "Draw rectangles [x, y, w, h] as a plot map: each filled with a palette colour picked \
          by the rectangle and `seed`, with a border; `bounds` is the frame mapped onto the image.",
     ))
-    .param(ParamSpec::new(
-        "bounds",
-        ValueType::Vec4,
-        Value::Vec4([0.0, 0.0, 1.0, 1.0]),
-        "the frame [x, y, w, h] the image shows",
-    ))
+    .param(
+        ParamSpec::new(
+            "bounds",
+            ValueType::Vec4,
+            Value::Vec4([0.0, 0.0, 1.0, 1.0]),
+            "the frame [x, y, w, h] the image shows",
+        )
+        .with_rule(Rule::Check(frame_rule)),
+    )
     .param(
         ParamSpec::new(
             "border",
@@ -86,7 +105,13 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         "the outlines",
     ))
     .input(
-        InputSpec::required("rects", ValueType::List, "every rectangle [x, y, w, h]").collective(),
+        InputSpec::optional(
+            "rects",
+            ValueType::List,
+            Value::List(Vec::new().into()),
+            "every rectangle [x, y, w, h] (none when unwired)",
+        )
+        .collective(),
     )
     .output(OutputSpec::new("out", IMAGE_TYPE, "the plot map"));
     reg.register(FnOp::new(spec, draw))

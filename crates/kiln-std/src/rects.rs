@@ -5,7 +5,9 @@
 
 use crate::util::FnOp;
 use kiln_core::key::KeyHasher;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use kiln_core::op::{
+    InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation,
+};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
@@ -57,12 +59,31 @@ pub fn split(r: [f64; 4], t: f64) -> ([f64; 4], [f64; 4]) {
     }
 }
 
+/// The rule of a rectangle: finite numbers and a size of at least 0.
+pub fn rect_rule(v: &Value, _: &RuleEnv) -> Result<(), Violation> {
+    match v {
+        Value::Vec4(r) if r.iter().all(|c| c.is_finite()) && r[2] >= 0.0 && r[3] >= 0.0 => Ok(()),
+        Value::Vec4(r) => Err(Violation::new(
+            "a rectangle [x, y, w, h] of finite numbers with a size of at least 0",
+            format!("{r:?}"),
+        )),
+        other => Err(Violation::new(
+            "a rectangle (vec4 [x, y, w, h])",
+            other.type_name(),
+        )),
+    }
+}
+
 fn rect_spec(id: &'static str, doc: &'static str) -> OpSpec {
-    OpSpec::new(id, doc).input(InputSpec::required(
-        "rect",
-        ValueType::Vec4,
-        "the rectangle [x, y, w, h]",
-    ))
+    OpSpec::new(id, doc).input(
+        InputSpec::optional(
+            "rect",
+            ValueType::Vec4,
+            Value::Vec4([0.0, 0.0, 1.0, 1.0]),
+            "the rectangle [x, y, w, h] (the unit square when unwired)",
+        )
+        .with_rule(Rule::Check(rect_rule)),
+    )
 }
 
 /// Register `rect.split`, `rect.small`, `rect.area` and `rect.inset`.
