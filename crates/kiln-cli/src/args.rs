@@ -96,6 +96,13 @@ pub(crate) struct EvalArgs {
     /// image in one pass: the same bits, fewer nodes and images.
     #[arg(long)]
     pub(crate) fuse: bool,
+    /// Print every step of each flow graph that ran (node, entities in and out per port,
+    /// op runs, time), in the order the steps ran (to stderr).
+    #[arg(long)]
+    pub(crate) trace: bool,
+    /// Write the steps of each flow graph that ran as JSON to exactly FILE (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trace_json: Option<PathBuf>,
 }
 
 /// The options of `kiln render`.

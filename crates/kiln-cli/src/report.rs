@@ -157,3 +157,35 @@ pub(crate) fn print_plan<'a>(
         );
     }
 }
+
+/// Print (`print`) and write as JSON (`json`) the trace of every flow node of `g` that ran.
+pub(crate) fn flow_traces(
+    g: &kiln_core::graph::Graph,
+    print: bool,
+    json: Option<&std::path::Path>,
+) -> Result<(), crate::common::CliError> {
+    if !print && json.is_none() {
+        return Ok(());
+    }
+    let traces = kiln_core::flow::traces(g);
+    if print {
+        if traces.is_empty() {
+            eprintln!("trace: no flow graph ran");
+        }
+        for (node, t) in &traces {
+            eprintln!(
+                "trace of flow `{node}`: {} steps, {:.3} ms",
+                t.steps.len(),
+                t.total().as_secs_f64() * 1e3
+            );
+            eprint!("{t}");
+        }
+    }
+    if let Some(path) = json {
+        kiln_io::trace_file::write_trace(path, &traces).map_err(|e| {
+            crate::common::CliError(format!("cannot write the trace to {}: {e}", path.display()))
+        })?;
+        crate::outln!("wrote {}", path.display());
+    }
+    Ok(())
+}

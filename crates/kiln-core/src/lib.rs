@@ -40,6 +40,7 @@ pub mod doc;
 pub mod error;
 pub mod eval;
 mod fields;
+pub mod flow;
 pub mod graph;
 pub mod id;
 pub mod key;

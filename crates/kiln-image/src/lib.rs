@@ -15,6 +15,8 @@
 //!   `image.threshold`, `image.grey`, `image.swizzle`;
 //! * neighbourhood filters and transforms: `image.blur`, `image.gaussian`, `image.normal`,
 //!   `image.warp`, `image.transform`, `image.mirror`, `image.kaleidoscope`, `image.polar`;
+//! * drawing many shapes at once: `image.rects`, a list of rectangles as a plot map (a
+//!   collective input, [`plot`]);
 //! * on numbers: `noise.perlin`, `color.ramp`, `math.expr`; and `input.image`, the named
 //!   graph input of an image.
 //!
@@ -54,6 +56,7 @@ pub mod image_ops;
 pub mod noise;
 pub mod patterns;
 pub mod per_pixel;
+pub mod plot;
 pub mod ramp;
 pub mod row;
 pub mod shapes;
@@ -76,6 +79,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     expr::ops::register(reg)?;
     generators::register(reg)?;
     patterns::register(reg)?;
+    plot::register(reg)?;
     filters::register(reg)?;
     tone::register(reg)?;
     transforms::register(reg)?;
@@ -146,6 +150,7 @@ mod tests {
             "image.mirror",
             "image.kaleidoscope",
             "image.polar",
+            "image.rects",
             super::INPUT_IMAGE_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());

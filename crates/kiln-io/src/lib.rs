@@ -69,6 +69,7 @@ pub mod mesh_files;
 pub mod render_manifest;
 pub mod render_state;
 pub mod snapshot;
+pub mod trace_file;
 pub mod value_codec;
 pub mod values;
 pub mod wav;

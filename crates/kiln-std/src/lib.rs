@@ -3,7 +3,7 @@
 //! Kiln's standard node library, built on `kiln-core`: constants, arithmetic and math on
 //! floats, ints and vectors, comparisons and logic, a lazy `switch`, clock inputs, named graph
 //! inputs and outputs, the latch of recurrent graphs, and nodes that catch, test and raise
-//! failures (`error.*`). Images (`kiln-image`) and meshes (`kiln-mesh`) are domains of their
+//! failures (`error.*`), and rectangles (`rect.*`). Images (`kiln-image`) and meshes (`kiln-mesh`) are domains of their
 //! own.
 //!
 //! [`registry`] returns a registry holding every op of this crate.
@@ -15,6 +15,7 @@ pub mod library;
 pub mod lists;
 pub mod logic;
 pub mod math;
+pub mod rects;
 pub(crate) mod util;
 
 use kiln_core::registry::{Registry, RegistryError};
@@ -24,12 +25,14 @@ pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     kiln_core::recurrence::register(reg)?;
     kiln_core::lower::register(reg)?;
     kiln_core::solver::register(reg)?;
+    kiln_core::flow::register(reg)?;
     kiln_core::anim::register(reg)?;
     graph_io::register(reg)?;
     math::register(reg)?;
     logic::register(reg)?;
     errors::register(reg)?;
     lists::register(reg)?;
+    rects::register(reg)?;
     Ok(())
 }
 

@@ -192,6 +192,7 @@ pub(crate) fn run(
     if args.timings {
         print_timings(&out);
     }
+    crate::report::flow_traces(g, args.trace, args.trace_json.as_deref())?;
     if !out.failures.is_empty() {
         print_failures(&out.failures);
         if out.failures.iter().any(|f| is_latch_error(&f.error)) {

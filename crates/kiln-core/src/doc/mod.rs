@@ -33,6 +33,17 @@ pub struct Document {
     /// Animated values: the keyframed curve feeding an input port (`node.port`) or a param
     /// (`node.param`), sampled at the clock.
     pub curves: BTreeMap<PortRef, Animated>,
+    /// `Some` when the graph runs in the flow paradigm (entities through ports, see
+    /// [`crate::flow`]): a call of it becomes one `scope.flow` node.
+    pub flow: Option<FlowDecl>,
+}
+
+/// What a graph in the flow paradigm declares besides its nodes: its loop ports.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowDecl {
+    /// The loop ports (`node.input`), each with its iteration cap: the most times entities
+    /// may be sent back into it.
+    pub loops: BTreeMap<PortRef, u32>,
 }
 
 /// Where an animated value goes.
@@ -171,8 +182,8 @@ impl Document {
             ..Document::default()
         }
     }
-    /// Whether any node is a call or any value is animated.
+    /// Whether any node is a call, any value is animated, or the graph is a flow graph.
     pub fn has_structure(&self) -> bool {
-        !self.calls.is_empty() || !self.curves.is_empty()
+        !self.calls.is_empty() || !self.curves.is_empty() || self.flow.is_some()
     }
 }

@@ -402,6 +402,19 @@ impl<'d, 'r> Lowering<'d, 'r> {
             }
         }
         self.report.calls += 1;
+        if let Some(decl) = &asset.doc.flow {
+            if call.scope != Scope::Once {
+                return Err(PlanError::Scope {
+                    kind: call.scope.kind(),
+                    call: cid,
+                    message: format!(
+                        "`{}` is a flow graph, which is called once; a scope cannot write it out",
+                        asset.name
+                    ),
+                });
+            }
+            return self.write_flow(cid, asset, binds, decl);
+        }
         match &call.scope {
             Scope::Once => {
                 self.stack.push(Frame {

@@ -13,7 +13,8 @@
 //! * Several wires into a collective input are queued into one list, and a list wired into a
 //!   single input writes its node once per element (see `entities`).
 //! * A choice whose condition the plan knows takes one alternative (see `choice`).
-//! * A `step` becomes one solver node ([`crate::solver`]) running its body.
+//! * A `step` becomes one solver node ([`crate::solver`]) running its body; a call of a flow
+//!   graph one `scope.flow` node ([`crate::flow`]).
 //! * An animated input becomes a `curve.sample` node ([`crate::anim`]), keyed by the value it
 //!   samples; an animated param is sampled at the plan's clock, and the plan then stands on
 //!   the clock.
@@ -30,6 +31,7 @@ mod entities;
 mod error;
 mod expand;
 mod flat;
+mod flow;
 mod live;
 pub mod ops;
 mod planner;
@@ -106,6 +108,27 @@ pub fn lower(
 
 /// [`lower`] under other limits.
 pub fn lower_with(
+    doc: &Document,
+    registry: &Registry,
+    ctx: &EvalContext,
+    waits: &mut dyn Evaluator,
+    limits: Limits,
+) -> Result<Lowered, PlanError> {
+    if doc.flow.is_some() {
+        return Err(PlanError::Scope {
+            kind: "flow",
+            call: "(the top graph)".into(),
+            message: "a flow graph runs as a call: call it (`\"op\": \"@name\"`) from a \
+                      dataflow graph"
+                .into(),
+        });
+    }
+    lower_body(doc, registry, ctx, waits, limits)
+}
+
+/// [`lower_with`] for any document, a flow graph's body included (written out as a plain
+/// graph with its interface nodes, for the flow executor).
+pub(crate) fn lower_body(
     doc: &Document,
     registry: &Registry,
     ctx: &EvalContext,

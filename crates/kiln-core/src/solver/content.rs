@@ -7,7 +7,7 @@ use crate::registry::Registry;
 
 /// Feed `graph`'s content into `h`: every node by id order (id, op id, the op's version in
 /// `registry`, params and constants by name), then every wire in sorted order.
-pub(super) fn hash_graph(graph: &Graph, registry: &Registry, h: &mut KeyHasher) {
+pub(crate) fn hash_graph(graph: &Graph, registry: &Registry, h: &mut KeyHasher) {
     let mut nodes: Vec<usize> = (0..graph.len()).collect();
     nodes.sort_by(|&a, &b| graph.nodes()[a].id.cmp(&graph.nodes()[b].id));
     h.u64(nodes.len() as u64);
@@ -37,7 +37,7 @@ pub(super) fn hash_graph(graph: &Graph, registry: &Registry, h: &mut KeyHasher) 
 }
 
 /// Approximate bytes of a graph's data: ids, op ids, params and constants.
-pub(super) fn graph_bytes(graph: &Graph) -> usize {
+pub(crate) fn graph_bytes(graph: &Graph) -> usize {
     let node_bytes: usize = graph
         .nodes()
         .iter()

@@ -46,6 +46,7 @@ mod run;
 mod steps;
 
 pub use body::{StepBody, StepBodyError, StepSettings};
+pub(crate) use content::{graph_bytes, hash_graph};
 pub use op::StepOp;
 pub use steps::steps_at;
 

@@ -401,5 +401,6 @@ fn document(e: &Entry, assets: &[Option<Arc<Asset>>]) -> Document {
         }
     }
     doc.curves = e.file.structure.curves.clone();
+    doc.flow = e.file.structure.flow.clone();
     doc
 }

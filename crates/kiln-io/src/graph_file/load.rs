@@ -124,6 +124,9 @@ fn load_doc(
         blobs: BlobReader::new(blobs, registry),
         structure: Structure::default(),
     };
+    if super::structure::is_flow(top, at)? {
+        builder.structure.flow = Some(Default::default());
+    }
     // Room for the nodes up front (no doubling), none for the wires yet: that room would be
     // taken while the tree is still whole.
     builder
@@ -357,6 +360,23 @@ impl Builder<'_> {
                 ));
             }
             self.structure.scopes.insert(name.to_string(), scope);
+        }
+        if let Some(j) = get(entries, "loop") {
+            let lpath = child(&path, "loop");
+            let ports = super::structure::loop_ports(j, &lpath)?;
+            let Some(flow) = self.structure.flow.as_mut() else {
+                return Err(LoadError::format(
+                    &lpath,
+                    format!(
+                        "node `{name}` has loop ports, but only a flow graph \
+                         (`\"paradigm\": \"flow\"`) has them"
+                    ),
+                    None,
+                ));
+            };
+            for (port, cap) in ports {
+                flow.loops.insert(PortRef::new(name, &port), cap);
+            }
         }
         if let Some(params) = get(entries, "params") {
             self.set_params(name, op, params, &child(&path, "params"))?;

@@ -69,18 +69,26 @@ use std::collections::BTreeMap;
 pub const VERSION: i64 = 1;
 
 /// The keys allowed at the top level of a graph file.
-pub const TOP_LEVEL_KEYS: [&str; 6] = [
+pub const TOP_LEVEL_KEYS: [&str; 7] = [
     "kiln",
     "description",
     "inputs",
     "nodes",
     "outputs",
     "graphs",
+    "paradigm",
 ];
 /// The keys allowed in a graph defined inline (under `graphs`).
-pub const INLINE_KEYS: [&str; 5] = ["description", "inputs", "nodes", "outputs", "graphs"];
+pub const INLINE_KEYS: [&str; 6] = [
+    "description",
+    "inputs",
+    "nodes",
+    "outputs",
+    "graphs",
+    "paradigm",
+];
 /// The keys allowed in a node.
-pub const NODE_KEYS: [&str; 6] = ["op", "params", "inputs", "for", "fold", "step"];
+pub const NODE_KEYS: [&str; 7] = ["op", "params", "inputs", "for", "fold", "step", "loop"];
 /// The keys allowed in a graph input.
 pub const INPUT_KEYS: [&str; 4] = ["type", "default", "doc", "collective"];
 

@@ -1,5 +1,6 @@
 //! The structure a graph file may hold besides plain nodes: graphs defined inline (`graphs`),
-//! the scope of a call (`for`, `fold`, `step`) and animated values (`{"curve": ...}`).
+//! the scope of a call (`for`, `fold`, `step`), animated values (`{"curve": ...}`), and a
+//! flow graph's paradigm and loop ports.
 //! Calls themselves are nodes whose op is `@name`; [`crate::assets`] finds what they call.
 
 use super::shape::{check_keys, get, object};
@@ -7,8 +8,9 @@ use super::{GraphFile, LoadError};
 use crate::convert::{self, InputSource, child};
 use crate::json::Json;
 use kiln_core::doc::{
-    Animated, DEFAULT_FOLD_MAX, FoldScope, ForScope, PlanValue, Scope, StepScope, Until,
+    Animated, DEFAULT_FOLD_MAX, FlowDecl, FoldScope, ForScope, PlanValue, Scope, StepScope, Until,
 };
+use kiln_core::flow::DEFAULT_LOOP_MAX;
 use kiln_core::value::{Value, ValueType};
 use std::collections::BTreeMap;
 
@@ -32,6 +34,67 @@ pub struct Structure {
     pub graphs: BTreeMap<String, GraphFile>,
     /// Animated values, by `node.port` (inputs) or `node.param` (params).
     pub curves: BTreeMap<kiln_core::graph::PortRef, Animated>,
+    /// `Some` for a graph of `"paradigm": "flow"`, with its loop ports.
+    pub flow: Option<FlowDecl>,
+}
+
+/// The paradigms a graph may declare.
+pub const PARADIGMS: [&str; 2] = ["dataflow", "flow"];
+/// The keys of a loop port.
+pub const LOOP_KEYS: [&str; 1] = ["max"];
+/// The largest iteration cap a loop port may have.
+pub const MAX_LOOP_CAP: u32 = 1_000_000;
+
+/// Whether the graph whose top-level entries are `top` is a flow graph (its `paradigm`).
+pub(super) fn is_flow(top: &[(String, Json)], at: &str) -> Result<bool, LoadError> {
+    match get(top, "paradigm") {
+        None => Ok(false),
+        Some(Json::Str(s)) if s == "dataflow" => Ok(false),
+        Some(Json::Str(s)) if s == "flow" => Ok(true),
+        Some(_) => Err(LoadError::format(
+            &child(at, "paradigm"),
+            "`paradigm` is \"dataflow\" (the default) or \"flow\"".into(),
+            None,
+        )),
+    }
+}
+
+/// The loop ports of node `name` from its `loop` key: `{"port": {"max": n}}`, each with its
+/// cap ([`DEFAULT_LOOP_MAX`] when `max` is not given).
+pub(super) fn loop_ports(j: &Json, path: &str) -> Result<Vec<(String, u32)>, LoadError> {
+    let hint = || Some(r#"write "loop": {"input": {"max": 100}}"#.to_string());
+    let Json::Object(e) = j else {
+        return Err(LoadError::format(
+            path,
+            "`loop` must be an object of the node's loop ports".into(),
+            hint(),
+        ));
+    };
+    let mut out = Vec::new();
+    for (port, def) in e {
+        let ppath = child(path, port);
+        let Json::Object(d) = def else {
+            return Err(LoadError::format(
+                &ppath,
+                format!("loop port `{port}` must be an object"),
+                hint(),
+            ));
+        };
+        check_keys(d, &ppath, &format!("loop port `{port}`"), &LOOP_KEYS)?;
+        let cap = match get(d, "max") {
+            Some(m) => whole(m, &child(&ppath, "max"), "`max`", 1, MAX_LOOP_CAP as i64)? as u32,
+            None => DEFAULT_LOOP_MAX,
+        };
+        if out.iter().any(|(p, _)| p == port) {
+            return Err(LoadError::format(
+                &ppath,
+                format!("loop port `{port}` is listed twice"),
+                Some("keep one".into()),
+            ));
+        }
+        out.push((port.clone(), cap));
+    }
+    Ok(out)
 }
 
 /// A plan value: a reference (a string) or a constant.

@@ -4,6 +4,7 @@
 mod counting;
 mod counts;
 mod entities;
+mod flow;
 mod generated;
 mod live;
 mod scopes;

@@ -1,0 +1,343 @@
+//! The flow executor: a worklist (no recursion) over the body's nodes, in the seed's order
+//! (see the [module docs](super)).
+
+use super::body::{FlowBody, FlowRun};
+use super::compile::{Compiled, Dest, InputValue, Kind};
+use super::order::{first_ready, first_waiting, push_children, ready};
+use super::queues::Queues;
+use super::trace::{PortCount, Step, Trace};
+use crate::context::EvalContext;
+use crate::op::{OpCall, OpError, PortIndex};
+use crate::value::Value;
+use std::time::Instant;
+
+/// Why a flow run failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FlowError {
+    /// An op of the body failed.
+    #[error("flow node `{node}` (op `{op}`){}: {message}", .port.as_ref().map(|p| format!(", {p}")).unwrap_or_default())]
+    Op {
+        /// The body node.
+        node: String,
+        /// Its op.
+        op: String,
+        /// The port concerned (`input `rect``), if any.
+        port: Option<String>,
+        /// What went wrong.
+        message: String,
+    },
+    /// An op of the body panicked.
+    #[error("flow node `{node}` (op `{op}`) panicked")]
+    Panic {
+        /// The body node.
+        node: String,
+        /// Its op.
+        op: String,
+    },
+    /// A loop got entities back more often than its cap allows.
+    #[error(
+        "loop `{node}.{port}` was sent entities back more than {cap} times, its cap (give \
+         the loop port a larger `max`, or make the loop stop sooner)"
+    )]
+    LoopCap {
+        /// The loop port's node.
+        node: String,
+        /// The loop port.
+        port: String,
+        /// Its cap.
+        cap: u32,
+    },
+    /// A limit of the run was reached.
+    #[error("the flow run went over its limit `{limit}` of {value}")]
+    Limit {
+        /// The limit's name (`max_entities`, `max_steps`).
+        limit: &'static str,
+        /// Its value.
+        value: u64,
+    },
+    /// The call gave the wrong number of args.
+    #[error("the flow body takes {expected} args, found {found}")]
+    Args {
+        /// The body's args.
+        expected: usize,
+        /// The values given.
+        found: usize,
+    },
+    /// The run was cancelled.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// The state of one run.
+struct Run<'a> {
+    c: &'a Compiled,
+    body: &'a FlowBody,
+    ctx: &'a EvalContext,
+    q: Queues,
+    fired: Vec<bool>,
+    iterations: Vec<u32>,
+    outputs: Vec<Vec<Value>>,
+    entities: u64,
+}
+
+/// Run `body` on `args` under `ctx`.
+pub(super) fn run(
+    body: &FlowBody,
+    args: &[Value],
+    ctx: &EvalContext,
+) -> Result<FlowRun, FlowError> {
+    let c = &body.compiled;
+    let expected = body.settings().args.len();
+    if args.len() != expected {
+        return Err(FlowError::Args {
+            expected,
+            found: args.len(),
+        });
+    }
+    let mut r = Run {
+        c,
+        body,
+        ctx,
+        q: Queues::new(c),
+        fired: vec![false; c.nodes.len()],
+        iterations: vec![0; c.loops.len()],
+        outputs: vec![Vec::new(); c.output_names.len()],
+        entities: 0,
+    };
+    let limits = body.settings().limits;
+    let mut trace = Trace::default();
+    let mut stack: Vec<usize> = c.sources.iter().rev().copied().collect();
+    loop {
+        let v = match stack.pop() {
+            Some(v) if ready(c, &r.q, &r.fired, v) => v,
+            Some(_) => continue,
+            None => match first_ready(c, &r.q, &r.fired).or_else(|| first_waiting(c, &r.q)) {
+                Some(v) => v,
+                None => break,
+            },
+        };
+        if trace.steps.len() as u64 >= limits.max_steps {
+            return Err(FlowError::Limit {
+                limit: "max_steps",
+                value: limits.max_steps,
+            });
+        }
+        if ctx.is_cancelled() {
+            return Err(FlowError::Cancelled);
+        }
+        let (step, sent) = r.step(v, args)?;
+        r.count_loops(&sent)?;
+        push_children(&mut stack, &sent);
+        trace.steps.push(step);
+    }
+    trace.unused = r.q.total();
+    let outputs = c.output_names.iter().cloned().zip(r.outputs).collect();
+    Ok(FlowRun { outputs, trace })
+}
+
+impl Run<'_> {
+    /// Send entity `v` from output `port` of node `from` to every input wired from it;
+    /// records the inputs reached in `sent`.
+    fn send(
+        &mut self,
+        from: usize,
+        port: usize,
+        v: Value,
+        sent: &mut Vec<(usize, Dest)>,
+    ) -> Result<(), FlowError> {
+        let max = self.body.settings().limits.max_entities;
+        if self.entities >= max {
+            return Err(FlowError::Limit {
+                limit: "max_entities",
+                value: max,
+            });
+        }
+        self.entities += 1;
+        let dests = &self.c.nodes[from].outputs[port].1;
+        for d in dests {
+            self.q.push(d.node, d.port, v.clone());
+        }
+        if !dests.is_empty() && !sent.contains(&(port, dests[0])) {
+            sent.extend(dests.iter().map(|d| (port, *d)));
+        }
+        Ok(())
+    }
+
+    /// Count an iteration for each loop port this step sent entities back into.
+    fn count_loops(&mut self, sent: &[Dest]) -> Result<(), FlowError> {
+        let mut counted = Vec::new();
+        for d in sent.iter().filter(|d| d.back) {
+            let Some(slot) = self.c.nodes[d.node].inputs[d.port].loop_slot else {
+                continue;
+            };
+            if counted.contains(&slot) {
+                continue;
+            }
+            counted.push(slot);
+            self.iterations[slot] += 1;
+            let l = &self.c.loops[slot];
+            if self.iterations[slot] > l.cap {
+                let node = &self.c.nodes[l.node];
+                return Err(FlowError::LoopCap {
+                    node: node.id.clone(),
+                    port: node.inputs[l.port].name.clone(),
+                    cap: l.cap,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Run node `v` over what its queues hold: the step's record and the inputs it sent to
+    /// (in output-port order, then declaration order).
+    fn step(&mut self, v: usize, args: &[Value]) -> Result<(Step, Vec<Dest>), FlowError> {
+        let start = Instant::now();
+        let c = self.c;
+        let node = &c.nodes[v];
+        let mut taken = vec![0u64; node.inputs.len()];
+        let mut made = vec![0u64; node.outputs.len()];
+        let mut sent: Vec<(usize, Dest)> = Vec::new();
+        let mut runs = 0u64;
+        self.fired[v] = true;
+        match &node.kind {
+            Kind::Input { value, spread } => {
+                let value = match value {
+                    InputValue::Arg(k) => args.get(*k).cloned().unwrap_or(Value::Empty),
+                    InputValue::Default(d) => d.clone(),
+                    InputValue::Nothing => Value::Empty,
+                };
+                runs = 1;
+                let one = [value];
+                let items: &[Value] = match (&one[0], spread) {
+                    (Value::List(l), true) => l,
+                    (Value::Empty, _) => &[],
+                    _ => &one,
+                };
+                if !node.outputs.is_empty() {
+                    for item in items {
+                        made[0] += 1;
+                        self.send(v, 0, item.clone(), &mut sent)?;
+                    }
+                }
+            }
+            Kind::Output { index } => {
+                for (p, t) in taken.iter_mut().enumerate() {
+                    let all = self.q.take_all(v, p);
+                    *t += all.len() as u64;
+                    self.outputs[*index].extend(all);
+                }
+                runs = 1;
+            }
+            Kind::Op => {
+                let mut inputs: Vec<Value> = node.inputs.iter().map(|i| i.fixed.clone()).collect();
+                let mut singles = Vec::new();
+                for (p, i) in node.inputs.iter().enumerate() {
+                    if !i.wired {
+                        continue;
+                    }
+                    if i.collective {
+                        let all = self.q.take_all(v, p);
+                        taken[p] = all.len() as u64;
+                        inputs[p] = Value::List(all.into());
+                    } else {
+                        singles.push(p);
+                    }
+                }
+                let count = singles.iter().map(|&p| self.q.len(v, p)).min().unwrap_or(1);
+                let op = c.plan.op(v).clone();
+                let mut out = vec![Value::Empty; node.outputs.len()];
+                for _ in 0..count {
+                    for &p in &singles {
+                        inputs[p] = self.q.take_one(v, p).unwrap_or(Value::Empty);
+                        taken[p] += 1;
+                    }
+                    if self.ctx.is_cancelled() {
+                        return Err(FlowError::Cancelled);
+                    }
+                    for o in out.iter_mut() {
+                        *o = Value::Empty;
+                    }
+                    let op_error = |e: OpError| self.op_error(v, e);
+                    if c.plan.has_rules(v) {
+                        c.plan.check_rules(v, &inputs).map_err(op_error)?;
+                    }
+                    let call = OpCall {
+                        inputs: &inputs,
+                        params: c.plan.params(v),
+                        ctx: self.ctx,
+                        node: &node.id,
+                    };
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        op.execute(&call, &mut out)
+                    }));
+                    match result {
+                        Ok(Ok(())) => {}
+                        Ok(Err(e)) if e.is_cancelled() => return Err(FlowError::Cancelled),
+                        Ok(Err(e)) => return Err(op_error(e)),
+                        Err(_) => {
+                            return Err(FlowError::Panic {
+                                node: node.id.clone(),
+                                op: node.op_id.clone(),
+                            });
+                        }
+                    }
+                    runs += 1;
+                    for (k, o) in out.iter_mut().enumerate() {
+                        let o = std::mem::take(o);
+                        if !matches!(o, Value::Empty) {
+                            made[k] += 1;
+                            self.send(v, k, o, &mut sent)?;
+                        }
+                    }
+                }
+            }
+        }
+        let inputs = node
+            .inputs
+            .iter()
+            .zip(&taken)
+            .filter(|(i, _)| i.wired)
+            .map(|(i, &n)| PortCount {
+                port: i.name.clone(),
+                entities: n,
+            })
+            .collect();
+        // A graph output sends nothing on: its port is the call's.
+        let outputs = match node.kind {
+            Kind::Output { .. } => Vec::new(),
+            _ => node
+                .outputs
+                .iter()
+                .zip(&made)
+                .map(|((name, _), &n)| PortCount {
+                    port: name.clone(),
+                    entities: n,
+                })
+                .collect(),
+        };
+        // Children in output-port order, then declaration order, whatever order the runs
+        // sent in.
+        sent.sort();
+        let sent: Vec<Dest> = sent.into_iter().map(|(_, d)| d).collect();
+        let step = Step {
+            node: node.id.clone(),
+            op: node.op_id.clone(),
+            inputs,
+            outputs,
+            runs,
+            duration: start.elapsed(),
+        };
+        Ok((step, sent))
+    }
+
+    fn op_error(&self, v: usize, e: OpError) -> FlowError {
+        let node = &self.c.nodes[v];
+        let spec = self.c.plan.op(v).spec();
+        FlowError::Op {
+            node: node.id.clone(),
+            op: node.op_id.clone(),
+            port: e.port.map(|p: PortIndex| spec.port_name(p)),
+            message: e.message,
+        }
+    }
+}
