@@ -360,6 +360,15 @@ pub(crate) enum Cmd {
         #[command(flatten)]
         args: WatchArgs,
     },
+    /// Serve Kiln Studio: the graph drawn, edited and cooked live in a browser (the address
+    /// is printed; loopback only unless --host says otherwise). Every edit is saved back to
+    /// the graph file.
+    Studio {
+        /// The graph file.
+        graph: PathBuf,
+        #[command(flatten)]
+        args: StudioArgs,
+    },
     /// Bake a graph into --out: with --freeze its inputs become constants, and every pure
     /// cone is folded into stored constants (heavy values in a blob folder beside the file,
     /// <stem>.blobs). The baked graph gives the same outputs with fewer nodes.
@@ -398,6 +407,21 @@ pub(crate) enum CacheCmd {
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         max: u64,
     },
+}
+
+/// The options of `kiln studio`.
+#[derive(clap::Args)]
+pub(crate) struct StudioArgs {
+    /// The port to serve on (0: any free port).
+    #[arg(long, default_value_t = 7717)]
+    pub(crate) port: u16,
+    /// The address to listen on. Anything but a loopback address exposes the studio (and
+    /// the right to edit the graph file) to the network.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub(crate) host: std::net::IpAddr,
+    /// Also write each cook's outputs into DIR, as `kiln watch` does.
+    #[arg(long, short)]
+    pub(crate) out: Option<PathBuf>,
 }
 
 /// The options of `kiln watch`.
