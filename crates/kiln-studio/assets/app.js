@@ -101,9 +101,10 @@ function showProgress(m) {
 function onCooked(m) {
   state.cooked = m;
   if (m.ok) {
-    const r = m.report;
+    const r = m.report, g = r.graph;
     setStatus(`v${m.version} cooked`);
-    $("report").textContent = `${r.cooked} cooked · ${r.reused} reused · ${r.cut_off} cut off · ${fmtMs(r.ms)}`;
+    $("report").textContent = `${g.cooked} cooked · ${g.reused} reused · ${g.cut_off} cut off` +
+      (g.failed ? ` · ${g.failed} failed` : "") + ` of ${g.nodes} nodes · ${fmtMs(r.ms)}`;
     $("report").title = r.text;
   } else {
     setStatus(`v${m.version}: error`);
@@ -199,7 +200,7 @@ function renderCrumbs() {
 function shown(n, port, cook) {
   const now = cook && cook.ports && cook.ports[port];
   if (now && !now.error) return { p: now, stale: false };
-  const last = state.lastGood[n.id] && state.lastGood[n.id][port];
+  const last = (now && now.last) || (state.lastGood[n.id] && state.lastGood[n.id][port]);
   return { p: last, stale: !!last };
 }
 
@@ -221,7 +222,8 @@ function drawNode(n, parent, cook, readOnly) {
     const badge = el("text", { class: `badge ${status}`, x: W - 8, y: 17, "text-anchor": "end" }, g);
     badge.textContent = status === "cooked" ? `cooked ${fmtMs(cook.ms)}` :
       status === "cut_off" ? `cut off ${fmtMs(cook.ms)}` : status === "reused" ? "reused" :
-      status === "invalid" ? "invalid" : "failed";
+      status === "invalid" ? "invalid" : status === "stale" ? "not cooked" :
+      status === "blocked" ? "upstream failed" : "failed";
     badge.setAttribute("data-status", status);
   }
   n.inputs.forEach((p, i) => {
@@ -252,6 +254,10 @@ function drawNode(n, parent, cook, readOnly) {
     const iw = p.width * s, ih = p.height * s;
     el("image", { class: "preview", href: p.url, x: (W - iw) / 2, y: top + 6 + (PREVIEW - 16 - ih) / 2,
       width: iw, height: ih, preserveAspectRatio: "xMidYMid meet", "data-port": port }, grp);
+  } else if (p && p.kind === "color") {
+    el("rect", { class: "preview swatch", x: 30, y: top + 14, width: W - 60, height: PREVIEW - 54, rx: 4,
+      fill: String(p.hex).slice(0, 7), stroke: "#000", "stroke-opacity": 0.4 }, grp);
+    wrapText(grp, p.hex, 30, top + PREVIEW - 22, W - 60, 1, "value-text preview-text");
   } else if (p && p.kind === "text") {
     wrapText(grp, p.text, 14, top + 26, W - 28, 6, "value-text preview-text");
   } else if (n.signal) {
@@ -476,6 +482,7 @@ function renderInspector() {
     box.appendChild(html("h3", {}, "Preview"));
     const d = html("div", { class: "insp-preview" });
     if (p.kind === "image") { const img = html("img", { src: p.url, alt: `${n.id} preview` }); d.appendChild(img); d.appendChild(html("div", { class: "stat" }, `${p.type} · thumbnail ${p.width}×${p.height}`)); }
+    else if (p.kind === "color") { const sw = html("div", { style: `height:40px;border-radius:4px;border:1px solid #000;background:${String(p.hex).slice(0, 7)}` }); d.appendChild(sw); d.appendChild(html("code", {}, `${p.hex} · ${p.text}`)); }
     else d.appendChild(html("code", {}, p.text));
     box.appendChild(d);
   }
@@ -598,9 +605,12 @@ function renderOps() {
   const ul = $("ops");
   ul.textContent = "";
   let group = null;
-  const hits = state.ops.filter((o) => !q || o.id.toLowerCase().includes(q) || o.doc.toLowerCase().includes(q));
+  const groupOf = (o) => o.id.includes(".") ? o.id.split(".")[0] : "core";
+  const hits = state.ops
+    .filter((o) => !q || o.id.toLowerCase().includes(q) || o.doc.toLowerCase().includes(q))
+    .sort((a, b) => groupOf(a).localeCompare(groupOf(b)) || a.id.localeCompare(b.id));
   for (const o of hits) {
-    const g = o.id.includes(".") ? o.id.split(".")[0] : "core";
+    const g = groupOf(o);
     if (g !== group) { ul.appendChild(html("li", { class: "group" }, g)); group = g; }
     const li = html("li", { title: "click: docs · double-click: add" }, o.id);
     li.onclick = () => showOp(o, li);
@@ -644,5 +654,9 @@ async function start() {
   } catch (e) { setStatus("cannot reach the studio"); }
   loadOps();
   connect();
+  // `#node=ID` selects a node, `#open=GRAPH` opens a called graph's body (links, tests).
+  const h = new URLSearchParams(location.hash.slice(1));
+  if (h.get("open")) openBody(h.get("open"));
+  if (h.get("node")) select(h.get("node"));
 }
 start();

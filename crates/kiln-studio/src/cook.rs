@@ -96,6 +96,7 @@ fn run(
     let mut session: Option<Session> = None;
     // Past times of flat nodes, for the estimate of a long cook.
     let mut past: HashMap<String, Duration> = HashMap::new();
+    let mut last_good: HashMap<(String, String), Json> = HashMap::new();
     while let Ok(mut job) = rx.recv() {
         // Only the newest version waiting is cooked.
         while let Ok(newer) = rx.try_recv() {
@@ -112,7 +113,12 @@ fn run(
             sink: &sink,
             out: out.as_deref(),
         };
-        cook_one(&job, &ctx, &mut session, &mut past, token);
+        let mut kept = Kept {
+            session: &mut session,
+            past: &mut past,
+            last_good: &mut last_good,
+        };
+        cook_one(&job, &ctx, &mut kept, token);
     }
 }
 
@@ -181,13 +187,18 @@ struct CookContext<'a> {
     out: Option<&'a Path>,
 }
 
-fn cook_one(
-    job: &Job,
-    ctx: &CookContext<'_>,
-    session: &mut Option<Session>,
-    past: &mut HashMap<String, Duration>,
-    token: CancelToken,
-) {
+/// What lasts from cook to cook.
+struct Kept<'a> {
+    session: &'a mut Option<Session>,
+    /// Past times of flat nodes, for the estimate of a long cook.
+    past: &'a mut HashMap<String, Duration>,
+    /// The last preview of each port that was not an error, shown (marked stale) while the
+    /// port fails.
+    last_good: &'a mut HashMap<(String, String), Json>,
+}
+
+fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: CancelToken) {
+    let (session, past) = (&mut *kept.session, &mut *kept.past);
     let (loader, previews, sink) = (ctx.loader, ctx.previews, ctx.sink);
     let t0 = Instant::now();
     let file = match loader.document(&job.text) {
@@ -282,6 +293,14 @@ fn cook_one(
                     }
                 }
             }
+            // The last good previews stay, marked as not cooked.
+            for ((node, port), p) in kept.last_good.iter() {
+                let entry = nodes
+                    .entry(node.clone())
+                    .or_insert_with(|| json!({"status": "stale"}));
+                entry["ports"][port] = json!({"error": "not cooked: the graph does not validate",
+                    "last": p});
+            }
             sink(
                 json!({"type": "cooked", "version": job.version, "ok": false,
                 "error": format!("the graph does not validate: {diags}"), "nodes": nodes}),
@@ -317,9 +336,16 @@ fn cook_one(
     let mut port_previews: BTreeMap<String, BTreeMap<String, Json>> = BTreeMap::new();
     if let Some(frame) = &frame {
         for ((node, port), (_, value)) in names.iter().zip(frame.values.iter()) {
+            let key = (node.clone(), port.clone());
             let p = match value {
-                Value::Error(e) => json!({"error": error_text(e)}),
-                v => previews.preview_json(v),
+                Value::Error(e) => {
+                    json!({"error": error_text(e), "last": kept.last_good.get(&key)})
+                }
+                v => {
+                    let p = previews.preview_json(v);
+                    kept.last_good.insert(key, p.clone());
+                    p
+                }
             };
             port_previews
                 .entry(node.clone())
@@ -330,12 +356,17 @@ fn cook_one(
     let mut all: Vec<String> = port_previews.keys().cloned().collect();
     all.extend(per_node.keys().cloned());
     all.extend(failed.keys().cloned());
+    all.retain(|id| !id.starts_with(PREVIEW_PREFIX));
     all.sort();
     all.dedup();
     for id in all {
         let c = per_node.get(&id);
+        let ports = port_previews.remove(&id).unwrap_or_default();
+        let blocked = !ports.is_empty() && ports.values().all(|p| p.get("error").is_some());
         let status = if failed.contains_key(&id) {
             "failed"
+        } else if blocked {
+            "blocked"
         } else {
             match c {
                 Some(c) if c.cut_off == c.cooked && c.cooked > 0 => "cut_off",
@@ -351,7 +382,7 @@ fn cook_one(
                 "cut_off": c.map_or(0, |c| c.cut_off),
                 "ms": c.map_or(0.0, |c| c.time.as_secs_f64() * 1e3),
                 "error": failed.get(&id),
-                "ports": port_previews.remove(&id).unwrap_or_default(),
+                "ports": ports,
             }),
         );
     }
@@ -371,6 +402,9 @@ fn cook_one(
         }
         _ => None,
     };
+    let count = |st: &str| nodes.values().filter(|n| n["status"] == st).count();
+    let graph_counts = json!({"nodes": nodes.len(), "cooked": count("cooked"),
+        "reused": count("reused"), "cut_off": count("cut_off"), "failed": count("failed")});
     let r = &cooked.report;
     sink(json!({
         "type": "cooked",
@@ -380,6 +414,7 @@ fn cook_one(
             "nodes": r.nodes, "cooked": r.cooked, "reused": r.reused, "cut_off": r.cut_off,
             "planned": r.planned, "ms": r.elapsed.as_secs_f64() * 1e3,
             "total_ms": t0.elapsed().as_secs_f64() * 1e3, "text": r.to_string(),
+            "graph": graph_counts,
         },
         "nodes": nodes,
         "written": written.map(|w| match w {

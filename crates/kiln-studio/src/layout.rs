@@ -1,7 +1,8 @@
 //! The automatic layered layout of nodes the file stores no position for: each node in the
 //! column after the furthest of its sources (longest path from the sources, found by a
 //! worklist in topological order; a node on a cycle, through a latch, goes after the
-//! columns already placed), each column ordered by the mean row of its sources and stacked
+//! columns already placed), then each node that feeds only later columns moved up to the
+//! column before its first reader, each column ordered by the mean row of its sources and stacked
 //! by the nodes' heights.
 
 use std::collections::HashMap;
@@ -55,6 +56,16 @@ pub fn layered(nodes: &[(String, i64)], edges: &[(usize, usize)]) -> Vec<[i64; 2
         indeg[i] = 0;
         ready.push(i);
     }
+    // A node feeding only later columns moves up to the column before its first reader, so
+    // a source sits beside what reads it (in reverse order: readers are settled first).
+    for &i in order.iter().rev() {
+        let readers = succ[i].iter().map(|&s| layer[s]).filter(|&l| l > layer[i]);
+        if let Some(first) = readers.min()
+            && succ[i].iter().all(|&s| layer[s] > layer[i])
+        {
+            layer[i] = first - 1;
+        }
+    }
     let columns = layer.iter().copied().max().map_or(0, |m| m + 1);
     let mut by_column: Vec<Vec<usize>> = vec![vec![]; columns];
     for &i in &order {
@@ -103,6 +114,14 @@ mod tests {
         assert_eq!(p[0], [MARGIN, MARGIN]);
         assert_eq!(p[1], [MARGIN + COLUMN_STEP, MARGIN]);
         assert_eq!(p[2], [MARGIN + 2 * COLUMN_STEP, MARGIN]);
+    }
+
+    #[test]
+    fn a_source_sits_just_before_its_first_reader() {
+        // 0 -> 1 -> 2 -> 3 and 4 -> 3: 4 goes in column 2, beside 2, not in column 0.
+        let p = layered(&ids(5), &[(0, 1), (1, 2), (2, 3), (4, 3)]);
+        assert_eq!(p[4][0], MARGIN + 2 * COLUMN_STEP);
+        assert_eq!(p[3][0], MARGIN + 3 * COLUMN_STEP);
     }
 
     #[test]

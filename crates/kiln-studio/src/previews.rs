@@ -60,7 +60,8 @@ impl Previews {
     }
 
     /// What the page shows for `value`: `{"kind": "image", "url", "width", "height"}`,
-    /// `{"kind": "text", "text"}`, or `{"kind": "none"}`.
+    /// `{"kind": "color", "hex", "text"}`, `{"kind": "text", "text"}`, or
+    /// `{"kind": "none"}`.
     pub fn preview_json(&self, value: &Value) -> Json {
         if let Value::Heavy(h) = value {
             let name = format!("{}-{THUMBNAIL_SIDE}.png", h.content_hash().to_hex());
@@ -90,6 +91,13 @@ impl Previews {
                 Ok(None) => json!({"kind": "none"}),
                 Err(e) => json!({"error": e.to_string()}),
             };
+        }
+        if let Value::Color(_) = value {
+            return json!({"kind": "color", "hex": crate::view::value_json(value),
+            "text": preview(value, THUMBNAIL_SIDE).ok().flatten().map(|p| match p {
+                Preview::Text(t) => t,
+                Preview::Png { .. } => String::new(),
+            })});
         }
         match preview(value, THUMBNAIL_SIDE) {
             Ok(Some(Preview::Text(t))) => json!({"kind": "text", "text": t}),

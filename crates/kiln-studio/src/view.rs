@@ -418,6 +418,11 @@ fn body_json(doc: &Document, registry: &Registry) -> Json {
             _ => {
                 let mut d = Map::new();
                 d.insert("op".into(), json!(n.op));
+                if let Some(call) = doc.calls.get(&n.id)
+                    && call.scope != kiln_core::doc::Scope::Once
+                {
+                    d.insert(call.scope.kind().into(), json!({}));
+                }
                 if !n.params.is_empty() {
                     let p: Map<String, Json> = n
                         .params
