@@ -254,6 +254,15 @@ function drawNode(n, parent, cook, readOnly) {
     const iw = p.width * s, ih = p.height * s;
     el("image", { class: "preview", href: p.url, x: (W - iw) / 2, y: top + 6 + (PREVIEW - 16 - ih) / 2,
       width: iw, height: ih, preserveAspectRatio: "xMidYMid meet", "data-port": port }, grp);
+  } else if (p && p.kind === "audio") {
+    const x0 = 12, w = W - 24, mid = top + 4 + (PREVIEW - 12) / 2 - 8, amp = (PREVIEW - 40) / 2;
+    const step = w / Math.max(1, p.peaks.length);
+    let d = "";
+    p.peaks.forEach(([lo, hi], i) => { const x = x0 + i * step; d += `M ${x} ${mid - hi * amp} L ${x} ${mid - lo * amp + 0.5} `; });
+    el("path", { class: "preview waveform", d, "data-url": p.url }, grp);
+    const play = el("text", { class: "play", x: 14, y: top + PREVIEW - 14 }, grp);
+    play.textContent = `▶ play ${p.seconds} s`;
+    play.addEventListener("mousedown", (ev) => { ev.stopPropagation(); new Audio(p.url).play(); });
   } else if (p && p.kind === "color") {
     el("rect", { class: "preview swatch", x: 30, y: top + 14, width: W - 60, height: PREVIEW - 54, rx: 4,
       fill: String(p.hex).slice(0, 7), stroke: "#000", "stroke-opacity": 0.4 }, grp);
@@ -261,7 +270,7 @@ function drawNode(n, parent, cook, readOnly) {
   } else if (p && p.kind === "text") {
     wrapText(grp, p.text, 14, top + 26, W - 28, 6, "value-text preview-text");
   } else if (n.signal) {
-    wrapText(grp, "audio-rate signal (rendered by `kiln render --seconds`)", 14, top + 26, W - 28, 4, "op");
+    wrapText(grp, "audio-rate signal: heard where it reaches a graph output", 14, top + 26, W - 28, 4, "op");
   } else if (readOnly) {
     wrapText(grp, n.doc || "", 14, top + 26, W - 28, 6, "op");
   }
@@ -482,6 +491,7 @@ function renderInspector() {
     box.appendChild(html("h3", {}, "Preview"));
     const d = html("div", { class: "insp-preview" });
     if (p.kind === "image") { const img = html("img", { src: p.url, alt: `${n.id} preview` }); d.appendChild(img); d.appendChild(html("div", { class: "stat" }, `${p.type} · thumbnail ${p.width}×${p.height}`)); }
+    else if (p.kind === "audio") { const a = html("audio", { controls: "", src: p.url, preload: "none" }); a.style.width = "100%"; d.appendChild(a); d.appendChild(html("div", { class: "stat" }, `the first ${p.seconds} s at ${p.rate} Hz`)); }
     else if (p.kind === "color") { const sw = html("div", { style: `height:40px;border-radius:4px;border:1px solid #000;background:${String(p.hex).slice(0, 7)}` }); d.appendChild(sw); d.appendChild(html("code", {}, `${p.hex} · ${p.text}`)); }
     else d.appendChild(html("code", {}, p.text));
     box.appendChild(d);

@@ -125,6 +125,7 @@ fn run(
 /// The document the studio cooks: the file's, with an output of its own on every port it
 /// previews; those ports in order.
 fn preview_document(mut doc: Document, loader: &Loader) -> (Document, Vec<(String, String)>) {
+    strip_signals(&mut doc, loader);
     let mut ports: Vec<(String, String)> = vec![];
     for n in doc.graph.nodes() {
         if n.op == OUTPUT_OP {
@@ -157,6 +158,32 @@ fn preview_document(mut doc: Document, loader: &Loader) -> (Document, Vec<(Strin
         }
     }
     (doc, ports)
+}
+
+/// Leave out of the tick cook every signal node and everything downstream of one (audio
+/// loops do not validate there; the streaming evaluator renders them, see
+/// [`crate::audio`]). A worklist over the wires.
+fn strip_signals(doc: &mut Document, loader: &Loader) {
+    let mut gone: Vec<String> = doc
+        .graph
+        .nodes()
+        .iter()
+        .filter(|n| loader.registry.signal(&n.op).is_some())
+        .map(|n| n.id.to_string())
+        .collect();
+    let mut seen: std::collections::HashSet<String> = gone.iter().cloned().collect();
+    let mut work = gone.clone();
+    while let Some(id) = work.pop() {
+        for w in doc.graph.wires() {
+            if w.from.node.as_str() == id && seen.insert(w.to.node.to_string()) {
+                work.push(w.to.node.to_string());
+                gone.push(w.to.node.to_string());
+            }
+        }
+    }
+    for id in gone {
+        let _ = doc.graph.remove_node(&id);
+    }
 }
 
 /// The node of the file a flat node belongs to (`wall[3]/brick` belongs to `wall`).
@@ -200,6 +227,7 @@ struct Kept<'a> {
 fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: CancelToken) {
     let (session, past) = (&mut *kept.session, &mut *kept.past);
     let (loader, previews, sink) = (ctx.loader, ctx.previews, ctx.sink);
+    let mut audio_outputs: Vec<String> = vec![];
     let t0 = Instant::now();
     let file = match loader.document(&job.text) {
         Ok(f) => f,
@@ -211,25 +239,23 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
             return;
         }
     };
+    let full = file.doc.clone();
     let (doc, ports) = preview_document(file.doc, loader);
+    // The file's outputs fed by signals (left out of the tick cook) are heard instead.
+    for n in full.graph.nodes() {
+        if n.op == OUTPUT_OP && doc.graph.node(n.id.as_str()).is_none() {
+            audio_outputs.push(n.id.to_string());
+        }
+    }
     // The file's own outputs are previewed too, unless a signal feeds them.
     let mut outputs: Vec<String> = vec![];
     let mut names: Vec<(String, String)> = vec![];
     let mut outputs_of_file: Vec<String> = vec![];
     for n in doc.graph.nodes() {
         if n.op == OUTPUT_OP && !n.id.as_str().starts_with(PREVIEW_PREFIX) {
-            let fed_by_signal = doc.graph.wires().iter().any(|w| {
-                w.to.node == n.id
-                    && doc
-                        .graph
-                        .node(w.from.node.as_str())
-                        .is_some_and(|src| loader.registry.signal(&src.op).is_some())
-            });
-            if !fed_by_signal {
-                outputs_of_file.push(n.id.to_string());
-                outputs.push(n.id.to_string());
-                names.push((n.id.to_string(), "out".into()));
-            }
+            outputs_of_file.push(n.id.to_string());
+            outputs.push(n.id.to_string());
+            names.push((n.id.to_string(), "out".into()));
         }
     }
     for (i, p) in ports.iter().enumerate() {
@@ -271,7 +297,7 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
             "elapsed_ms": elapsed, "eta_ms": eta}));
     };
     let options = CookOptions {
-        cancel: token,
+        cancel: token.clone(),
         progress: Some(Arc::new(progress)),
         ..CookOptions::default()
     };
@@ -351,6 +377,50 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
                 .entry(node.clone())
                 .or_default()
                 .insert(port.clone(), p);
+        }
+    }
+    // Outputs fed by audio-rate signals: a stretch of sound, on the output and its source.
+    if !audio_outputs.is_empty() {
+        let mut waits = kiln_core::eval::LazyEvaluator::new(loader.registry.clone());
+        let lowered = kiln_core::lower::lower(
+            &full,
+            &loader.registry,
+            &kiln_core::context::EvalContext::new(),
+            &mut waits,
+        );
+        let flat = lowered.map(|l| l.graph).unwrap_or_default();
+        let graph = &flat;
+        let sources: Vec<(String, String)> = audio_outputs
+            .iter()
+            .filter_map(|o| crate::audio::source_of(graph, o).map(|src| (o.clone(), src)))
+            .collect();
+        let ports: Vec<String> = sources.iter().map(|(_, src)| src.clone()).collect();
+        match crate::audio::render(&loader.registry, graph, &ports, &token, previews) {
+            Ok(sounds) => {
+                for ((output, src), p) in sources.iter().zip(sounds) {
+                    let (node, port) = src.split_once('.').unwrap_or((src.as_str(), "out"));
+                    for (n, pt) in [(output.as_str(), "out"), (top_node(node), port)] {
+                        port_previews
+                            .entry(n.to_string())
+                            .or_default()
+                            .insert(pt.to_string(), p.clone());
+                    }
+                }
+            }
+            Err(kiln_core::eval::StreamError::Cancelled { .. }) => {
+                sink(
+                    json!({"type": "cancelled", "version": job.version, "reason": "a newer edit"}),
+                );
+                return;
+            }
+            Err(e) => {
+                for (output, _) in &sources {
+                    port_previews
+                        .entry(output.clone())
+                        .or_default()
+                        .insert("out".into(), json!({"error": e.to_string()}));
+                }
+            }
         }
     }
     let mut all: Vec<String> = port_previews.keys().cloned().collect();

@@ -15,9 +15,11 @@
 //! * [`cook`]: the cook thread over a [`Session`](kiln_core::session::Session): only the
 //!   newest version is cooked, a newer edit cancels the cook in progress;
 //! * [`view`] and [`layout`]: what the page draws; [`previews`]: previews by content;
+//!   [`audio`]: outputs fed by signals rendered for a stretch of sound;
 //! * [`server`], [`guard`] and [`files`]: the routes, who may use them, which files.
 #![deny(missing_docs)]
 
+pub mod audio;
 pub mod cook;
 pub mod edit;
 pub mod error;

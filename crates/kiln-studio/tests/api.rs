@@ -409,3 +409,30 @@ fn a_call_is_a_node_whose_body_is_sent_to_open() {
     assert_eq!(status(&cooked, "rows"), "cooked");
     assert_eq!(status(&cooked, "mortar"), "reused");
 }
+
+#[test]
+fn an_audio_graph_renders_a_stretch_of_sound_as_a_wav() {
+    let (_d, path) = copy_example("pluck.json");
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let cooked = c.cooked(1);
+    let p = &cooked["nodes"]["pluck"]["ports"]["out"];
+    assert_eq!(p["kind"], "audio", "{cooked}");
+    assert_eq!(
+        p["peaks"].as_array().unwrap().len(),
+        kiln_studio::audio::PEAKS
+    );
+    let r = get(s.addr(), p["url"].as_str().unwrap());
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("audio/wav"));
+    let wav = hound::WavReader::new(std::io::Cursor::new(r.body)).unwrap();
+    let spec = wav.spec();
+    assert_eq!(
+        (spec.channels, spec.sample_rate, spec.bits_per_sample),
+        (1, 48_000, 16)
+    );
+    // Two seconds at 48 kHz.
+    assert_eq!(wav.duration(), 96_000);
+    // The signal feeding the output shows the same sound.
+    assert_eq!(cooked["nodes"]["level"]["ports"]["out"]["url"], p["url"]);
+}
