@@ -23,6 +23,7 @@ const state = {
   ws: null,
   cooking: null,
   fitted: false,
+  timeline: { frame: 0, fps: 24, playing: false, sentAt: 0, want: null, shownAt: 0, shown: 0 },
 };
 
 function el(tag, attrs, parent) {
@@ -57,6 +58,10 @@ function onMessage(m) {
   switch (m.type) {
     case "graph":
       state.graph = m;
+      $("timeline").hidden = !m.animated;
+      if (m.animated && !state.timeline.playing && m.timeline) {
+        state.timeline.frame = m.timeline.frame; state.timeline.fps = m.timeline.fps; showTick();
+      }
       if (m.broken) banner("The file on disk does not load: " + m.broken); else banner(null);
       render();
       break;
@@ -74,6 +79,7 @@ function onMessage(m) {
       state.cooking = null;
       $("progress").hidden = true;
       onCooked(m);
+      onTick(m);
       break;
     case "file_error":
       banner("The file on disk does not load: " + m.message);
@@ -604,6 +610,53 @@ function widget(p, value, commit, readOnly) {
   return row;
 }
 
+// ---- the timeline (graphs with latches) -------------------------------------------------
+function showTick() {
+  const t = state.timeline;
+  $("tl-frame").value = t.frame;
+  $("tl-slider").value = t.frame;
+  $("tl-fps").value = t.fps;
+  $("tl-play").textContent = t.playing ? "⏸" : "▶";
+}
+function seek(frame) {
+  const t = state.timeline;
+  t.frame = Math.max(0, Math.floor(frame));
+  if (t.frame > Number($("tl-max").value)) $("tl-max").value = t.frame;
+  $("tl-slider").max = $("tl-max").value;
+  t.want = t.frame;
+  t.sentAt = performance.now();
+  send({ type: "seek", frame: t.frame, fps: t.fps });
+  showTick();
+}
+function onTick(m) {
+  const t = state.timeline;
+  if (!m.animated || m.frame !== t.want) return;
+  const now = performance.now();
+  if (t.shownAt) $("tl-rate").textContent = `${(1000 / Math.max(1, now - t.shownAt)).toFixed(1)} ticks/s`;
+  t.shownAt = now;
+  if (!m.ok) { t.playing = false; showTick(); return; }
+  if (t.playing) {
+    const wait = Math.max(0, 1000 / t.fps - (now - t.sentAt));
+    setTimeout(() => { if (t.playing) seek(t.frame + 1); }, wait);
+  }
+}
+function setupTimeline() {
+  const t = state.timeline;
+  $("tl-start").onclick = () => { t.playing = false; seek(0); };
+  $("tl-step").onclick = () => { t.playing = false; seek(t.frame + 1); };
+  $("tl-play").onclick = () => { t.playing = !t.playing; showTick(); if (t.playing) seek(t.frame + 1); };
+  let timer = null;
+  $("tl-slider").oninput = () => { t.playing = false; clearTimeout(timer); timer = setTimeout(() => seek(Number($("tl-slider").value)), 60); };
+  $("tl-frame").onchange = () => { t.playing = false; seek(Number($("tl-frame").value)); };
+  $("tl-max").onchange = () => { $("tl-slider").max = $("tl-max").value; };
+  $("tl-fps").onchange = () => { const f = Number($("tl-fps").value); if (f > 0) { t.fps = f; seek(t.frame); } };
+  window.addEventListener("keydown", (ev) => {
+    if (ev.target.matches("input, textarea, select") || $("timeline").hidden) return;
+    if (ev.key === " ") { ev.preventDefault(); $("tl-play").onclick(); }
+    else if (ev.key === ".") $("tl-step").onclick();
+  });
+}
+
 // ---- the op library ---------------------------------------------------------------------
 async function loadOps() {
   const r = await fetch("/api/ops");
@@ -655,6 +708,7 @@ function addOp(id) {
 // ---- start ------------------------------------------------------------------------------
 async function start() {
   setupCanvas();
+  setupTimeline();
   $("search").addEventListener("input", renderOps);
   try {
     const r = await fetch("/api/state");
@@ -668,5 +722,6 @@ async function start() {
   const h = new URLSearchParams(location.hash.slice(1));
   if (h.get("open")) openBody(h.get("open"));
   if (h.get("node")) select(h.get("node"));
+  if (h.get("tick")) setTimeout(() => seek(Number(h.get("tick"))), 300);
 }
 start();

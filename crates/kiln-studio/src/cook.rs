@@ -9,11 +9,14 @@
 
 use crate::load::Loader;
 use crate::previews::Previews;
+use kiln_core::context::EvalContext;
 use kiln_core::context::{CancelToken, Progress};
 use kiln_core::doc::{CALL_PREFIX, Document};
 use kiln_core::eval::EvalError;
+use kiln_core::eval::{ErrorPolicy, IncrementalEvaluator, LazyEvaluator, Request};
 use kiln_core::graph::PortRef;
-use kiln_core::session::{CookOptions, Session, SessionError};
+use kiln_core::recurrence::{LATCH_OP, Recurrent, SeekMode};
+use kiln_core::session::{CookOptions, Cooked, PresentReport, Session, SessionError};
 use kiln_core::value::Value;
 use serde_json::{Value as Json, json};
 use std::collections::{BTreeMap, HashMap};
@@ -36,6 +39,9 @@ pub type Sink = Arc<dyn Fn(Json) + Send + Sync>;
 struct Job {
     version: u64,
     text: String,
+    /// The timeline's tick and frame rate (for graphs with latches).
+    frame: u64,
+    fps: f64,
 }
 
 /// The handle of the cook thread.
@@ -66,13 +72,19 @@ impl Cooker {
         }
     }
 
-    /// Cook `text` as version `version`, cancelling the cook in progress.
-    pub fn submit(&self, version: u64, text: String) {
+    /// Cook `text` as version `version` at tick `frame` of `fps` frames a second (graphs
+    /// without latches ignore both), cancelling the cook in progress.
+    pub fn submit(&self, version: u64, text: String, frame: u64, fps: f64) {
         if let Ok(t) = self.current.lock() {
             t.cancel();
         }
         if let Ok(tx) = self.tx.lock() {
-            let _ = tx.send(Job { version, text });
+            let _ = tx.send(Job {
+                version,
+                text,
+                frame,
+                fps,
+            });
         }
     }
 }
@@ -97,6 +109,7 @@ fn run(
     // Past times of flat nodes, for the estimate of a long cook.
     let mut past: HashMap<String, Duration> = HashMap::new();
     let mut last_good: HashMap<(String, String), Json> = HashMap::new();
+    let mut anim: Option<Anim> = None;
     while let Ok(mut job) = rx.recv() {
         // Only the newest version waiting is cooked.
         while let Ok(newer) = rx.try_recv() {
@@ -117,6 +130,7 @@ fn run(
             session: &mut session,
             past: &mut past,
             last_good: &mut last_good,
+            anim: &mut anim,
         };
         cook_one(&job, &ctx, &mut kept, token);
     }
@@ -186,6 +200,95 @@ fn strip_signals(doc: &mut Document, loader: &Loader) {
     }
 }
 
+/// Whether `doc`, or a graph it calls, holds a latch (a worklist over the calls).
+pub fn has_latch(doc: &Document) -> bool {
+    let mut work: Vec<&Document> = vec![doc];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(d) = work.pop() {
+        if d.graph.nodes().iter().any(|n| n.op == LATCH_OP) {
+            return true;
+        }
+        for c in d.calls.values() {
+            if seen.insert(c.asset.name.clone()) {
+                work.push(&c.asset.doc);
+            }
+        }
+    }
+    false
+}
+
+/// Cook tick `job.frame` of a graph with latches: the flat graph planned once per text, a
+/// driver kept while the text stays (a later tick goes on from the current one, an earlier
+/// one replays from the nearest kept state), restarted when it changes.
+fn cook_anim(
+    job: &Job,
+    doc: &Document,
+    outputs: &[String],
+    loader: &Loader,
+    anim: &mut Option<Anim>,
+    options: &CookOptions,
+) -> Result<(Cooked, Vec<(String, Value)>), SessionError> {
+    let t0 = Instant::now();
+    let fps = if job.fps.is_finite() && job.fps > 0.0 {
+        job.fps
+    } else {
+        DEFAULT_FPS
+    };
+    let mut ctx = EvalContext::new();
+    ctx.cancel = options.cancel.clone();
+    ctx.progress = options.progress.clone();
+    ctx.dt = 1.0 / fps;
+    let planned = anim.as_ref().is_none_or(|a| a.text != job.text);
+    if planned {
+        let mut waits = LazyEvaluator::new(loader.registry.clone());
+        let lowered = kiln_core::lower::lower(doc, &loader.registry, &ctx, &mut waits)?;
+        let driver = Recurrent::new(
+            IncrementalEvaluator::new(loader.registry.clone()),
+            loader.registry.clone(),
+        )
+        .with_checkpoints(CHECKPOINT_EVERY);
+        *anim = Some(Anim {
+            text: job.text.clone(),
+            graph: lowered.graph,
+            driver,
+        });
+    }
+    let Some(a) = anim.as_mut() else {
+        return Err(SessionError::NotADocument("no animation"));
+    };
+    let req = Request::new(outputs.iter().cloned())
+        .with_errors(ErrorPolicy::Propagate)
+        .with_timings();
+    let out = a
+        .driver
+        .seek(&a.graph, &req, &ctx, job.frame, SeekMode::Resimulate)?;
+    let st = out.stats;
+    let report = PresentReport {
+        frame: job.frame,
+        planned,
+        nodes: a.graph.len(),
+        reused: st.cache_hits,
+        cooked: st.executed,
+        cut_off: st.cutoffs,
+        parallel: st.parallel,
+        elapsed: t0.elapsed(),
+        plan: None,
+    };
+    Ok((
+        Cooked {
+            report,
+            timings: out.timings,
+            failures: out.failures,
+        },
+        out.values,
+    ))
+}
+
+/// The frame rate of the timeline until the page says otherwise.
+pub const DEFAULT_FPS: f64 = 24.0;
+/// A kept state every this many ticks, so seeking back replays little.
+const CHECKPOINT_EVERY: u64 = 16;
+
 /// The node of the file a flat node belongs to (`wall[3]/brick` belongs to `wall`).
 fn top_node(flat: &str) -> &str {
     let end = flat.find(['/', '[']).unwrap_or(flat.len());
@@ -222,6 +325,15 @@ struct Kept<'a> {
     /// The last preview of each port that was not an error, shown (marked stale) while the
     /// port fails.
     last_good: &'a mut HashMap<(String, String), Json>,
+    /// The driver of a graph with latches, and the text it was built for.
+    anim: &'a mut Option<Anim>,
+}
+
+/// A graph with latches, ticked by a [`Recurrent`] driver over its flat graph.
+pub(crate) struct Anim {
+    text: String,
+    graph: kiln_core::graph::Graph,
+    driver: Recurrent<IncrementalEvaluator>,
 }
 
 fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: CancelToken) {
@@ -262,18 +374,6 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
         outputs.push(format!("{PREVIEW_PREFIX}{i}"));
         names.push(p.clone());
     }
-    let s = match session {
-        Some(s) => {
-            s.replace_document(doc);
-            s.set_outputs(outputs);
-            s
-        }
-        None => session.insert(Session::from_document(
-            loader.registry.clone(),
-            doc,
-            outputs,
-        )),
-    };
     let expected_ms: f64 = past.values().map(Duration::as_secs_f64).sum::<f64>() * 1e3;
     sink(json!({"type": "cooking", "version": job.version, "expected_ms": expected_ms}));
     let progress_sink = sink.clone();
@@ -301,7 +401,28 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
         progress: Some(Arc::new(progress)),
         ..CookOptions::default()
     };
-    let cooked = match s.cook(&options) {
+    let animated = has_latch(&doc);
+    let result = if animated {
+        cook_anim(job, &doc, &outputs, loader, kept.anim, &options)
+    } else {
+        let s = match session {
+            Some(s) => {
+                s.replace_document(doc);
+                s.set_outputs(outputs);
+                s
+            }
+            None => session.insert(Session::from_document(
+                loader.registry.clone(),
+                doc,
+                outputs,
+            )),
+        };
+        s.cook(&options).map(|c| {
+            let values = s.frame().map(|f| f.values.clone()).unwrap_or_default();
+            (c, values)
+        })
+    };
+    let (cooked, values) = match result {
         Ok(c) => c,
         Err(SessionError::Eval(EvalError::Cancelled)) => {
             sink(json!({"type": "cancelled", "version": job.version, "reason": "a newer edit"}));
@@ -357,11 +478,10 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
             .entry(top_node(f.node.as_str()).to_string())
             .or_insert_with(|| error_text(&f.error));
     }
-    let frame = s.frame();
     let mut nodes: BTreeMap<String, Json> = BTreeMap::new();
     let mut port_previews: BTreeMap<String, BTreeMap<String, Json>> = BTreeMap::new();
-    if let Some(frame) = &frame {
-        for ((node, port), (_, value)) in names.iter().zip(frame.values.iter()) {
+    {
+        for ((node, port), (_, value)) in names.iter().zip(values.iter()) {
             let key = (node.clone(), port.clone());
             let p = match value {
                 Value::Error(e) => {
@@ -381,13 +501,9 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
     }
     // Outputs fed by audio-rate signals: a stretch of sound, on the output and its source.
     if !audio_outputs.is_empty() {
-        let mut waits = kiln_core::eval::LazyEvaluator::new(loader.registry.clone());
-        let lowered = kiln_core::lower::lower(
-            &full,
-            &loader.registry,
-            &kiln_core::context::EvalContext::new(),
-            &mut waits,
-        );
+        let mut waits = LazyEvaluator::new(loader.registry.clone());
+        let lowered =
+            kiln_core::lower::lower(&full, &loader.registry, &EvalContext::new(), &mut waits);
         let flat = lowered.map(|l| l.graph).unwrap_or_default();
         let graph = &flat;
         let sources: Vec<(String, String)> = audio_outputs
@@ -456,11 +572,11 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
             }),
         );
     }
-    let written = match (ctx.out, &frame) {
-        (Some(dir), Some(frame)) => {
+    let written = match ctx.out {
+        Some(dir) => {
             let outs: Vec<(String, Value)> = names
                 .iter()
-                .zip(frame.values.iter())
+                .zip(values.iter())
                 .filter(|((node, port), _)| {
                     port == "out"
                         && !node.starts_with(PREVIEW_PREFIX)
@@ -480,6 +596,8 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
         "type": "cooked",
         "version": job.version,
         "ok": true,
+        "animated": animated,
+        "frame": job.frame,
         "report": {
             "nodes": r.nodes, "cooked": r.cooked, "reused": r.reused, "cut_off": r.cut_off,
             "planned": r.planned, "ms": r.elapsed.as_secs_f64() * 1e3,

@@ -189,6 +189,14 @@ async fn handle(s: &Arc<Shared>, text: &str) -> Option<Json> {
     let kind = msg.get("type").and_then(Json::as_str).unwrap_or("");
     let s2 = s.clone();
     let result = match kind {
+        "seek" => {
+            let frame = msg.get("frame").and_then(Json::as_u64).unwrap_or(0);
+            let fps = msg
+                .get("fps")
+                .and_then(Json::as_f64)
+                .unwrap_or(crate::cook::DEFAULT_FPS);
+            tokio::task::spawn_blocking(move || s2.seek(frame, fps)).await
+        }
         "undo" | "redo" => {
             let redo = kind == "redo";
             tokio::task::spawn_blocking(move || s2.step(redo)).await

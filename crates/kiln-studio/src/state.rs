@@ -11,6 +11,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 
+/// The last tick a timeline may show.
+pub const MAX_FRAME: u64 = 100_000;
+
 /// How many events a slow page may fall behind before it is sent the state afresh.
 const EVENT_BACKLOG: usize = 256;
 
@@ -38,6 +41,8 @@ pub struct Shared {
     pub catalog: Json,
     /// The files the graph's calls read (watched with the graph file), with their bytes.
     pub deps: Mutex<Vec<(PathBuf, Option<Vec<u8>>)>>,
+    /// The timeline of a graph with latches: the tick shown and the frame rate.
+    pub timeline: Mutex<(u64, f64)>,
 }
 
 impl Shared {
@@ -79,6 +84,7 @@ impl Shared {
             out,
             catalog,
             deps: Mutex::new(vec![]),
+            timeline: Mutex::new((0, crate::cook::DEFAULT_FPS)),
         });
         shared.changed("opened");
         shared
@@ -104,6 +110,9 @@ impl Shared {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
         );
+        v["animated"] = json!(doc.as_ref().is_some_and(|d| crate::cook::has_latch(&d.doc)));
+        let (frame, fps) = self.timeline();
+        v["timeline"] = json!({"frame": frame, "fps": fps});
         v
     }
 
@@ -138,7 +147,39 @@ impl Shared {
                 .map(|f| (f.clone(), std::fs::read(f).ok()))
                 .collect();
         }
-        self.cooker.submit(version, text);
+        let (frame, fps) = self.timeline();
+        self.cooker.submit(version, text, frame, fps);
+    }
+
+    /// The timeline's tick and frame rate.
+    pub fn timeline(&self) -> (u64, f64) {
+        self.timeline
+            .lock()
+            .map_or((0, crate::cook::DEFAULT_FPS), |t| *t)
+    }
+
+    /// Show tick `frame` at `fps` frames a second (a graph with latches; the most ticks a
+    /// seek may ask for is [`MAX_FRAME`]).
+    pub fn seek(&self, frame: u64, fps: f64) -> Result<(), StudioError> {
+        if frame > MAX_FRAME {
+            return Err(StudioError::Refused(format!(
+                "tick {frame} is past the timeline's end ({MAX_FRAME})"
+            )));
+        }
+        if !(fps.is_finite() && fps > 0.0 && fps <= 1000.0) {
+            return Err(StudioError::Refused(format!(
+                "a frame rate is from above 0 to 1000, not {fps}"
+            )));
+        }
+        if let Ok(mut t) = self.timeline.lock() {
+            *t = (frame, fps);
+        }
+        let (version, text) = {
+            let p = self.project();
+            (p.version(), p.text().to_string())
+        };
+        self.cooker.submit(version, text, frame, fps);
+        Ok(())
     }
 
     /// Apply an edit from a page.

@@ -436,3 +436,40 @@ fn an_audio_graph_renders_a_stretch_of_sound_as_a_wav() {
     // The signal feeding the output shows the same sound.
     assert_eq!(cooked["nodes"]["level"]["ports"]["out"]["url"], p["url"]);
 }
+
+#[test]
+fn a_graph_with_latches_has_a_timeline_that_seeks_and_steps() {
+    let (_d, path) = copy_example("life.json");
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let g = c.graph();
+    assert_eq!(g["animated"], true);
+    let cooked = c.cooked(1);
+    assert_eq!(cooked["ok"], true, "{cooked}");
+    assert_eq!(cooked["frame"], 0);
+    let first = cooked["nodes"]["life"]["ports"]["out"]["url"].clone();
+    assert!(first.is_string(), "{cooked}");
+    // Tick 30: a glider gun has fired once; the picture is not the first one.
+    c.send(json!({"type": "seek", "frame": 30, "fps": 12}));
+    let at30 = c.wait(120, |m| m["type"] == "cooked" && m["frame"] == 30);
+    assert_eq!(at30["ok"], true, "{at30}");
+    let url30 = at30["nodes"]["life"]["ports"]["out"]["url"].clone();
+    assert_ne!(url30, first);
+    // Stepping on and seeking back replay the same bits: the same content, the same URL.
+    c.send(json!({"type": "seek", "frame": 31, "fps": 12}));
+    c.wait(120, |m| m["type"] == "cooked" && m["frame"] == 31);
+    c.send(json!({"type": "seek", "frame": 30, "fps": 12}));
+    let again = c.wait(120, |m| m["type"] == "cooked" && m["frame"] == 30);
+    assert_eq!(again["nodes"]["life"]["ports"]["out"]["url"], url30);
+    c.send(json!({"type": "seek", "frame": 0, "fps": 12}));
+    let back = c.wait(120, |m| m["type"] == "cooked" && m["frame"] == 0);
+    assert_eq!(back["nodes"]["life"]["ports"]["out"]["url"], first);
+    // Past the end or at no rate, the seek is refused.
+    c.send(json!({"type": "seek", "frame": 10_000_000, "fps": 12}));
+    assert!(
+        c.wait(30, |m| m["type"] == "error")["message"]
+            .as_str()
+            .unwrap()
+            .contains("end")
+    );
+}
