@@ -616,7 +616,7 @@ function showTick() {
   $("tl-frame").value = t.frame;
   $("tl-slider").value = t.frame;
   $("tl-fps").value = t.fps;
-  $("tl-play").textContent = t.playing ? "⏸" : "▶";
+  $("tl-play").textContent = t.playing ? "❚❚" : "▶";
 }
 function seek(frame) {
   const t = state.timeline;
