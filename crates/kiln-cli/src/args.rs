@@ -442,6 +442,14 @@ pub(crate) struct WatchArgs {
     /// otherwise watch until Ctrl-C.
     #[arg(long, value_name = "N", value_parser = parse_max_presents)]
     pub(crate) max_presents: Option<u64>,
+    /// A graph with latches: tick it N times from the start at each present and write every
+    /// output of every tick as NAME_TTT.ext (as `render --ticks` names them), as one group.
+    #[arg(long, value_name = "N", conflicts_with = "seconds", value_parser = parse_watch_ticks)]
+    pub(crate) ticks: Option<u64>,
+    /// An audio graph: stream it for S seconds (48 kHz) at each present and write each
+    /// output as NAME.wav (32-bit float), as one group.
+    #[arg(long, value_name = "S", value_parser = parse_watch_seconds)]
+    pub(crate) seconds: Option<f64>,
     /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub(crate) set: Vec<String>,
@@ -639,6 +647,31 @@ fn parse_poll_ms(s: &str) -> Result<u64, String> {
         Ok(n) if (1..=60_000).contains(&n) => Ok(n),
         _ => Err(format!(
             "expected a poll interval of 1 to 60000 milliseconds, not `{s}`"
+        )),
+    }
+}
+
+/// The most ticks `watch --ticks` runs per present.
+const MAX_WATCH_TICKS: u64 = 100_000;
+/// The most seconds `watch --seconds` streams per present.
+const MAX_WATCH_SECONDS: f64 = 3600.0;
+
+/// A `watch --ticks` count: 1 to [`MAX_WATCH_TICKS`].
+fn parse_watch_ticks(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if (1..=MAX_WATCH_TICKS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a number of ticks from 1 to {MAX_WATCH_TICKS}, not `{s}`"
+        )),
+    }
+}
+
+/// A `watch --seconds` length: above 0, at most [`MAX_WATCH_SECONDS`].
+fn parse_watch_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= MAX_WATCH_SECONDS => Ok(x),
+        _ => Err(format!(
+            "expected seconds above 0 and at most {MAX_WATCH_SECONDS}, not `{s}`"
         )),
     }
 }

@@ -15,3 +15,4 @@ pub(crate) mod run;
 pub(crate) mod studio;
 pub(crate) mod validate;
 pub(crate) mod watch;
+pub(crate) mod watch_runs;
