@@ -227,6 +227,7 @@ function drawNode(n, parent, cook, readOnly) {
   if (cook && !readOnly) {
     const badge = el("text", { class: `badge ${status}`, x: W - 8, y: 17, "text-anchor": "end" }, g);
     badge.textContent = status === "cooked" ? `cooked ${fmtMs(cook.ms)}` :
+      status === "rendered" ? `rendered ${fmtMs(cook.ms)}` :
       status === "cut_off" ? `cut off ${fmtMs(cook.ms)}` : status === "reused" ? "reused" :
       status === "invalid" ? "invalid" : status === "stale" ? "not cooked" :
       status === "blocked" ? "upstream failed" : "failed";

@@ -44,7 +44,7 @@ fn main() {
         .expect("studio");
     let addr = studio.addr();
     let (mut ws, _) = tungstenite::connect(format!("ws://{addr}/ws")).expect("websocket");
-    let mut next = |ws: &mut tungstenite::WebSocket<_>| -> Json {
+    let next = |ws: &mut tungstenite::WebSocket<_>| -> Json {
         loop {
             if let Ok(Message::Text(t)) = ws.read() {
                 return serde_json::from_str(t.as_str()).expect("json");

@@ -500,6 +500,7 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
         }
     }
     // Outputs fed by audio-rate signals: a stretch of sound, on the output and its source.
+    let mut rendered: BTreeMap<String, f64> = BTreeMap::new();
     if !audio_outputs.is_empty() {
         let mut waits = LazyEvaluator::new(loader.registry.clone());
         let lowered =
@@ -511,11 +512,14 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
             .filter_map(|o| crate::audio::source_of(graph, o).map(|src| (o.clone(), src)))
             .collect();
         let ports: Vec<String> = sources.iter().map(|(_, src)| src.clone()).collect();
+        let t_audio = Instant::now();
         match crate::audio::render(&loader.registry, graph, &ports, &token, previews) {
             Ok(sounds) => {
+                let ms = t_audio.elapsed().as_secs_f64() * 1e3;
                 for ((output, src), p) in sources.iter().zip(sounds) {
                     let (node, port) = src.split_once('.').unwrap_or((src.as_str(), "out"));
                     for (n, pt) in [(output.as_str(), "out"), (top_node(node), port)] {
+                        rendered.insert(n.to_string(), ms);
                         port_previews
                             .entry(n.to_string())
                             .or_default()
@@ -551,6 +555,8 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
         let blocked = !ports.is_empty() && ports.values().all(|p| p.get("error").is_some());
         let status = if failed.contains_key(&id) {
             "failed"
+        } else if rendered.contains_key(&id) {
+            "rendered"
         } else if blocked {
             "blocked"
         } else {
@@ -566,7 +572,8 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
                 "status": status,
                 "cooked": c.map_or(0, |c| c.cooked),
                 "cut_off": c.map_or(0, |c| c.cut_off),
-                "ms": c.map_or(0.0, |c| c.time.as_secs_f64() * 1e3),
+                "ms": rendered.get(&id).copied()
+                    .unwrap_or_else(|| c.map_or(0.0, |c| c.time.as_secs_f64() * 1e3)),
                 "error": failed.get(&id),
                 "ports": ports,
             }),

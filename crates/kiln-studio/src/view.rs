@@ -67,7 +67,7 @@ pub fn widget(ty: ValueType, rule: Option<&Rule>) -> Json {
             json!({"kind": "slider", "min": bound(*min), "max": bound(*max),
                 "step": if name == "int" { json!(1) } else { json!("any") }})
         }
-        ("float" | "int" | "number", _) => {
+        ("float" | "int" | "number" | "signal", _) => {
             json!({"kind": "slider", "min": Json::Null, "max": Json::Null,
                 "step": if name == "int" { json!(1) } else { json!("any") }})
         }
