@@ -367,6 +367,15 @@ pub(crate) enum Cmd {
         #[command(flatten)]
         args: WatchArgs,
     },
+    /// Serve Kiln Studio: the graph drawn, edited and cooked live in a browser (the address
+    /// is printed; loopback only unless --host says otherwise). Every edit is saved back to
+    /// the graph file.
+    Studio {
+        /// The graph file.
+        graph: PathBuf,
+        #[command(flatten)]
+        args: StudioArgs,
+    },
     /// Bake a graph into --out: with --freeze its inputs become constants, and every pure
     /// cone is folded into stored constants (heavy values in a blob folder beside the file,
     /// <stem>.blobs). The baked graph gives the same outputs with fewer nodes.
@@ -407,6 +416,21 @@ pub(crate) enum CacheCmd {
     },
 }
 
+/// The options of `kiln studio`.
+#[derive(clap::Args)]
+pub(crate) struct StudioArgs {
+    /// The port to serve on (0: any free port).
+    #[arg(long, default_value_t = 7717)]
+    pub(crate) port: u16,
+    /// The address to listen on. Anything but a loopback address exposes the studio (and
+    /// the right to edit the graph file) to the network.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub(crate) host: std::net::IpAddr,
+    /// Also write each cook's outputs into DIR, as `kiln watch` does.
+    #[arg(long, short)]
+    pub(crate) out: Option<PathBuf>,
+}
+
 /// The options of `kiln watch`.
 #[derive(clap::Args)]
 pub(crate) struct WatchArgs {
@@ -425,6 +449,14 @@ pub(crate) struct WatchArgs {
     /// otherwise watch until Ctrl-C.
     #[arg(long, value_name = "N", value_parser = parse_max_presents)]
     pub(crate) max_presents: Option<u64>,
+    /// A graph with latches: tick it N times from the start at each present and write every
+    /// output of every tick as NAME_TTT.ext (as `render --ticks` names them), as one group.
+    #[arg(long, value_name = "N", conflicts_with = "seconds", value_parser = parse_watch_ticks)]
+    pub(crate) ticks: Option<u64>,
+    /// An audio graph: stream it for S seconds (48 kHz) at each present and write each
+    /// output as NAME.wav (32-bit float), as one group.
+    #[arg(long, value_name = "S", value_parser = parse_watch_seconds)]
+    pub(crate) seconds: Option<f64>,
     /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub(crate) set: Vec<String>,
@@ -622,6 +654,31 @@ fn parse_poll_ms(s: &str) -> Result<u64, String> {
         Ok(n) if (1..=60_000).contains(&n) => Ok(n),
         _ => Err(format!(
             "expected a poll interval of 1 to 60000 milliseconds, not `{s}`"
+        )),
+    }
+}
+
+/// The most ticks `watch --ticks` runs per present.
+const MAX_WATCH_TICKS: u64 = 100_000;
+/// The most seconds `watch --seconds` streams per present.
+const MAX_WATCH_SECONDS: f64 = 3600.0;
+
+/// A `watch --ticks` count: 1 to [`MAX_WATCH_TICKS`].
+fn parse_watch_ticks(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if (1..=MAX_WATCH_TICKS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "expected a number of ticks from 1 to {MAX_WATCH_TICKS}, not `{s}`"
+        )),
+    }
+}
+
+/// A `watch --seconds` length: above 0, at most [`MAX_WATCH_SECONDS`].
+fn parse_watch_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x <= MAX_WATCH_SECONDS => Ok(x),
+        _ => Err(format!(
+            "expected seconds above 0 and at most {MAX_WATCH_SECONDS}, not `{s}`"
         )),
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::args::{Cli, Cmd};
 use crate::commands::{
-    bake, cache, demo, dot, info, ops, render, render_audio, run, validate, watch,
+    bake, cache, demo, dot, info, ops, render, render_audio, run, studio, validate, watch,
 };
 use crate::common::{CliError, PlanClock, load, set_memory_limit, sweep_leftovers};
 use clap::Parser;
@@ -71,6 +71,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
             set_memory_limit(args.memory_limit);
             watch::watch(&graph, &reg, &args, &libs)
         }
+        Cmd::Studio { graph, args } => studio::studio(&graph, reg, &args, &libs),
         Cmd::Bake { graph, args } => bake::bake(&graph, &reg, &args, &libs),
         Cmd::Cache { action } => cache::cache(&action),
         Cmd::Ops { filter } => Ok(ops::list_ops(&reg, filter.as_deref(), &libs)),

@@ -11,6 +11,7 @@
 //!   file, for plain values;
 //! * [`wav`]: audio as WAV files (32-bit float, 16- and 24-bit PCM), written atomically, or
 //!   block by block into a temporary file renamed into place on commit;
+//! * [`preview`]: small previews of values for an editor (PNG thumbnails, a line of text);
 //! * [`dot`]: Graphviz export;
 //! * [`frame`]: a frame's files written as a group ([`commit_frame`]): all land, or none;
 //! * [`leftovers`]: the temporary files of processes that died while writing, found by the
@@ -66,6 +67,7 @@ pub mod input_file;
 mod json;
 pub mod leftovers;
 pub mod mesh_files;
+pub mod preview;
 pub mod render_manifest;
 pub mod render_state;
 pub mod snapshot;

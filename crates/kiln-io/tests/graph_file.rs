@@ -603,6 +603,7 @@ fn save_sorts_and_groups() {
     let meta = GraphMeta {
         description: Some("d".into()),
         input_docs: [("x".to_string(), "position".to_string())].into(),
+        ..GraphMeta::default()
     };
     let s = save_graph_with_meta(&g, &meta, &r);
     let expected = r##"{

@@ -8,6 +8,10 @@
 //! or none does. A broken edit (unparsable JSON, an invalid graph, a failing node, a params
 //! file that does not fit) prints the error and leaves the last frame's files as they were.
 //!
+//! A graph that runs over time is watched with `--ticks N` (a graph with latches: ticks 0
+//! to N-1 at each present, every output of every tick written) or `--seconds S` (an audio
+//! graph streamed for S seconds, each output a WAV); see [`super::watch_runs`].
+//!
 //! Every present prints one line to stdout: `frame N: ..., cooked C, reused R, cut off X,
 //! in T ms; wrote ...` (the [`PresentReport`]), or `error: ...`.
 //!
@@ -333,6 +337,44 @@ fn present(
             "{}: the graph has no outputs (add an \"outputs\" section)",
             graph_path.display()
         ));
+    }
+    if args.ticks.is_some() || args.seconds.is_some() {
+        // Over time, each present runs the planned graph afresh (as `render` does).
+        let mut waits = kiln_core::eval::LazyEvaluator::new(reg.clone());
+        let graph = kiln_core::lower::lower(&doc, reg, &EvalContext::new(), &mut waits)
+            .map_err(|e| format!("cannot plan {}: {e}", graph_path.display()))?
+            .graph;
+        // An audio graph validates at its rate (its loops run in the streaming evaluator).
+        let diags = match args.seconds {
+            Some(_) => kiln_core::validate::validate_at_rate(
+                &graph,
+                reg,
+                f64::from(super::watch_runs::RATE),
+            ),
+            None => validate(&graph, reg),
+        };
+        if !diags.is_empty() {
+            let shown: Vec<String> = diags.iter().take(5).map(crate::report::abridged).collect();
+            return Err(format!(
+                "{}: {} problem(s): {}{}",
+                graph_path.display(),
+                diags.len(),
+                shown.join("; "),
+                if diags.len() > 5 { "; ..." } else { "" }
+            ));
+        }
+        if let Some(ticks) = args.ticks {
+            return super::watch_runs::present_ticks(
+                &graph, reg, &outputs, ticks, args.seed, &args.out,
+            )
+            .map_err(|e| format!("{}: {e}", graph_path.display()));
+        }
+        if let Some(seconds) = args.seconds {
+            return super::watch_runs::present_audio(
+                &graph, reg, &outputs, seconds, args.seed, &args.out,
+            )
+            .map_err(|e| format!("{}: {e}", graph_path.display()));
+        }
     }
     let s = match session {
         Some(s) => {

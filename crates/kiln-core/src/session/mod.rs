@@ -15,8 +15,10 @@
 //! present leaves the last frame standing. With a store, the values of the frame being
 //! presented are pinned there.
 
+mod cook;
 mod report;
 
+pub use cook::{CookOptions, Cooked};
 pub use report::{PlanPresent, PresentReport};
 
 use crate::cache::{MemoryReport, Store};

@@ -114,6 +114,7 @@ fn load_doc(
     };
     let mut meta = GraphMeta {
         description: description(top)?,
+        positions: super::editor::positions(top)?,
         ..GraphMeta::default()
     };
     let [inputs, nodes, outputs] = sections(top)?;

@@ -46,6 +46,7 @@
 //! (`load`, over the shape checks of `shape` and the name rules of `names`) and saving
 //! (`save`).
 
+mod editor;
 mod error;
 mod load;
 mod names;
@@ -77,7 +78,10 @@ pub const TOP_LEVEL_KEYS: [&str; 7] = [
     "outputs",
     "graphs",
     "paradigm",
+    "editor",
 ];
+/// The keys allowed in a file's `editor` section (what an editor such as Kiln Studio keeps).
+pub const EDITOR_KEYS: [&str; 1] = ["positions"];
 /// The keys allowed in a graph defined inline (under `graphs`).
 pub const INLINE_KEYS: [&str; 6] = [
     "description",
@@ -99,6 +103,9 @@ pub struct GraphMeta {
     pub description: Option<String>,
     /// The `doc` of each graph input, by input name.
     pub input_docs: BTreeMap<String, String>,
+    /// Where an editor drew each node (`editor.positions`: node id to `[x, y]`, whole
+    /// numbers). Editor metadata only: no evaluation reads it.
+    pub positions: BTreeMap<String, [i64; 2]>,
 }
 
 /// A loaded graph file: the graph and its metadata.

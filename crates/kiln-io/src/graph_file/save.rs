@@ -78,7 +78,7 @@ fn as_graph_output<'a>(node: &Node, incoming: &[&'a Wire]) -> Option<&'a Wire> {
 /// Write `graph` and its metadata in the canonical form.
 ///
 /// * Top-level keys in the order `kiln`, `description` (if any), `inputs` (if any), `nodes`,
-///   `outputs` (if any); two-space indentation; a final newline.
+///   `outputs` (if any), `editor` (if it holds positions); two-space indentation; a final newline.
 /// * Nodes of op `input.<type>` whose `name` param is their id (and that have no other params,
 ///   no constants and no incoming wires) are written under `inputs`; nodes of op `output` with
 ///   exactly one wire, into `value`, and nothing else are written under `outputs`; every other
@@ -145,6 +145,9 @@ pub(crate) fn save_graph_with(
     top.push(("nodes".into(), Doc::Block(nodes)));
     if !outputs.is_empty() {
         top.push(("outputs".into(), Doc::Block(outputs)));
+    }
+    if let Some(editor) = super::editor::editor_doc(&meta.positions) {
+        top.push(("editor".into(), editor));
     }
     let mut out = String::new();
     json::write_doc(&Doc::Block(top), 0, &mut out);

@@ -1,0 +1,523 @@
+//! The edits the page sends, applied to the graph file's JSON: each changes the file as a
+//! person would in a text editor, in the file's own syntax (see docs/graph-format.md), so
+//! whatever the file holds besides (inline graphs, scopes, curves) is kept as it is.
+
+use serde::Deserialize;
+use serde_json::{Map, Value as Json};
+
+/// One edit of the graph file.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Edit {
+    /// Set param `param` of `node` (for a graph input, `default` sets its default).
+    SetParam {
+        /// The node.
+        node: String,
+        /// The param.
+        param: String,
+        /// The value, in the file's syntax.
+        value: Json,
+    },
+    /// Give input `port` of `node` a constant (in the file's syntax; a string is a
+    /// reference, so a string constant is `{"const": "text"}`).
+    SetInput {
+        /// The node.
+        node: String,
+        /// The input.
+        port: String,
+        /// The constant.
+        value: Json,
+    },
+    /// Wire `from` (`node` or `node.port`) into input `port` of `node` (for a graph output,
+    /// the port is `value`).
+    Connect {
+        /// The source port.
+        from: String,
+        /// The node fed.
+        node: String,
+        /// Its input.
+        port: String,
+    },
+    /// Remove what feeds input `port` of `node` (a wire or a constant).
+    Disconnect {
+        /// The node.
+        node: String,
+        /// Its input.
+        port: String,
+    },
+    /// Add a node of op `op` (its id made from the op's name unless `id` is given) at `at`.
+    Add {
+        /// The op.
+        op: String,
+        /// The id wanted.
+        #[serde(default)]
+        id: Option<String>,
+        /// Where to draw it.
+        #[serde(default)]
+        at: Option<[i64; 2]>,
+    },
+    /// Delete `node` and every wire from it.
+    Delete {
+        /// The node.
+        node: String,
+    },
+    /// Draw `node` at `at` (editor metadata).
+    Move {
+        /// The node.
+        node: String,
+        /// Where.
+        at: [i64; 2],
+    },
+}
+
+/// Why an edit could not be applied (the file is then unchanged).
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum EditError {
+    /// The file has no node of that id.
+    #[error("the graph has no node `{0}`")]
+    NoSuchNode(String),
+    /// The edit does not fit the node (a param of a graph output, say).
+    #[error("node `{node}`: {message}")]
+    Refused {
+        /// The node.
+        node: String,
+        /// Why.
+        message: String,
+    },
+    /// The file's top level is not an object.
+    #[error("the graph file is not a JSON object")]
+    NotAGraph,
+}
+
+/// Which section of the file holds a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    /// `inputs`: a graph input.
+    Inputs,
+    /// `nodes`.
+    Nodes,
+    /// `outputs`: a graph output.
+    Outputs,
+}
+
+impl Section {
+    fn key(self) -> &'static str {
+        match self {
+            Section::Inputs => "inputs",
+            Section::Nodes => "nodes",
+            Section::Outputs => "outputs",
+        }
+    }
+}
+
+/// The section holding `node`, if any.
+pub fn section_of(doc: &Json, node: &str) -> Option<Section> {
+    [Section::Inputs, Section::Nodes, Section::Outputs]
+        .into_iter()
+        .find(|s| doc.get(s.key()).and_then(|m| m.get(node)).is_some())
+}
+
+fn object_at<'a>(doc: &'a mut Json, key: &str) -> Result<&'a mut Map<String, Json>, EditError> {
+    let top = doc.as_object_mut().ok_or(EditError::NotAGraph)?;
+    let entry = top
+        .entry(key.to_string())
+        .or_insert_with(|| Json::Object(Map::new()));
+    if !entry.is_object() {
+        *entry = Json::Object(Map::new());
+    }
+    entry.as_object_mut().ok_or(EditError::NotAGraph)
+}
+
+fn node_entry<'a>(doc: &'a mut Json, node: &str) -> Result<(Section, &'a mut Json), EditError> {
+    let s = section_of(doc, node).ok_or_else(|| EditError::NoSuchNode(node.into()))?;
+    let entry = doc
+        .get_mut(s.key())
+        .and_then(|m| m.get_mut(node))
+        .ok_or_else(|| EditError::NoSuchNode(node.into()))?;
+    Ok((s, entry))
+}
+
+/// `map[key] = value`, keeping the keys sorted as the canonical form writes them.
+fn insert_sorted(map: &mut Map<String, Json>, key: &str, value: Json) {
+    if let Some(slot) = map.get_mut(key) {
+        *slot = value;
+        return;
+    }
+    let old = std::mem::take(map);
+    let mut placed = false;
+    for (k, v) in old {
+        if !placed && k.as_str() > key {
+            map.insert(key.to_string(), value.clone());
+            placed = true;
+        }
+        map.insert(k, v);
+    }
+    if !placed {
+        map.insert(key.to_string(), value);
+    }
+}
+
+fn sub_object<'a>(
+    entry: &'a mut Json,
+    key: &str,
+    node: &str,
+) -> Result<&'a mut Map<String, Json>, EditError> {
+    let obj = entry.as_object_mut().ok_or_else(|| EditError::Refused {
+        node: node.into(),
+        message: "its entry is not an object".into(),
+    })?;
+    let sub = obj
+        .entry(key.to_string())
+        .or_insert_with(|| Json::Object(Map::new()));
+    if !sub.is_object() {
+        *sub = Json::Object(Map::new());
+    }
+    sub.as_object_mut().ok_or(EditError::NotAGraph)
+}
+
+/// Drop `key` from `entry` when it became an empty object.
+fn drop_if_empty(entry: &mut Json, key: &str) {
+    if let Some(obj) = entry.as_object_mut()
+        && obj
+            .get(key)
+            .and_then(Json::as_object)
+            .is_some_and(Map::is_empty)
+    {
+        obj.shift_remove(key);
+    }
+}
+
+/// The node a reference (`node` or `node.port`) names.
+pub fn referenced_node(r: &str) -> &str {
+    r.split_once('.').map_or(r, |(n, _)| n)
+}
+
+/// Apply `edit` to the file `doc`; on error `doc` is unchanged.
+pub fn apply(doc: &mut Json, edit: &Edit) -> Result<(), EditError> {
+    let mut next = doc.clone();
+    apply_in_place(&mut next, edit)?;
+    *doc = next;
+    Ok(())
+}
+
+fn apply_in_place(doc: &mut Json, edit: &Edit) -> Result<(), EditError> {
+    match edit {
+        Edit::SetParam { node, param, value } => {
+            let (s, entry) = node_entry(doc, node)?;
+            match s {
+                Section::Inputs if param == "default" => {
+                    let obj = entry.as_object_mut().ok_or_else(|| EditError::Refused {
+                        node: node.clone(),
+                        message: "its entry is not an object".into(),
+                    })?;
+                    obj.insert("default".into(), value.clone());
+                }
+                Section::Nodes => {
+                    insert_sorted(sub_object(entry, "params", node)?, param, value.clone());
+                    reorder_node(entry);
+                }
+                _ => {
+                    return Err(EditError::Refused {
+                        node: node.clone(),
+                        message: format!("it has no param `{param}` to set"),
+                    });
+                }
+            }
+        }
+        Edit::SetInput { node, port, value } => {
+            set_input(doc, node, port, value.clone())?;
+        }
+        Edit::Connect { from, node, port } => {
+            if section_of(doc, referenced_node(from)).is_none() {
+                return Err(EditError::NoSuchNode(referenced_node(from).into()));
+            }
+            set_input(doc, node, port, Json::String(from.clone()))?;
+        }
+        Edit::Disconnect { node, port } => {
+            let (s, entry) = node_entry(doc, node)?;
+            if s != Section::Nodes {
+                return Err(EditError::Refused {
+                    node: node.clone(),
+                    message: "a graph input or output is deleted, not disconnected".into(),
+                });
+            }
+            if let Some(ins) = entry.get_mut("inputs").and_then(Json::as_object_mut) {
+                ins.shift_remove(port);
+            }
+            drop_if_empty(entry, "inputs");
+        }
+        Edit::Add { op, id, at } => {
+            let id = match id {
+                Some(id) => {
+                    if section_of(doc, id).is_some() {
+                        return Err(EditError::Refused {
+                            node: id.clone(),
+                            message: "a node of that id exists".into(),
+                        });
+                    }
+                    id.clone()
+                }
+                None => fresh_id(doc, op),
+            };
+            let mut entry = Map::new();
+            entry.insert("op".into(), Json::String(op.clone()));
+            object_at(doc, "nodes")?.insert(id.clone(), Json::Object(entry));
+            if let Some(at) = at {
+                set_position(doc, &id, *at)?;
+            }
+        }
+        Edit::Delete { node } => {
+            let s = section_of(doc, node).ok_or_else(|| EditError::NoSuchNode(node.clone()))?;
+            object_at(doc, s.key())?.shift_remove(node);
+            // Every input fed from it loses its wire; outputs reading it go too.
+            if let Some(nodes) = doc.get_mut("nodes").and_then(Json::as_object_mut) {
+                for entry in nodes.values_mut() {
+                    if let Some(ins) = entry.get_mut("inputs").and_then(Json::as_object_mut) {
+                        ins.retain(|_, v| v.as_str().is_none_or(|r| referenced_node(r) != node));
+                    }
+                    drop_if_empty(entry, "inputs");
+                }
+            }
+            if let Some(outs) = doc.get_mut("outputs").and_then(Json::as_object_mut) {
+                outs.retain(|_, v| v.as_str().is_none_or(|r| referenced_node(r) != node));
+            }
+            if let Some(p) = doc
+                .get_mut("editor")
+                .and_then(|e| e.get_mut("positions"))
+                .and_then(Json::as_object_mut)
+            {
+                p.shift_remove(node);
+            }
+        }
+        Edit::Move { node, at } => {
+            if section_of(doc, node).is_none() {
+                return Err(EditError::NoSuchNode(node.clone()));
+            }
+            set_position(doc, node, *at)?;
+        }
+    }
+    Ok(())
+}
+
+fn set_input(doc: &mut Json, node: &str, port: &str, value: Json) -> Result<(), EditError> {
+    let (s, entry) = node_entry(doc, node)?;
+    match s {
+        Section::Nodes => {
+            insert_sorted(sub_object(entry, "inputs", node)?, port, value);
+            reorder_node(entry);
+            Ok(())
+        }
+        Section::Outputs if port == "value" && value.is_string() => {
+            *entry = value;
+            Ok(())
+        }
+        _ => Err(EditError::Refused {
+            node: node.into(),
+            message: if s == Section::Outputs {
+                "a graph output is fed by a wire into `value`".into()
+            } else {
+                "a graph input has no inputs".into()
+            },
+        }),
+    }
+}
+
+/// A node's keys in the canonical order: `op`, `params`, `inputs`, then the rest.
+fn reorder_node(entry: &mut Json) {
+    let Some(obj) = entry.as_object_mut() else {
+        return;
+    };
+    let old = std::mem::take(obj);
+    for key in ["op", "params", "inputs"] {
+        if let Some(v) = old.get(key) {
+            obj.insert(key.into(), v.clone());
+        }
+    }
+    for (k, v) in old {
+        if !obj.contains_key(&k) {
+            obj.insert(k, v);
+        }
+    }
+}
+
+fn set_position(doc: &mut Json, node: &str, at: [i64; 2]) -> Result<(), EditError> {
+    let editor = object_at(doc, "editor")?;
+    let p = editor
+        .entry("positions".to_string())
+        .or_insert_with(|| Json::Object(Map::new()));
+    if !p.is_object() {
+        *p = Json::Object(Map::new());
+    }
+    if let Some(p) = p.as_object_mut() {
+        insert_sorted(p, node, Json::from(vec![at[0], at[1]]));
+    }
+    // `editor` stays last, as the saver writes it.
+    if let Some(top) = doc.as_object_mut()
+        && let Some(e) = top.shift_remove("editor")
+    {
+        top.insert("editor".into(), e);
+    }
+    Ok(())
+}
+
+/// An id for a new node of `op`: the op's last name part (letters, digits, `_`), then the
+/// first number that makes it unused.
+pub fn fresh_id(doc: &Json, op: &str) -> String {
+    let base: String = op
+        .trim_start_matches('@')
+        .rsplit(['.', '/'])
+        .next()
+        .unwrap_or("node")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    let base = match base.chars().next() {
+        Some(c) if c.is_ascii_alphabetic() || c == '_' => base,
+        _ => format!("n{base}"),
+    };
+    (1..)
+        .map(|i| format!("{base}{i}"))
+        .find(|id| section_of(doc, id).is_none())
+        .unwrap_or(base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc() -> Json {
+        serde_json::from_str(
+            r#"{"kiln": 1,
+                "inputs": {"mix": {"type": "float", "default": 0.5}},
+                "nodes": {
+                  "a": {"op": "image.noise", "params": {"seed": 1}},
+                  "b": {"op": "image.mix", "inputs": {"a": "a.out", "t": "mix"}}
+                },
+                "outputs": {"out": "b.out"}}"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn params_and_inputs_land_sorted_in_their_node() {
+        let mut d = doc();
+        let set = |p: &str| Edit::SetParam {
+            node: "a".into(),
+            param: p.into(),
+            value: Json::from(3),
+        };
+        apply(&mut d, &set("octaves")).unwrap();
+        apply(&mut d, &set("width")).unwrap();
+        let keys: Vec<&String> = d["nodes"]["a"]["params"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(keys, ["octaves", "seed", "width"]);
+        apply(
+            &mut d,
+            &Edit::SetInput {
+                node: "a".into(),
+                port: "scale".into(),
+                value: Json::from(2.5),
+            },
+        )
+        .unwrap();
+        let keys: Vec<&String> = d["nodes"]["a"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["op", "params", "inputs"]);
+        apply(
+            &mut d,
+            &Edit::SetParam {
+                node: "mix".into(),
+                param: "default".into(),
+                value: Json::from(0.25),
+            },
+        )
+        .unwrap();
+        assert_eq!(d["inputs"]["mix"]["default"], Json::from(0.25));
+    }
+
+    #[test]
+    fn deleting_a_node_removes_its_wires_and_outputs() {
+        let mut d = doc();
+        apply(
+            &mut d,
+            &Edit::Move {
+                node: "a".into(),
+                at: [1, 2],
+            },
+        )
+        .unwrap();
+        apply(&mut d, &Edit::Delete { node: "a".into() }).unwrap();
+        assert!(d["nodes"].get("a").is_none());
+        assert_eq!(d["nodes"]["b"]["inputs"], serde_json::json!({"t": "mix"}));
+        assert!(d["editor"]["positions"].get("a").is_none());
+        apply(&mut d, &Edit::Delete { node: "b".into() }).unwrap();
+        assert_eq!(d["outputs"], serde_json::json!({}));
+    }
+
+    #[test]
+    fn connect_add_and_refusals() {
+        let mut d = doc();
+        apply(
+            &mut d,
+            &Edit::Add {
+                op: "image.blur".into(),
+                id: None,
+                at: Some([5, 6]),
+            },
+        )
+        .unwrap();
+        assert_eq!(d["nodes"]["blur1"], serde_json::json!({"op": "image.blur"}));
+        assert_eq!(d["editor"]["positions"]["blur1"], serde_json::json!([5, 6]));
+        apply(
+            &mut d,
+            &Edit::Connect {
+                from: "b.out".into(),
+                node: "blur1".into(),
+                port: "image".into(),
+            },
+        )
+        .unwrap();
+        assert_eq!(d["nodes"]["blur1"]["inputs"]["image"], "b.out");
+        apply(
+            &mut d,
+            &Edit::Connect {
+                from: "blur1".into(),
+                node: "out".into(),
+                port: "value".into(),
+            },
+        )
+        .unwrap();
+        assert_eq!(d["outputs"]["out"], "blur1");
+        let before = d.clone();
+        let e = apply(
+            &mut d,
+            &Edit::Connect {
+                from: "ghost.out".into(),
+                node: "b".into(),
+                port: "a".into(),
+            },
+        );
+        assert_eq!(e, Err(EditError::NoSuchNode("ghost".into())));
+        let e = apply(
+            &mut d,
+            &Edit::SetParam {
+                node: "out".into(),
+                param: "x".into(),
+                value: Json::from(1),
+            },
+        );
+        assert!(matches!(e, Err(EditError::Refused { .. })));
+        assert_eq!(d, before);
+        apply(
+            &mut d,
+            &Edit::Disconnect {
+                node: "blur1".into(),
+                port: "image".into(),
+            },
+        )
+        .unwrap();
+        assert_eq!(d["nodes"]["blur1"], serde_json::json!({"op": "image.blur"}));
+    }
+}

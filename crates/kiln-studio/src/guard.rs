@@ -1,0 +1,72 @@
+//! Who may talk to the studio: a request whose `Host` is not one of the server's own
+//! addresses, or whose `Origin` (sent by browsers on WebSocket upgrades and cross-site
+//! requests) is not a page of the server, is refused with 403, so a web page on another
+//! site, or one reached through a rebinding DNS name, cannot read previews or drive edits.
+
+use std::net::{IpAddr, SocketAddr};
+
+/// The `Host` values the studio answers to when serving on `addr`.
+pub fn allowed_hosts(addr: SocketAddr) -> Vec<String> {
+    let port = addr.port();
+    let mut hosts = vec![match addr.ip() {
+        IpAddr::V4(ip) => format!("{ip}:{port}"),
+        IpAddr::V6(ip) => format!("[{ip}]:{port}"),
+    }];
+    if addr.ip().is_loopback() || addr.ip().is_unspecified() {
+        hosts.push(format!("localhost:{port}"));
+        hosts.push(format!("127.0.0.1:{port}"));
+        hosts.push(format!("[::1]:{port}"));
+    }
+    hosts.sort();
+    hosts.dedup();
+    hosts
+}
+
+/// Whether a request with these `Host` and `Origin` headers may be served.
+pub fn allowed(host: Option<&str>, origin: Option<&str>, hosts: &[String]) -> bool {
+    let Some(host) = host else {
+        return false;
+    };
+    let host = host.trim().to_ascii_lowercase();
+    if !hosts.contains(&host) {
+        return false;
+    }
+    match origin {
+        None => true,
+        Some(o) => {
+            let o = o.trim().to_ascii_lowercase();
+            o.strip_prefix("http://")
+                .is_some_and(|rest| hosts.iter().any(|h| h == rest))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_server_s_own_names_pass() {
+        let hosts = allowed_hosts("127.0.0.1:8080".parse().unwrap());
+        assert!(allowed(Some("127.0.0.1:8080"), None, &hosts));
+        assert!(allowed(
+            Some("localhost:8080"),
+            Some("http://localhost:8080"),
+            &hosts
+        ));
+        assert!(!allowed(Some("evil.example:8080"), None, &hosts));
+        assert!(!allowed(Some("127.0.0.1:9999"), None, &hosts));
+        assert!(!allowed(None, None, &hosts));
+        assert!(!allowed(
+            Some("127.0.0.1:8080"),
+            Some("http://evil.example"),
+            &hosts
+        ));
+        assert!(!allowed(Some("127.0.0.1:8080"), Some("null"), &hosts));
+        assert!(!allowed(
+            Some("127.0.0.1:8080"),
+            Some("http://127.0.0.1:8080.evil.example"),
+            &hosts
+        ));
+    }
+}

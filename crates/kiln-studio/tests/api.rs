@@ -1,0 +1,475 @@
+//! The studio's HTTP and WebSocket API, driven as the page drives it.
+
+mod common;
+
+use common::*;
+use serde_json::{Value as Json, json};
+
+/// The nodes of examples/marble.json that depend on `fine` (its cone), by reading the file:
+/// fine -> blend -> stretch -> veins -> clamped -> tinted -> marble.
+const FINE_CONE: [&str; 7] = [
+    "fine", "blend", "stretch", "veins", "clamped", "tinted", "marble",
+];
+/// The others.
+const NOT_FINE_CONE: [&str; 4] = ["mix", "tint", "coarse", "colour"];
+
+#[test]
+fn the_page_and_the_state_load_and_every_node_cooks_once() {
+    let (_d, path) = copy_example("marble.json");
+    let s = studio(&path, None);
+    let page = get(s.addr(), "/");
+    assert_eq!(page.status, 200);
+    assert!(String::from_utf8_lossy(&page.body).contains("<script src=\"/app.js\">"));
+    assert_eq!(get(s.addr(), "/app.js").status, 200);
+    let mut c = Client::connect(s.addr());
+    let g = c.graph();
+    let ids: Vec<&str> = g["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "mix", "tint", "coarse", "fine", "blend", "stretch", "veins", "clamped", "colour",
+            "tinted", "marble"
+        ]
+    );
+    let cooked = c.cooked(1);
+    assert_eq!(cooked["ok"], true, "{cooked}");
+    for id in ids {
+        assert_eq!(status(&cooked, id), "cooked", "{id}: {cooked}");
+    }
+    // The ops are listed with their docs and widgets.
+    let ops = get(s.addr(), "/api/ops").json();
+    let noise = ops
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["id"] == "image.noise")
+        .unwrap();
+    assert!(!noise["doc"].as_str().unwrap().is_empty());
+    let octaves = noise["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "octaves")
+        .unwrap();
+    assert_eq!(octaves["widget"]["kind"], "slider");
+    // The state endpoint holds the same graph and the cook.
+    let st = get(s.addr(), "/api/state").json();
+    assert_eq!(st["graph"]["nodes"].as_array().unwrap().len(), 11);
+    assert_eq!(st["cooked"]["ok"], true);
+}
+
+#[test]
+fn a_param_edit_recooks_only_its_cone() {
+    let (_d, path) = copy_example("marble.json");
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let v = c.graph()["version"].as_u64().unwrap();
+    c.cooked(v);
+    c.send(json!({"type": "set_param", "node": "fine", "param": "octaves", "value": 3}));
+    let cooked = c.cooked(v + 1);
+    assert_eq!(cooked["ok"], true, "{cooked}");
+    for id in FINE_CONE {
+        let st = status(&cooked, id);
+        assert!(st == "cooked" || st == "cut_off", "{id} was {st}");
+    }
+    for id in NOT_FINE_CONE {
+        assert_eq!(status(&cooked, id), "reused", "{id}");
+    }
+    // The report's counts: nothing outside the cone ran.
+    let total = cooked["report"]["nodes"].as_u64().unwrap();
+    let ran = cooked["report"]["cooked"].as_u64().unwrap();
+    assert!(ran < total, "{cooked}");
+    // The file holds the edit.
+    let file = kiln_io::load_graph(&std::fs::read_to_string(&path).unwrap(), &registry()).unwrap();
+    assert_eq!(
+        file.graph.node("fine").unwrap().params.get("octaves"),
+        Some(&kiln_core::value::Value::Int(3))
+    );
+}
+
+#[test]
+fn a_failing_value_shows_on_its_node_and_the_rest_still_cooks() {
+    let (_d, path) = copy_example("marble.json");
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let v = c.graph()["version"].as_u64().unwrap();
+    c.cooked(v);
+    // A negative width breaks the rule of image.noise's `width`.
+    c.send(json!({"type": "set_param", "node": "fine", "param": "width", "value": -5}));
+    let cooked = c.cooked(v + 1);
+    let failed = &cooked["nodes"]["fine"];
+    let shown = format!("{}{}", failed["error"], failed["errors"]);
+    assert!(shown.contains("width"), "{cooked}");
+    assert!(
+        ["failed", "invalid"].contains(&failed["status"].as_str().unwrap()),
+        "{cooked}"
+    );
+}
+
+#[test]
+fn undo_and_redo_round_trip_through_the_file() {
+    let (_d, path) = copy_example("marble.json");
+    let reg = registry();
+    let original = kiln_io::load_graph(&std::fs::read_to_string(&path).unwrap(), &reg).unwrap();
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let v = c.graph()["version"].as_u64().unwrap();
+    c.send(json!({"type": "set_param", "node": "coarse", "param": "seed", "value": 9}));
+    let g = c.wait(30, |m| {
+        m["type"] == "graph" && m["version"].as_u64() > Some(v)
+    });
+    assert_eq!(g["can_undo"], true);
+    let edited = std::fs::read_to_string(&path).unwrap();
+    c.send(json!({"type": "undo"}));
+    let g = c.wait(30, |m| m["type"] == "graph" && m["reason"] == "undo");
+    assert_eq!(g["can_redo"], true);
+    let undone = kiln_io::load_graph(&std::fs::read_to_string(&path).unwrap(), &reg).unwrap();
+    assert_eq!(undone.graph, original.graph);
+    c.send(json!({"type": "redo"}));
+    c.wait(30, |m| m["type"] == "graph" && m["reason"] == "redo");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+    // Nothing more to redo: the sender alone hears why.
+    c.send(json!({"type": "redo", "id": 7}));
+    let e = c.wait(30, |m| m["type"] == "error");
+    assert_eq!(e["id"], 7);
+    assert!(e["message"].as_str().unwrap().contains("nothing to redo"));
+}
+
+#[test]
+fn structural_edits_save_the_expected_graph() {
+    let (_d, path) = copy_example("marble.json");
+    let reg = registry();
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let v = c.graph()["version"].as_u64().unwrap();
+    let edits = [
+        json!({"type": "add", "op": "image.gain", "at": [900, 40]}),
+        json!({"type": "connect", "from": "tinted.out", "node": "gain1", "port": "image"}),
+        json!({"type": "set_input", "node": "gain1", "port": "gain", "value": 2.5}),
+        json!({"type": "connect", "from": "gain1", "node": "marble", "port": "value"}),
+        json!({"type": "delete", "node": "veins"}),
+        json!({"type": "connect", "from": "stretch.out", "node": "clamped", "port": "image"}),
+        json!({"type": "move", "node": "mix", "at": [10, 20]}),
+    ];
+    let n = edits.len() as u64;
+    for e in edits {
+        c.send(e);
+    }
+    c.wait(30, |m| {
+        m["type"] == "graph" && m["version"].as_u64() == Some(v + n)
+    });
+    // The same changes made to the graph by hand.
+    let text = std::fs::read_to_string(examples().join("marble.json")).unwrap();
+    let mut expected = kiln_io::load_graph(&text, &reg).unwrap().graph;
+    expected.remove_node("veins").unwrap();
+    expected.add_node("gain1", "image.gain").unwrap();
+    expected.wire("tinted.out", "gain1.image");
+    expected.set_const("gain1", "gain", 2.5).unwrap();
+    expected
+        .disconnect(&kiln_core::graph::PortRef::parse("marble.value"))
+        .unwrap();
+    expected.wire("gain1.out", "marble.value");
+    expected.wire("stretch.out", "clamped.image");
+    let saved_text = std::fs::read_to_string(&path).unwrap();
+    let saved = kiln_io::load_graph(&saved_text, &reg).unwrap();
+    assert_eq!(
+        kiln_io::save_graph(&saved.graph, &reg),
+        kiln_io::save_graph(&expected, &reg)
+    );
+    assert_eq!(saved.meta.positions.get("mix"), Some(&[10, 20]));
+    assert_eq!(saved.meta.positions.get("gain1"), Some(&[900, 40]));
+    assert!(kiln_core::validate::validate(&saved.graph, &reg).is_empty());
+    // An edit the file cannot hold is refused and the file is left as it was.
+    c.send(
+        json!({"type": "connect", "from": "ghost", "node": "gain1", "port": "image", "id": "x"}),
+    );
+    let e = c.wait(30, |m| m["type"] == "error");
+    assert!(e["message"].as_str().unwrap().contains("ghost"), "{e}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), saved_text);
+}
+
+#[test]
+fn an_edit_of_the_file_on_disk_reaches_the_page() {
+    let (_d, path) = copy_example("marble.json");
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let v = c.graph()["version"].as_u64().unwrap();
+    c.cooked(v);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replace("\"octaves\": 7", "\"octaves\": 2");
+    assert_ne!(edited, text);
+    std::fs::write(&path, edited).unwrap();
+    let g = c.wait(30, |m| {
+        m["type"] == "graph" && m["reason"] == "the file changed on disk"
+    });
+    let fine = g["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == "fine")
+        .unwrap();
+    let octaves = fine["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "octaves")
+        .unwrap();
+    assert_eq!(octaves["value"], 2);
+    let cooked = c.cooked(g["version"].as_u64().unwrap());
+    assert_eq!(status(&cooked, "fine"), "cooked");
+    assert_eq!(status(&cooked, "coarse"), "reused");
+    // A broken file is reported and edits wait until it is fixed.
+    std::fs::write(&path, "{ not json").unwrap();
+    let e = c.wait(30, |m| m["type"] == "file_error");
+    assert!(e["message"].as_str().unwrap().contains("JSON"), "{e}");
+    c.send(json!({"type": "set_param", "node": "fine", "param": "seed", "value": 4}));
+    let e = c.wait(30, |m| m["type"] == "error");
+    assert!(
+        e["message"].as_str().unwrap().contains("does not load"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
+}
+
+#[test]
+fn a_newer_edit_cancels_the_cook_in_progress() {
+    // A noise big enough that cooking it takes a while; the first version is small.
+    let text = r#"{
+  "kiln": 1,
+  "nodes": {
+    "n": {"op": "image.noise", "params": {"height": 16, "octaves": 8, "seed": 1, "width": 16}}
+  },
+  "outputs": {
+    "out": "n.out"
+  }
+}
+"#;
+    let (_d, path) = graph_file(text);
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let v = c.graph()["version"].as_u64().unwrap();
+    c.cooked(v);
+    for (p, x) in [("width", 2048), ("height", 2048)] {
+        c.send(json!({"type": "set_param", "node": "n", "param": p, "value": x}));
+    }
+    // Once the big version is cooking, a newer edit arrives.
+    let cooking = c.wait(60, |m| {
+        m["type"] == "cooking" && m["version"].as_u64() == Some(v + 2)
+    });
+    assert_eq!(cooking["version"], v + 2);
+    c.send(json!({"type": "set_param", "node": "n", "param": "width", "value": 32}));
+    let cancelled = c.wait(120, |m| m["type"] == "cancelled" || m["type"] == "cooked");
+    assert_eq!(cancelled["type"], "cancelled", "{cancelled}");
+    assert_eq!(cancelled["version"], v + 2);
+    let cooked = c.cooked(v + 3);
+    assert_eq!(cooked["version"], v + 3);
+    assert_eq!(cooked["ok"], true);
+    // The preview is of the newest version: 32 x 2048 fits 192 as 3 x 192.
+    let p = &cooked["nodes"]["n"]["ports"]["out"];
+    assert_eq!(
+        (p["width"].as_u64(), p["height"].as_u64()),
+        (Some(3), Some(192)),
+        "{p}"
+    );
+}
+
+#[test]
+fn image_previews_are_pngs_of_the_size_announced() {
+    let (_d, path) = copy_example("marble.json");
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let cooked = c.cooked(1);
+    // marble's images are 192 x 192: thumbnails of at most 192 keep that size.
+    let p: &Json = &cooked["nodes"]["marble"]["ports"]["out"];
+    assert_eq!(p["kind"], "image", "{cooked}");
+    let r = get(s.addr(), p["url"].as_str().unwrap());
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("image/png"));
+    assert!(r.header("cache-control").unwrap().contains("immutable"));
+    let img = image::load_from_memory(&r.body).unwrap();
+    assert_eq!((img.width(), img.height()), (192, 192));
+    assert_eq!(
+        (p["width"].as_u64(), p["height"].as_u64()),
+        (Some(192), Some(192))
+    );
+    // A plain value is text.
+    assert_eq!(cooked["nodes"]["mix"]["ports"]["out"]["text"], "0.35");
+    assert_eq!(get(s.addr(), "/preview/nothing.png").status, 404);
+}
+
+#[test]
+fn a_foreign_host_or_origin_is_refused() {
+    let (_d, path) = copy_example("marble.json");
+    let s = studio(&path, None);
+    let a = s.addr();
+    let own = a.to_string();
+    let local = format!("localhost:{}", a.port());
+    assert_eq!(get_with(a, "/api/state", &[("Host", &own)]).status, 200);
+    assert_eq!(get_with(a, "/api/state", &[("Host", &local)]).status, 200);
+    for headers in [
+        vec![("Host", "evil.example")],
+        vec![("Host", format!("evil.example:{}", a.port()).leak() as &str)],
+        vec![],
+        vec![("Host", own.as_str()), ("Origin", "http://evil.example")],
+        vec![("Host", own.as_str()), ("Origin", "null")],
+    ] {
+        let r = get_with(a, "/api/state", &headers);
+        assert_eq!(r.status, 403, "{headers:?}");
+    }
+    // A WebSocket upgrade from another site's page is refused too.
+    let r = get_with(
+        a,
+        "/ws",
+        &[
+            ("Host", own.as_str()),
+            ("Origin", "http://evil.example"),
+            ("Upgrade", "websocket"),
+            ("Connection", "Upgrade"),
+            ("Sec-WebSocket-Version", "13"),
+            ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+        ],
+    );
+    assert_eq!(r.status, 403);
+}
+
+#[test]
+fn files_outside_the_graph_and_output_folders_are_refused() {
+    let (d, path) = copy_example("marble.json");
+    let out = d.path().join("out");
+    std::fs::write(d.path().join("..").join("kiln-studio-secret.txt"), "secret").ok();
+    let s = studio(&path, Some(&out));
+    let mut c = Client::connect(s.addr());
+    let cooked = c.cooked(1);
+    // The cook's outputs land in the output folder, and can be fetched from it.
+    assert_eq!(cooked["written"]["ok"], true, "{cooked}");
+    let r = get(s.addr(), "/files/out/marble.png");
+    assert_eq!(r.status, 200);
+    assert_eq!(image::load_from_memory(&r.body).unwrap().width(), 192);
+    assert_eq!(get(s.addr(), "/files/graph/marble.json").status, 200);
+    for bad in [
+        "/files/graph/../kiln-studio-secret.txt",
+        "/files/graph/%2e%2e/kiln-studio-secret.txt",
+        "/files/graph/..%2fkiln-studio-secret.txt",
+        "/files/graph/%2fetc%2fpasswd",
+        "/files/out/../marble.json",
+        "/files/elsewhere/marble.json",
+        "/files/graph/lib/..%2f..%2fkiln-studio-secret.txt",
+    ] {
+        let r = get(s.addr(), bad);
+        assert!(r.status == 403 || r.status == 404, "{bad}: {}", r.status);
+        assert!(
+            !String::from_utf8_lossy(&r.body).contains("secret"),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn a_call_is_a_node_whose_body_is_sent_to_open() {
+    let (_d, path) = copy_example("wall.json");
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let g = c.graph();
+    let rows = g["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == "rows")
+        .unwrap();
+    assert_eq!(rows["kind"], "call");
+    assert_eq!(rows["call"]["scope"], "for");
+    assert_eq!(rows["outputs"][0]["name"], "painted");
+    let body = &g["bodies"]["row"];
+    let inner: Vec<&str> = body["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    assert!(inner.contains(&"bricks"), "{inner:?}");
+    assert!(g["bodies"]["lib/brick"]["nodes"].as_array().unwrap().len() > 20);
+    let cooked = c.cooked(1);
+    assert_eq!(cooked["ok"], true, "{cooked}");
+    assert_eq!(cooked["nodes"]["rows"]["ports"]["painted"]["kind"], "image");
+    // An edit of a file the graph calls reaches the page too.
+    let brick = path.parent().unwrap().join("lib/brick.json");
+    let t = std::fs::read_to_string(&brick)
+        .unwrap()
+        .replace("0.006", "0.02");
+    std::fs::write(&brick, t).unwrap();
+    let g = c.wait(30, |m| {
+        m["type"] == "graph" && m["reason"] == "a called graph changed on disk"
+    });
+    let cooked = c.cooked(g["version"].as_u64().unwrap());
+    assert_eq!(status(&cooked, "rows"), "cooked");
+    assert_eq!(status(&cooked, "mortar"), "reused");
+}
+
+#[test]
+fn an_audio_graph_renders_a_stretch_of_sound_as_a_wav() {
+    let (_d, path) = copy_example("pluck.json");
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let cooked = c.cooked(1);
+    let p = &cooked["nodes"]["pluck"]["ports"]["out"];
+    assert_eq!(p["kind"], "audio", "{cooked}");
+    assert_eq!(
+        p["peaks"].as_array().unwrap().len(),
+        kiln_studio::audio::PEAKS
+    );
+    let r = get(s.addr(), p["url"].as_str().unwrap());
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("audio/wav"));
+    let wav = hound::WavReader::new(std::io::Cursor::new(r.body)).unwrap();
+    let spec = wav.spec();
+    assert_eq!(
+        (spec.channels, spec.sample_rate, spec.bits_per_sample),
+        (1, 48_000, 16)
+    );
+    // Two seconds at 48 kHz.
+    assert_eq!(wav.duration(), 96_000);
+    // The signal feeding the output shows the same sound.
+    assert_eq!(cooked["nodes"]["level"]["ports"]["out"]["url"], p["url"]);
+}
+
+#[test]
+fn a_graph_with_latches_has_a_timeline_that_seeks_and_steps() {
+    let (_d, path) = copy_example("life.json");
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let g = c.graph();
+    assert_eq!(g["animated"], true);
+    let cooked = c.cooked(1);
+    assert_eq!(cooked["ok"], true, "{cooked}");
+    assert_eq!(cooked["frame"], 0);
+    let first = cooked["nodes"]["life"]["ports"]["out"]["url"].clone();
+    assert!(first.is_string(), "{cooked}");
+    // Tick 30: a glider gun has fired once; the picture is not the first one.
+    c.send(json!({"type": "seek", "frame": 30, "fps": 12}));
+    let at30 = c.wait(120, |m| m["type"] == "cooked" && m["frame"] == 30);
+    assert_eq!(at30["ok"], true, "{at30}");
+    let url30 = at30["nodes"]["life"]["ports"]["out"]["url"].clone();
+    assert_ne!(url30, first);
+    // Stepping on and seeking back replay the same bits: the same content, the same URL.
+    c.send(json!({"type": "seek", "frame": 31, "fps": 12}));
+    c.wait(120, |m| m["type"] == "cooked" && m["frame"] == 31);
+    c.send(json!({"type": "seek", "frame": 30, "fps": 12}));
+    let again = c.wait(120, |m| m["type"] == "cooked" && m["frame"] == 30);
+    assert_eq!(again["nodes"]["life"]["ports"]["out"]["url"], url30);
+    c.send(json!({"type": "seek", "frame": 0, "fps": 12}));
+    let back = c.wait(120, |m| m["type"] == "cooked" && m["frame"] == 0);
+    assert_eq!(back["nodes"]["life"]["ports"]["out"]["url"], first);
+    // Past the end or at no rate, the seek is refused.
+    c.send(json!({"type": "seek", "frame": 10_000_000, "fps": 12}));
+    assert!(
+        c.wait(30, |m| m["type"] == "error")["message"]
+            .as_str()
+            .unwrap()
+            .contains("end")
+    );
+}

@@ -1,0 +1,174 @@
+//! The page in a real headless Chromium: it draws every node, shows previews, and follows
+//! edits. Without Chromium (see build.rs) these tests are reported as ignored, by name.
+//! Screenshots of each step are kept in the target folder (`studio-screenshots/`).
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn chromium() -> PathBuf {
+    std::env::var_os("KILN_CHROMIUM").map_or_else(|| PathBuf::from("chromium"), PathBuf::from)
+}
+
+/// Where the screenshots are kept.
+fn artifacts() -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("studio-screenshots");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn headless(extra: &[String], url: &str) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let mut args: Vec<String> = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1600,900",
+        "--virtual-time-budget=8000",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(format!("--user-data-dir={}", profile.path().display()));
+    args.extend(extra.iter().cloned());
+    args.push(url.to_string());
+    let out = Command::new(chromium())
+        .args(&args)
+        .output()
+        .expect("chromium runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The page's DOM once it has drawn.
+fn dom(url: &str) -> String {
+    headless(&["--dump-dom".into()], url)
+}
+
+fn screenshot(url: &str, name: &str) {
+    let path = artifacts().join(name);
+    headless(&[format!("--screenshot={}", path.display())], url);
+    let img = image::open(&path).unwrap();
+    assert_eq!((img.width(), img.height()), (1600, 900));
+    println!("screenshot: {}", path.display());
+}
+
+/// The `href` of the preview drawn on node `id`.
+fn preview_of(dom: &str, id: &str) -> Option<String> {
+    let start = dom.find(&format!("data-id=\"{id}\""))?;
+    let rest = &dom[start..];
+    let end = rest[1..]
+        .find("class=\"node ")
+        .map_or(rest.len(), |e| e + 1);
+    let node = &rest[..end];
+    let at = node.find("class=\"preview\"")?;
+    let href = node[at..].find("href=\"")? + at + 6;
+    let len = node[href..].find('"')?;
+    Some(node[href..href + len].to_string())
+}
+
+#[test]
+#[cfg_attr(not(has_chromium), ignore = "chromium not found: browser test skipped")]
+fn the_page_draws_every_node_with_its_preview_and_follows_edits() {
+    let (_d, path) = copy_example("marble.json");
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let v = c.graph()["version"].as_u64().unwrap();
+    c.cooked(v);
+    let url = s.url();
+    let page = dom(&format!("{url}#node=fine"));
+    let ids = [
+        "mix", "tint", "coarse", "fine", "blend", "stretch", "veins", "clamped", "colour",
+        "tinted", "marble",
+    ];
+    for id in ids {
+        assert!(
+            page.contains(&format!("data-id=\"{id}\"")),
+            "{id} is not drawn"
+        );
+    }
+    let before: Vec<Option<String>> = ids.iter().map(|id| preview_of(&page, id)).collect();
+    for (id, p) in ids.iter().zip(&before) {
+        if !["mix", "tint"].contains(id) {
+            assert!(
+                p.as_deref().is_some_and(|h| h.starts_with("/preview/")),
+                "{id}: {p:?}"
+            );
+        }
+    }
+    // The inspector shows the selected node, with a slider for its octaves.
+    assert!(
+        page.contains("<h2>fine</h2>"),
+        "the inspector does not show `fine`"
+    );
+    assert!(page.contains("type=\"range\""));
+    screenshot(&format!("{url}#node=fine"), "1-loaded.png");
+
+    // A param edit: the previews of the cone change, the others stay.
+    c.send(json!({"type": "set_param", "node": "fine", "param": "octaves", "value": 2}));
+    c.cooked(v + 1);
+    let page = dom(&url);
+    for (id, old) in ids.iter().zip(&before) {
+        let now = preview_of(&page, id);
+        let in_cone = [
+            "fine", "blend", "stretch", "veins", "clamped", "tinted", "marble",
+        ]
+        .contains(id);
+        if in_cone {
+            assert_ne!(&now, old, "{id} did not change");
+        } else {
+            assert_eq!(&now, old, "{id} changed");
+        }
+    }
+    screenshot(&url, "2-edited.png");
+
+    // A broken value: the error shows on its node and the last good preview stays.
+    c.send(json!({"type": "set_param", "node": "coarse", "param": "width", "value": -3}));
+    c.cooked(v + 2);
+    let page = dom(&url);
+    let coarse = &page[page.find("data-id=\"coarse\"").unwrap()..];
+    let coarse = &coarse[..coarse[1..].find("class=\"node ").unwrap_or(coarse.len())];
+    assert!(coarse.contains("error-text"), "no error on coarse");
+    assert!(
+        coarse.contains("width"),
+        "the error does not name the param"
+    );
+    assert!(
+        preview_of(&page, "coarse").is_some(),
+        "the last good preview is gone"
+    );
+    screenshot(&url, "3-broken.png");
+}
+
+#[test]
+#[cfg_attr(not(has_chromium), ignore = "chromium not found: browser test skipped")]
+fn a_call_opens_to_show_its_body() {
+    let (_d, path) = copy_example("wall.json");
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    c.cooked(1);
+    let page = dom(&s.url());
+    for id in ["size", "mortar", "rows", "wall"] {
+        assert!(page.contains(&format!("data-id=\"{id}\"")), "{id}");
+    }
+    assert!(preview_of(&page, "rows").is_some());
+    let body = dom(&format!("{}#open=row", s.url()));
+    assert!(
+        body.contains("data-id=\"bricks\""),
+        "the body of `row` is not drawn"
+    );
+    assert!(body.contains("(read-only)"));
+    screenshot(&format!("{}#open=row", s.url()), "4-call-body.png");
+}
