@@ -68,7 +68,7 @@ pub fn preview(value: &Value, max_side: u32) -> Result<Option<Preview>, PreviewE
             height: max_side,
         }));
     }
-    Ok(Some(Preview::Text(text(value))))
+    Ok(Some(Preview::Text(text(value, 0))))
 }
 
 fn png_of(rgba: &[u8], width: u32, height: u32) -> Result<Vec<u8>, image::ImageError> {
@@ -127,8 +127,12 @@ pub fn thumbnail(img: &Image, max_side: u32) -> Result<Image, PreviewError> {
     })
 }
 
-/// A short line describing a plain value.
-fn text(value: &Value) -> String {
+/// How deep lists and records inside lists and records are shown (deeper ones by their
+/// length only, so a deeply nested value costs no deep recursion).
+const MAX_DEPTH: usize = 2;
+
+/// A short line describing a plain value, `depth` levels inside lists and records.
+fn text(value: &Value, depth: usize) -> String {
     let num = |f: f64| {
         if f == f.trunc() && f.abs() < 1e15 {
             format!("{f:.1}")
@@ -145,10 +149,22 @@ fn text(value: &Value) -> String {
         Value::Vec4(v) => format!("({})", v.map(num).join(", ")),
         Value::Color(c) => format!("rgba({})", c.map(|x| num(x as f64)).join(", ")),
         Value::Str(s) => format!("{s:?}"),
+        Value::List(items) if depth >= MAX_DEPTH => format!("list of {}", items.len()),
         Value::List(items) => {
-            let shown: Vec<String> = items.iter().take(8).map(text).collect();
+            let shown: Vec<String> = items.iter().take(8).map(|v| text(v, depth + 1)).collect();
             let more = if items.len() > 8 { ", ..." } else { "" };
             format!("list of {}: [{}{more}]", items.len(), shown.join(", "))
+        }
+        Value::Record(r) if depth >= MAX_DEPTH => format!("record of {} fields", r.len()),
+        Value::Record(r) => {
+            let shown: Vec<String> = r
+                .fields()
+                .iter()
+                .take(8)
+                .map(|(k, v)| format!("{k}: {}", text(v, depth + 1)))
+                .collect();
+            let more = if r.len() > 8 { ", ..." } else { "" };
+            format!("{{{}{more}}}", shown.join(", "))
         }
         Value::Heavy(h) => h.type_name().to_string(),
         Value::Empty => "empty".into(),

@@ -61,6 +61,9 @@ pub(crate) struct Lowering<'d, 'r> {
     pub entity_elements: HashMap<PortRef, Vec<Src>>,
     /// Lists the plan cooked to write a node once per element.
     pub cooked_lists: HashMap<PortRef, Value>,
+    /// Whether wires into collective inputs are queued and lists into single inputs written
+    /// out per element (not in a flow body, whose executor gives ports their own meaning).
+    pub entity_forms: bool,
 }
 
 /// What a node of a graph is to the plan, whatever frame it is written in.
@@ -157,6 +160,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
             queued: HashSet::new(),
             entity_elements: HashMap::new(),
             cooked_lists: HashMap::new(),
+            entity_forms: true,
         }
     }
 

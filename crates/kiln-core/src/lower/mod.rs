@@ -136,6 +136,9 @@ pub(crate) fn lower_body(
     limits: Limits,
 ) -> Result<Lowered, PlanError> {
     let mut l = expand::Lowering::new(registry, ctx, limits);
+    // A flow body's ports mean what its executor makes of them: several wires queue
+    // entities, a list is sent element by element.
+    l.entity_forms = doc.flow.is_none();
     l.run(doc, waits)?;
     l.prune();
     let (graph, sites) = l.finish()?;

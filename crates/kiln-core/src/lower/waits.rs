@@ -112,9 +112,13 @@ impl<'d> Lowering<'d, '_> {
             while let Some(f) = self.stack.pop() {
                 self.expand(f)?;
             }
-            self.entities(waits)?;
+            if self.entity_forms {
+                self.entities(waits)?;
+            }
             if self.pending.is_empty() {
-                self.entities_left()?;
+                if self.entity_forms {
+                    self.entities_left()?;
+                }
                 for n in std::mem::take(&mut self.outputs) {
                     self.emit(n)?;
                 }

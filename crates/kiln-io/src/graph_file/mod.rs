@@ -70,7 +70,7 @@ use std::collections::BTreeMap;
 pub const VERSION: i64 = 1;
 
 /// The keys allowed at the top level of a graph file.
-pub const TOP_LEVEL_KEYS: [&str; 7] = [
+pub const TOP_LEVEL_KEYS: [&str; 8] = [
     "kiln",
     "description",
     "inputs",
