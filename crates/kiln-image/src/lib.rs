@@ -151,6 +151,7 @@ mod tests {
             "image.kaleidoscope",
             "image.polar",
             "image.rects",
+            "image.row",
             super::INPUT_IMAGE_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());

@@ -178,6 +178,7 @@ fn every_plain_example_bakes_to_the_same_outputs_with_fewer_nodes() {
             "column",
             "erosion",
             "marble",
+            "palette",
             "rock",
             "rust",
             "scattered_rocks",
