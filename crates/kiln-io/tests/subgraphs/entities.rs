@@ -113,6 +113,19 @@ fn a_collective_port_runs_once_and_wires_queue_by_source_id_then_port() {
       },
       "outputs": {"r": "all"}}"#;
     assert!(cook_all(reordered, "r").same_bits(&v));
+    // And on two threads.
+    let d = document(text);
+    let l = plan(&d.doc, &EvalContext::new()).unwrap();
+    let mut two = CompiledEvaluator::new(registry())
+        .with_background(false)
+        .with_parallel(ParallelPolicy::Rayon {
+            threads: Some(2),
+            min_cost: None,
+        });
+    let o = two
+        .evaluate(&l.graph, &Request::new(["r"]), &EvalContext::new())
+        .unwrap();
+    assert!(o.get("r").unwrap().same_bits(&v));
 }
 
 #[test]
