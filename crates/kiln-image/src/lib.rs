@@ -146,6 +146,7 @@ mod tests {
             "image.mirror",
             "image.kaleidoscope",
             "image.polar",
+            "image.row",
             super::INPUT_IMAGE_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());
