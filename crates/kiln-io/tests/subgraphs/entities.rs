@@ -113,6 +113,19 @@ fn a_collective_port_runs_once_and_wires_queue_by_source_id_then_port() {
       },
       "outputs": {"r": "all"}}"#;
     assert!(cook_all(reordered, "r").same_bits(&v));
+    // And on two threads.
+    let d = document(text);
+    let l = plan(&d.doc, &EvalContext::new()).unwrap();
+    let mut two = CompiledEvaluator::new(registry())
+        .with_background(false)
+        .with_parallel(ParallelPolicy::Rayon {
+            threads: Some(2),
+            min_cost: None,
+        });
+    let o = two
+        .evaluate(&l.graph, &Request::new(["r"]), &EvalContext::new())
+        .unwrap();
+    assert!(o.get("r").unwrap().same_bits(&v));
 }
 
 #[test]
@@ -208,5 +221,64 @@ fn divergence_shares_one_value_between_consumers() {
             std::sync::Arc::ptr_eq(a, b),
             "the same Arc reaches both consumers"
         );
+    }
+}
+
+mod generated_lists {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// `(op, constant)` steps applied to each entity.
+    fn apply(op: &str, x: f64, k: f64) -> f64 {
+        match op {
+            "math.add" => x + k,
+            "math.mul" => x * k,
+            _ => x.min(k),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// A random chain of per-entity arithmetic over a list, queued with the list itself
+        /// into a collective input and sorted: every evaluator gives the bits of the same
+        /// work written in Rust.
+        #[test]
+        fn per_entity_chains_queues_and_sorts_match_a_direct_computation(
+            xs in prop::collection::vec((-8i32..8).prop_map(|i| i as f64 * 0.5), 0..12),
+            steps in prop::collection::vec(
+                (prop_oneof![Just("math.add"), Just("math.mul"), Just("math.min")],
+                 (-8i32..8).prop_map(|i| i as f64 * 0.5)),
+                1..5,
+            ),
+        ) {
+            let mut nodes = vec![];
+            let mut prev = "xs".to_string();
+            for (i, (op, k)) in steps.iter().enumerate() {
+                nodes.push(format!(r#""s{i}": {{"op": "{op}", "inputs": {{"a": "{prev}", "b": {k:?}}}}}"#));
+                prev = format!("s{i}");
+            }
+            nodes.push(format!(r#""q": {{"op": "list.make", "inputs": {{"items": {{"wires": ["xs", "{prev}"]}}}}}}"#));
+            nodes.push(r#""sorted": {"op": "list.sort", "inputs": {"list": "q"}}"#.to_string());
+            let list: Vec<String> = xs.iter().map(|v| format!("{v:?}")).collect();
+            let text = format!(
+                r#"{{"kiln": 1, "inputs": {{"xs": {{"type": "list<float>", "default": [{}]}}}},
+                   "nodes": {{{}}}, "outputs": {{"r": "sorted", "raw": "q"}}}}"#,
+                list.join(", "),
+                nodes.join(", ")
+            );
+            let ys: Vec<f64> = xs
+                .iter()
+                .map(|&x| steps.iter().fold(x, |v, (op, k)| apply(op, v, *k)))
+                .collect();
+            // Queued by source id: `s<last>` before `xs`.
+            let mut q = ys.clone();
+            q.extend(&xs);
+            let raw = cook_all(&text, "raw");
+            prop_assert!(raw.same_bits(&Value::list(q.iter().map(|&v| Value::Float(v)))), "{raw:?}");
+            q.sort_by(|a, b| a.total_cmp(b));
+            let sorted = cook_all(&text, "r");
+            prop_assert!(sorted.same_bits(&Value::list(q.iter().map(|&v| Value::Float(v)))), "{sorted:?}");
+        }
     }
 }
