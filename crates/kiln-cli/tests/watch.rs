@@ -384,3 +384,45 @@ fn ctrl_c_stops_between_presents_and_leaves_the_frame_whole() {
     assert_eq!(std::fs::read(d.join("out/marble.png")).unwrap(), frame0);
     assert_eq!(names(&d.join("out")), vec!["marble.png".to_string()]);
 }
+
+#[test]
+fn an_edit_to_a_16k_square_fill_is_an_error_and_watch_goes_on() {
+    // Once the edit that killed `kiln watch` (a 16384 x 16384 fill, 4 GiB of pixels): now
+    // the pixel limit refuses it before any memory is taken, and the last frame stays.
+    let fill = |side: u32| {
+        format!(
+            r#"{{"kiln": 1,
+ "nodes": {{"f": {{"op": "image.fill", "params": {{"width": {side}, "height": {side}}}}}}},
+ "outputs": {{"big": "f.out"}}}}
+"#
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("graph.json"), fill(16)).unwrap();
+    let w = Watch::start(
+        &[
+            "graph.json",
+            "--out",
+            "out",
+            "--max-presents",
+            "3",
+            "--poll-ms",
+            "20",
+        ],
+        d,
+    );
+    let first = w.line();
+    assert!(first.starts_with("frame 0:"), "{first}");
+    let frame0 = std::fs::read(d.join("out/big.png")).unwrap();
+    save(&d.join("graph.json"), &fill(16384));
+    let second = w.line();
+    assert!(second.starts_with("error: "), "{second}");
+    assert!(second.contains("at most 67108864 pixels"), "{second}");
+    assert_eq!(std::fs::read(d.join("out/big.png")).unwrap(), frame0);
+    // Still watching: a good edit presents again.
+    save(&d.join("graph.json"), &fill(8));
+    let third = w.line();
+    assert!(third.starts_with("frame 1:"), "{third}");
+    assert_eq!(w.exit_code(), Some(0));
+}

@@ -52,6 +52,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
+/// One measurement at a time: the tests of this binary share the counters.
+static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The first tick measured by `cargo test`; the last is ten times later.
 const FIRST: u64 = if cfg!(debug_assertions) {
     1_000
@@ -140,6 +143,7 @@ fn windows<E: Evaluator>(
 /// steady state from the window at tick `first` to the one ten times later, and that a
 /// lazy evaluator keeping every result does not (the measure tells).
 fn flat_from(first: u64) {
+    let _alone = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     let reg = kiln_image::registry();
     let store = Store::new(Generational::new(2))
         .with_budget(64 << 20)

@@ -15,12 +15,15 @@ use std::time::Duration;
 /// The most nodes a generated graph has.
 const MAX_NODES: usize = 12;
 
-/// Ints a param takes: small sizes and counts, the edges of ranges, one large count.
-const INTS: [i64; 12] = [0, 1, 2, 3, 4, 5, 8, 13, 16, 31, 64, -1];
+/// Ints a param takes: small sizes and counts, the edges of ranges, and 16, past what some
+/// rules allow (a subdivision level) and within others (an image side). Sizes stay small
+/// so that a run takes a millisecond or so: the fuzzer needs many (a level-8 icosphere
+/// merged with itself took seconds a run).
+const INTS: [i64; 8] = [0, 1, 2, 3, 4, 5, -1, 16];
 
 /// Floats a param (or a component of one) takes.
 const FLOATS: [f64; 12] = [
-    0.0, 1.0, -1.0, 0.5, 2.0, 0.25, 3.0, -0.75, 10.0, 1e-6, 64.0, 1e9,
+    0.0, 1.0, -1.0, 0.5, 2.0, 0.25, 3.0, -0.75, 10.0, 1e-6, 4.0, 1e9,
 ];
 
 /// Strings a param takes (besides its default).
@@ -52,6 +55,13 @@ pub fn evaluate(bytes: &[u8], registry: &Registry) {
             }
         }
     }
+}
+
+/// The graph `bytes` stand for in [`evaluate`], as a graph file, and the outputs it
+/// requests: to see what a finding of the fuzzer is.
+pub fn generated_graph_file(bytes: &[u8], registry: &Registry) -> Option<(String, Vec<String>)> {
+    let (graph, outputs) = generate(bytes, registry)?;
+    Some((crate::save_graph(&graph, registry), outputs))
 }
 
 /// What one evaluation gave, comparable across evaluators.

@@ -11,7 +11,7 @@ mod files;
 mod generated;
 
 pub use files::{gltf, obj, wav};
-pub use generated::evaluate;
+pub use generated::{evaluate, generated_graph_file};
 
 use kiln_core::key::Key;
 use kiln_core::plan::Plan;
