@@ -52,7 +52,12 @@ pub fn preview(value: &Value, max_side: u32) -> Result<Option<Preview>, PreviewE
     }
     if let Some(img) = value.as_heavy::<Image>() {
         let small = thumbnail(img, max_side)?;
-        let bytes = crate::values::encode_png(&small)?;
+        let rgba = small.try_to_rgba8().map_err(|_| {
+            image::ImageError::Limits(image::error::LimitError::from_kind(
+                image::error::LimitErrorKind::InsufficientMemory,
+            ))
+        })?;
+        let bytes = png_of(&rgba, small.width, small.height)?;
         return Ok(Some(Preview::Png {
             bytes,
             width: small.width,
@@ -71,10 +76,12 @@ pub fn preview(value: &Value, max_side: u32) -> Result<Option<Preview>, PreviewE
     Ok(Some(Preview::Text(text(value, 0))))
 }
 
+/// A PNG of 8-bit RGBA pixels, compressed fast (a preview is made on every edit).
 fn png_of(rgba: &[u8], width: u32, height: u32) -> Result<Vec<u8>, image::ImageError> {
     use image::ImageEncoder;
+    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     let mut buf = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut buf).write_image(
+    PngEncoder::new_with_quality(&mut buf, CompressionType::Fast, FilterType::Sub).write_image(
         rgba,
         width,
         height,

@@ -23,6 +23,7 @@ fn registry() -> kiln_core::registry::Registry {
 
 fn fetch(addr: SocketAddr, path: &str) -> usize {
     let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_nodelay(true).expect("nodelay");
     write!(
         s,
         "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
@@ -43,7 +44,10 @@ fn main() {
     let studio = kiln_studio::Studio::start(kiln_studio::StudioConfig::new(&path), registry())
         .expect("studio");
     let addr = studio.addr();
-    let (mut ws, _) = tungstenite::connect(format!("ws://{addr}/ws")).expect("websocket");
+    // As a browser does, the client sends small messages at once (no Nagle delay).
+    let tcp = TcpStream::connect(addr).expect("connect");
+    tcp.set_nodelay(true).expect("nodelay");
+    let (mut ws, _) = tungstenite::client(format!("ws://{addr}/ws"), tcp).expect("websocket");
     let next = |ws: &mut tungstenite::WebSocket<_>| -> Json {
         loop {
             if let Ok(Message::Text(t)) = ws.read() {

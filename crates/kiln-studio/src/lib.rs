@@ -131,6 +131,10 @@ impl Studio {
             let _guard = runtime.enter();
             tokio::net::TcpListener::from_std(listener).map_err(serve_err)?
         };
+        // Small messages (an edit, a `cooked` event) go out at once, not after a delayed ACK.
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         runtime.spawn(async move {
             if let Err(e) = axum::serve(listener, app).await {
                 eprintln!("kiln studio: the server stopped: {e}");

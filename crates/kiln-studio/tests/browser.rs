@@ -114,6 +114,11 @@ fn the_page_draws_every_node_with_its_preview_and_follows_edits() {
         "the inspector does not show `fine`"
     );
     assert!(page.contains("type=\"range\""));
+    // marble has no latch: its timeline stays hidden.
+    assert!(
+        page.contains("id=\"timeline\" class=\"timeline\" hidden"),
+        "the timeline shows"
+    );
     screenshot(&format!("{url}#node=fine"), "1-loaded.png");
 
     // A param edit: the previews of the cone change, the others stay.
