@@ -106,7 +106,7 @@ pub fn edits_between(old: &Document, new: &Document) -> Option<Vec<Edit>> {
                 });
             }
         }
-        for k in consts.keys().filter(|k| !n.consts.contains_key(*k)) {
+        for k in consts.keys().filter(|k| !n.consts.contains_key(k)) {
             // A constant gives way to a wire (a connect takes it away); any other loss is
             // not an edit.
             let to = crate::graph::PortRef::new(n.id.as_str(), k);
