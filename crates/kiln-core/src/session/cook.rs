@@ -3,7 +3,7 @@
 //! failing nodes kept to themselves ([`ErrorPolicy::Propagate`]) and every executed node
 //! timed, so an editor can show per node what the last edit did.
 
-use super::{Clock, Frame, PlanPresent, PresentReport, Session, SessionError, Source};
+use super::{Clock, Frame, PresentReport, Session, SessionError, Source, cooked_graph};
 use crate::context::{CancelToken, EvalContext, ProgressSink};
 use crate::eval::{ErrorPolicy, Evaluator, Failure, NodeTiming, Request};
 use std::sync::Arc;
@@ -58,58 +58,16 @@ impl Session {
                 Some(live.plan(&ctx)?)
             }
         };
-        let graph = match (&lowered, &self.source) {
-            (Some(l), _) => &l.graph,
-            (None, Source::Graph(g)) => g,
-            (None, Source::Document { empty, .. }) => empty,
-        };
+        let graph = cooked_graph(&self.source, &lowered);
         let out = self.eval.evaluate(graph, &req, &ctx)?;
-        let mut pinned = vec![];
-        if let Some(store) = &self.store {
-            for name in &self.outputs {
-                if let Some(k) = self.eval.output_key(graph, name)
-                    && store.pin(k)
-                {
-                    pinned.push(k);
-                }
-            }
-            for k in std::mem::take(&mut self.pinned) {
-                store.unpin(k);
-            }
-        }
-        self.pinned = pinned;
-        self.frame = Some(Arc::new(Frame {
+        let frame = Frame {
             number: self.presented,
             clock,
             values: out.values,
-        }));
-        self.presented += 1;
-        let s = out.stats;
-        let plan = match (&mut self.source, lowered) {
-            (Source::Document { live, plan, .. }, Some(l)) => {
-                let ran = out.timings.iter().map(|t| (t.node.as_str(), t.cut_off));
-                let present = PlanPresent {
-                    plans: live.counts(),
-                    waits: l.report.waits.len(),
-                    scopes: l.report.scope_counts(ran),
-                };
-                *plan = Some(l);
-                Some(present)
-            }
-            _ => None,
         };
+        let report = self.settle(out.stats, &out.timings, frame, lowered, t0);
         Ok(Cooked {
-            report: PresentReport {
-                frame: self.presented - 1,
-                planned: s.planned,
-                nodes: self.eval.plan().map_or(0, |p| p.len()),
-                reused: s.cache_hits,
-                cooked: s.executed,
-                cut_off: s.cutoffs,
-                parallel: s.parallel,
-                elapsed: t0.elapsed(),
-                plan,
-            },
+            report,
             timings: out.timings,
             failures: out.failures,
         })

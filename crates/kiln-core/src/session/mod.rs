@@ -120,6 +120,15 @@ enum Source {
     },
 }
 
+/// The graph a cook runs: the plan's flat graph over a document, else the session's graph.
+fn cooked_graph<'a>(source: &'a Source, lowered: &'a Option<Arc<Lowered>>) -> &'a Graph {
+    match (lowered, source) {
+        (Some(l), _) => &l.graph,
+        (None, Source::Graph(g)) => g,
+        (None, Source::Document { empty, .. }) => empty,
+    }
+}
+
 /// A graph kept cooked between edits (see the module docs).
 pub struct Session {
     source: Source,
@@ -370,11 +379,7 @@ impl Session {
                 Some(l)
             }
         };
-        let graph = match (&lowered, &self.source) {
-            (Some(l), _) => &l.graph,
-            (None, Source::Graph(g)) => g,
-            (None, Source::Document { empty, .. }) => empty,
-        };
+        let graph = cooked_graph(&self.source, &lowered);
         let out = self.eval.evaluate(graph, &req, &ctx)?;
         let frame = Frame {
             number: self.presented,
@@ -382,7 +387,21 @@ impl Session {
             values: out.values,
         };
         commit(&frame).map_err(SessionError::Commit)?;
-        // Pin the new frame's values, then release the old frame's.
+        Ok(self.settle(out.stats, &out.timings, frame, lowered, t0))
+    }
+
+    /// Make `frame` (just cooked from `lowered`, or from the plain graph) the current one:
+    /// pin its values in the store and release the old frame's, keep the plan for the next
+    /// edit, and report what the cook did.
+    fn settle(
+        &mut self,
+        s: crate::eval::Stats,
+        timings: &[crate::eval::NodeTiming],
+        frame: Frame,
+        lowered: Option<Arc<Lowered>>,
+        t0: Instant,
+    ) -> PresentReport {
+        let graph = cooked_graph(&self.source, &lowered);
         let mut pinned = vec![];
         if let Some(store) = &self.store {
             for name in &self.outputs {
@@ -399,10 +418,9 @@ impl Session {
         self.pinned = pinned;
         self.frame = Some(Arc::new(frame));
         self.presented += 1;
-        let s = out.stats;
         let plan = match (&mut self.source, lowered) {
             (Source::Document { live, plan, .. }, Some(l)) => {
-                let ran = out.timings.iter().map(|t| (t.node.as_str(), t.cut_off));
+                let ran = timings.iter().map(|t| (t.node.as_str(), t.cut_off));
                 let present = PlanPresent {
                     plans: live.counts(),
                     waits: l.report.waits.len(),
@@ -413,7 +431,7 @@ impl Session {
             }
             _ => None,
         };
-        Ok(PresentReport {
+        PresentReport {
             frame: self.presented - 1,
             planned: s.planned,
             nodes: self.eval.plan().map_or(0, |p| p.len()),
@@ -423,7 +441,7 @@ impl Session {
             parallel: s.parallel,
             elapsed: t0.elapsed(),
             plan,
-        })
+        }
     }
 
     /// Memory held, by part: the session's values, its plan and the shared store.
