@@ -391,7 +391,22 @@ proptest! {
                     added.push(id.clone());
                     Edit::Const { node: id, port: "b".into(), value: Value::Float(1.0) }
                 }
-                5 if !added.is_empty() => Edit::RemoveNode { node: added.remove(i % added.len()) },
+                5 if !added.is_empty() => {
+                    // The inputs it fed get a constant back, so every node still cooks.
+                    let gone = added.remove(i % added.len());
+                    let fed: Vec<PortRef> = l.document().graph.wires().iter()
+                        .filter(|w| w.from.node.to_string() == gone)
+                        .map(|w| w.to.clone())
+                        .collect();
+                    let spliced = l.edit(Edit::RemoveNode { node: gone }).unwrap();
+                    prop_assert!(spliced);
+                    let Some((last, rest)) = fed.split_last() else { continue };
+                    for to in rest {
+                        let spliced = l.edit(Edit::Const { node: to.node.to_string(), port: to.port.clone(), value: Value::Float(x) }).unwrap();
+                        prop_assert!(spliced);
+                    }
+                    Edit::Const { node: last.node.to_string(), port: last.port.clone(), value: Value::Float(x) }
+                }
                 6 if !added.is_empty() => {
                     // Into an input with no wire yet; from `k` or an earlier added node
                     // (so no cycle forms).
