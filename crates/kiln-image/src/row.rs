@@ -17,7 +17,24 @@ fn row(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
     let mut images = Vec::with_capacity(items.len());
     for (i, v) in items.iter().enumerate() {
         match v.as_heavy::<Image>() {
-            Some(img) => images.push(img),
+            // The pixels are copied by rows below: an image whose pixel count is not its
+            // width times its height is refused rather than read past.
+            Some(img)
+                if img.pixels.len() as u64 == u64::from(img.width) * u64::from(img.height) =>
+            {
+                images.push(img)
+            }
+            Some(img) => {
+                return Err(OpError::input(
+                    0,
+                    format!(
+                        "element {i} holds {} pixels, not {} x {}",
+                        img.pixels.len(),
+                        img.width,
+                        img.height
+                    ),
+                ));
+            }
             None => {
                 return Err(OpError::input(
                     0,
@@ -107,6 +124,10 @@ mod tests {
         assert!(none.message.contains("no images"));
         let bad = run(&[Value::list([Value::Int(1)]), Value::Color(bg)]).unwrap_err();
         assert!(bad.message.contains("element 0"));
+        let mut short = Image::filled(2, 2, bg);
+        short.pixels.pop();
+        let e = run(&[Value::list([short.into_value()]), Value::Color(bg)]).unwrap_err();
+        assert!(e.message.contains("3 pixels, not 2 x 2"), "{}", e.message);
         let wide = Image::filled(MAX_SIDE, 1, bg).into_value();
         let e = run(&[Value::list([wide.clone(), wide]), Value::Color(bg)]).unwrap_err();
         assert!(e.message.contains("16384"), "{}", e.message);

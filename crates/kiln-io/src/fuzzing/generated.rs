@@ -42,6 +42,8 @@ pub fn evaluate(bytes: &[u8], registry: &Registry) {
     ctx.time = 0.5;
     ctx.dt = 1.0 / 30.0;
     ctx.seed = 7;
+    // An image whose size nothing gives is this small (the default is 256²).
+    ctx.resolution = Some((8, 8));
     let mut first: Option<(&str, Summary)> = None;
     for (name, mut eval) in evaluators(registry) {
         for _ in 0..2 {
@@ -206,7 +208,10 @@ fn generate(bytes: &[u8], registry: &Registry) -> Option<(Graph, Vec<String>)> {
         let id = format!("n{n}");
         g.add_node(id.as_str(), &spec.id).ok()?;
         for p in &spec.params {
-            if p.default.is_some() && c.byte().is_multiple_of(3) {
+            // An int default past the table (a grid side, a count) is always replaced, so
+            // that sizes stay small.
+            let large = matches!(p.default, Some(Value::Int(d)) if d > 16);
+            if p.default.is_some() && !large && c.byte().is_multiple_of(3) {
                 continue;
             }
             if let Some(v) = param_value(p.ty, &mut c) {
