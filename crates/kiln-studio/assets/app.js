@@ -101,7 +101,10 @@ function showProgress(m) {
   const p = $("progress");
   p.hidden = false;
   $("progress-fill").style.width = (100 * m.completed / Math.max(1, m.total)).toFixed(0) + "%";
-  setStatus(`cooking ${m.node || ""} ${m.completed}/${m.total} · ~${fmtMs(m.eta_ms)} left`);
+  const eta = m.eta_ms === null || m.eta_ms === undefined ? "estimating time left…" :
+    `~${fmtMs(m.eta_ms)} left` + (m.estimate === "past" ? " (from past timings)" : " (from the count so far)");
+  p.dataset.eta = m.eta_ms === null || m.eta_ms === undefined ? "" : String(m.eta_ms);
+  setStatus(`cooking ${m.node || ""} ${m.completed}/${m.total} · ${eta}`);
 }
 
 function onCooked(m) {
@@ -287,7 +290,7 @@ function drawNode(n, parent, cook, readOnly) {
     wrapText(g, err, 14, top + PREVIEW - 44, W - 28, 3, "error-text");
   }
   if (!readOnly) {
-    const grab = el("rect", { x: 0, y: 0, width: W, height: HEAD - 6, fill: "transparent", style: "cursor: move" }, g);
+    const grab = el("rect", { class: "grab", x: 0, y: 0, width: W, height: HEAD - 6, fill: "transparent", style: "cursor: move" }, g);
     grab.addEventListener("mousedown", (ev) => startMove(ev, n));
   }
   g.addEventListener("mousedown", (ev) => {
@@ -512,7 +515,7 @@ function renderInspector() {
 }
 
 function field(n, p, what, readOnly) {
-  const f = html("div", { class: "field" });
+  const f = html("div", { class: "field", "data-field": p.name, "data-what": what });
   const label = html("label", {});
   label.appendChild(html("span", {}, p.name));
   label.appendChild(html("span", { class: "ty" }, p.ty));
