@@ -75,7 +75,7 @@ mod tests {
     fn only_the_server_s_own_names_pass() {
         let hosts = allowed_hosts("127.0.0.1:8080".parse().unwrap());
         assert!(allowed4(Some("127.0.0.1:8080"), None, &hosts));
-        assert!(allowed(
+        assert!(allowed4(
             Some("localhost:8080"),
             Some("http://localhost:8080"),
             &hosts
@@ -83,13 +83,13 @@ mod tests {
         assert!(!allowed4(Some("evil.example:8080"), None, &hosts));
         assert!(!allowed4(Some("127.0.0.1:9999"), None, &hosts));
         assert!(!allowed4(None, None, &hosts));
-        assert!(!allowed(
+        assert!(!allowed4(
             Some("127.0.0.1:8080"),
             Some("http://evil.example"),
             &hosts
         ));
         assert!(!allowed4(Some("127.0.0.1:8080"), Some("null"), &hosts));
-        assert!(!allowed(
+        assert!(!allowed4(
             Some("127.0.0.1:8080"),
             Some("http://127.0.0.1:8080.evil.example"),
             &hosts
