@@ -464,7 +464,12 @@ function renderInspector() {
   const box = $("inspector");
   const g = currentGraph();
   const n = g && g.nodes.find((x) => x.id === state.selected);
-  if (document.activeElement && box.contains(document.activeElement) && box.dataset.node === (n && n.id)) return;
+  if (document.activeElement && box.contains(document.activeElement) && box.dataset.node === (n && n.id)) {
+    // The user is typing in a field: keep the widgets, refresh what the last cook said.
+    const old = box.querySelector(".insp-cook");
+    if (old) old.replaceWith(cookInfo(n, g));
+    return;
+  }
   box.textContent = "";
   box.dataset.node = n ? n.id : "";
   if (!n) {
@@ -475,12 +480,7 @@ function renderInspector() {
   box.appendChild(html("div", { class: "op-id" }, n.op));
   box.appendChild(html("div", { class: "doc" }, n.doc || ""));
   const cook = !g.readOnly && state.cooked && state.cooked.nodes && state.cooked.nodes[n.id];
-  if (cook) {
-    box.appendChild(html("div", { class: "stat" },
-      `last edit: ${cook.status.replace("_", " ")}` + (cook.cooked ? ` · ${cook.cooked} node(s) in ${fmtMs(cook.ms)}` : "")));
-    const err = cook.error || (cook.errors && cook.errors.join("\n"));
-    if (err) box.appendChild(html("div", { class: "insp-error" }, err));
-  }
+  box.appendChild(cookInfo(n, g));
   if (n.kind === "call") {
     const b = html("button", {}, `Open ${n.call.graph}`);
     b.onclick = () => openBody(n.call.graph);
@@ -512,6 +512,18 @@ function renderInspector() {
     del.onclick = () => { send({ type: "delete", node: n.id }); state.selected = null; };
     box.appendChild(del);
   }
+}
+
+// What the last cook did to node `n`, and its error.
+function cookInfo(n, g) {
+  const d = html("div", { class: "insp-cook" });
+  const cook = !g.readOnly && state.cooked && state.cooked.nodes && state.cooked.nodes[n.id];
+  if (!cook) return d;
+  d.appendChild(html("div", { class: "stat" },
+    `last edit: ${cook.status.replace("_", " ")}` + (cook.cooked ? ` · ${cook.cooked} node(s) in ${fmtMs(cook.ms)}` : "")));
+  const err = cook.error || (cook.errors && cook.errors.join("\n"));
+  if (err) d.appendChild(html("div", { class: "insp-error" }, err));
+  return d;
 }
 
 function field(n, p, what, readOnly) {

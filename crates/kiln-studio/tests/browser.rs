@@ -286,3 +286,14 @@ fn a_page_of_another_origin_cannot_drive_the_studio() {
     let s = studio(&path, None);
     playwright("origin.mjs", &s.url(), &path);
 }
+
+#[test]
+#[cfg_attr(
+    not(has_playwright),
+    ignore = "chromium, node or playwright-core (KILN_PLAYWRIGHT) not found: browser test skipped"
+)]
+fn user_sees_meshes_previewed_on_their_nodes() {
+    let (_d, path) = copy_example("rock.json");
+    let s = studio(&path, None);
+    playwright("mesh.mjs", &s.url(), &path);
+}

@@ -74,6 +74,11 @@ run(async () => {
   const err = page.locator('#nodes g.node[data-id="coarse"] .error-text');
   await until(async () => (await err.count()) > 0, "the error drawn on coarse");
   check((await err.first().textContent()).includes("width"), "the error on coarse names width");
+  // The inspector, still holding the field typed into, says it too.
+  await until(() => page.evaluate(() => {
+    const e = document.querySelector("#inspector .insp-error");
+    return !!e && e.textContent.includes("width");
+  }), "the error in the inspector");
   const kept = await previews(page);
   for (const id of IDS.filter((i) => !VALUES.includes(i))) {
     check(kept[id] === after[id], `${id}: the last good preview did not stay (${kept[id]} vs ${after[id]})`);
