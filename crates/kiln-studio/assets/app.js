@@ -468,6 +468,8 @@ function renderInspector() {
     // The user is typing in a field: keep the widgets, refresh what the last cook said.
     const old = box.querySelector(".insp-cook");
     if (old) old.replaceWith(cookInfo(n, g));
+    const shownBox = box.querySelector(".insp-shown");
+    if (shownBox) shownBox.replaceWith(previewInfo(n, g));
     return;
   }
   box.textContent = "";
@@ -479,7 +481,6 @@ function renderInspector() {
   box.appendChild(html("h2", {}, n.id));
   box.appendChild(html("div", { class: "op-id" }, n.op));
   box.appendChild(html("div", { class: "doc" }, n.doc || ""));
-  const cook = !g.readOnly && state.cooked && state.cooked.nodes && state.cooked.nodes[n.id];
   box.appendChild(cookInfo(n, g));
   if (n.kind === "call") {
     const b = html("button", {}, `Open ${n.call.graph}`);
@@ -495,6 +496,20 @@ function renderInspector() {
     box.appendChild(html("h3", {}, "Inputs"));
     for (const p of n.inputs) box.appendChild(field(n, p, "input", ro));
   }
+  box.appendChild(previewInfo(n, g));
+  if (!ro) {
+    box.appendChild(html("h3", {}, "Node"));
+    const del = html("button", { class: "danger" }, "Delete node");
+    del.onclick = () => { send({ type: "delete", node: n.id }); state.selected = null; };
+    box.appendChild(del);
+  }
+}
+
+// The preview of node `n`'s first output, as the inspector shows it.
+function previewInfo(n, g) {
+  const box = html("div", { class: "insp-shown" });
+  const ro = g.readOnly;
+  const cook = !ro && state.cooked && state.cooked.nodes && state.cooked.nodes[n.id];
   const port = n.kind === "output" ? "out" : (n.outputs[0] || {}).name;
   const { p } = ro ? {} : shown(n, port, cook);
   if (p) {
@@ -506,12 +521,7 @@ function renderInspector() {
     else d.appendChild(html("code", {}, p.text));
     box.appendChild(d);
   }
-  if (!ro) {
-    box.appendChild(html("h3", {}, "Node"));
-    const del = html("button", { class: "danger" }, "Delete node");
-    del.onclick = () => { send({ type: "delete", node: n.id }); state.selected = null; };
-    box.appendChild(del);
-  }
+  return box;
 }
 
 // What the last cook did to node `n`, and its error.

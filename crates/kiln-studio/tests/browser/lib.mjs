@@ -43,6 +43,12 @@ export async function open(artifacts) {
   const shot = async (name) => {
     step += 1;
     const path = join(artifacts, `${String(step).padStart(2, "0")}-${name}.png`);
+    // Every thumbnail on the page fetched and decoded first, then a frame painted.
+    await page.evaluate(async () => {
+      const hrefs = [...document.querySelectorAll("image.preview")].map((i) => i.getAttribute("href"));
+      await Promise.all(hrefs.map((h) => { const im = new Image(); im.src = h; return im.decode().catch(() => {}); }));
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    });
     await page.screenshot({ path });
     console.log("screenshot:", path);
   };

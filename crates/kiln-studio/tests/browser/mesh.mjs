@@ -33,6 +33,11 @@ run(async () => {
     return ["lumps", "squash", "facets", "rock"].every((id) => p[id] && p[id] !== before[id]) ? p : null;
   }, "the pictures downstream of roughness to change");
   check(after.ball === before.ball, "the sphere's picture changed");
+  // The inspector, its slider still focused, shows the new value too.
+  await until(() => page.evaluate(() => {
+    const c = document.querySelector("#inspector .insp-shown code");
+    return !!c && c.textContent !== "0.32";
+  }), "the inspector's preview of the new roughness");
   await shot("rock-rougher");
   await close();
 });
