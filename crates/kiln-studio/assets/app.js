@@ -101,7 +101,10 @@ function showProgress(m) {
   const p = $("progress");
   p.hidden = false;
   $("progress-fill").style.width = (100 * m.completed / Math.max(1, m.total)).toFixed(0) + "%";
-  setStatus(`cooking ${m.node || ""} ${m.completed}/${m.total} · ~${fmtMs(m.eta_ms)} left`);
+  const eta = m.eta_ms === null || m.eta_ms === undefined ? "estimating time left…" :
+    `~${fmtMs(m.eta_ms)} left` + (m.estimate === "past" ? " (from past timings)" : " (from the count so far)");
+  p.dataset.eta = m.eta_ms === null || m.eta_ms === undefined ? "" : String(m.eta_ms);
+  setStatus(`cooking ${m.node || ""} ${m.completed}/${m.total} · ${eta}`);
 }
 
 function onCooked(m) {
@@ -287,7 +290,7 @@ function drawNode(n, parent, cook, readOnly) {
     wrapText(g, err, 14, top + PREVIEW - 44, W - 28, 3, "error-text");
   }
   if (!readOnly) {
-    const grab = el("rect", { x: 0, y: 0, width: W, height: HEAD - 6, fill: "transparent", style: "cursor: move" }, g);
+    const grab = el("rect", { class: "grab", x: 0, y: 0, width: W, height: HEAD - 6, fill: "transparent", style: "cursor: move" }, g);
     grab.addEventListener("mousedown", (ev) => startMove(ev, n));
   }
   g.addEventListener("mousedown", (ev) => {
@@ -461,7 +464,14 @@ function renderInspector() {
   const box = $("inspector");
   const g = currentGraph();
   const n = g && g.nodes.find((x) => x.id === state.selected);
-  if (document.activeElement && box.contains(document.activeElement) && box.dataset.node === (n && n.id)) return;
+  if (document.activeElement && box.contains(document.activeElement) && box.dataset.node === (n && n.id)) {
+    // The user is typing in a field: keep the widgets, refresh what the last cook said.
+    const old = box.querySelector(".insp-cook");
+    if (old) old.replaceWith(cookInfo(n, g));
+    const shownBox = box.querySelector(".insp-shown");
+    if (shownBox) shownBox.replaceWith(previewInfo(n, g));
+    return;
+  }
   box.textContent = "";
   box.dataset.node = n ? n.id : "";
   if (!n) {
@@ -471,13 +481,7 @@ function renderInspector() {
   box.appendChild(html("h2", {}, n.id));
   box.appendChild(html("div", { class: "op-id" }, n.op));
   box.appendChild(html("div", { class: "doc" }, n.doc || ""));
-  const cook = !g.readOnly && state.cooked && state.cooked.nodes && state.cooked.nodes[n.id];
-  if (cook) {
-    box.appendChild(html("div", { class: "stat" },
-      `last edit: ${cook.status.replace("_", " ")}` + (cook.cooked ? ` · ${cook.cooked} node(s) in ${fmtMs(cook.ms)}` : "")));
-    const err = cook.error || (cook.errors && cook.errors.join("\n"));
-    if (err) box.appendChild(html("div", { class: "insp-error" }, err));
-  }
+  box.appendChild(cookInfo(n, g));
   if (n.kind === "call") {
     const b = html("button", {}, `Open ${n.call.graph}`);
     b.onclick = () => openBody(n.call.graph);
@@ -492,6 +496,20 @@ function renderInspector() {
     box.appendChild(html("h3", {}, "Inputs"));
     for (const p of n.inputs) box.appendChild(field(n, p, "input", ro));
   }
+  box.appendChild(previewInfo(n, g));
+  if (!ro) {
+    box.appendChild(html("h3", {}, "Node"));
+    const del = html("button", { class: "danger" }, "Delete node");
+    del.onclick = () => { send({ type: "delete", node: n.id }); state.selected = null; };
+    box.appendChild(del);
+  }
+}
+
+// The preview of node `n`'s first output, as the inspector shows it.
+function previewInfo(n, g) {
+  const box = html("div", { class: "insp-shown" });
+  const ro = g.readOnly;
+  const cook = !ro && state.cooked && state.cooked.nodes && state.cooked.nodes[n.id];
   const port = n.kind === "output" ? "out" : (n.outputs[0] || {}).name;
   const { p } = ro ? {} : shown(n, port, cook);
   if (p) {
@@ -503,16 +521,23 @@ function renderInspector() {
     else d.appendChild(html("code", {}, p.text));
     box.appendChild(d);
   }
-  if (!ro) {
-    box.appendChild(html("h3", {}, "Node"));
-    const del = html("button", { class: "danger" }, "Delete node");
-    del.onclick = () => { send({ type: "delete", node: n.id }); state.selected = null; };
-    box.appendChild(del);
-  }
+  return box;
+}
+
+// What the last cook did to node `n`, and its error.
+function cookInfo(n, g) {
+  const d = html("div", { class: "insp-cook" });
+  const cook = !g.readOnly && state.cooked && state.cooked.nodes && state.cooked.nodes[n.id];
+  if (!cook) return d;
+  d.appendChild(html("div", { class: "stat" },
+    `last edit: ${cook.status.replace("_", " ")}` + (cook.cooked ? ` · ${cook.cooked} node(s) in ${fmtMs(cook.ms)}` : "")));
+  const err = cook.error || (cook.errors && cook.errors.join("\n"));
+  if (err) d.appendChild(html("div", { class: "insp-error" }, err));
+  return d;
 }
 
 function field(n, p, what, readOnly) {
-  const f = html("div", { class: "field" });
+  const f = html("div", { class: "field", "data-field": p.name, "data-what": what });
   const label = html("label", {});
   label.appendChild(html("span", {}, p.name));
   label.appendChild(html("span", { class: "ty" }, p.ty));

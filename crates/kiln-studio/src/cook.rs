@@ -7,6 +7,7 @@
 //! their nodes, so a broken value shows on its node while the rest still cooks. A cancelled
 //! cook sends `cancelled` and leaves the last previews standing.
 
+use crate::estimate::{Step, Timings};
 use crate::load::Loader;
 use crate::previews::Previews;
 use kiln_core::context::EvalContext;
@@ -107,7 +108,7 @@ fn run(
 ) {
     let mut session: Option<Session> = None;
     // Past times of flat nodes, for the estimate of a long cook.
-    let mut past: HashMap<String, Duration> = HashMap::new();
+    let mut past = Timings::new();
     let mut last_good: HashMap<(String, String), Json> = HashMap::new();
     let mut anim: Option<Anim> = None;
     while let Ok(mut job) = rx.recv() {
@@ -321,7 +322,7 @@ struct CookContext<'a> {
 struct Kept<'a> {
     session: &'a mut Option<Session>,
     /// Past times of flat nodes, for the estimate of a long cook.
-    past: &'a mut HashMap<String, Duration>,
+    past: &'a mut Timings,
     /// The last preview of each port that was not an error, shown (marked stale) while the
     /// port fails.
     last_good: &'a mut HashMap<(String, String), Json>,
@@ -374,27 +375,33 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
         outputs.push(format!("{PREVIEW_PREFIX}{i}"));
         names.push(p.clone());
     }
-    let expected_ms: f64 = past.values().map(Duration::as_secs_f64).sum::<f64>() * 1e3;
+    let expected_ms: f64 = past.total().as_secs_f64() * 1e3;
     sink(json!({"type": "cooking", "version": job.version, "expected_ms": expected_ms}));
     let progress_sink = sink.clone();
     let version = job.version;
-    let last = Mutex::new(Instant::now());
+    let follow = Mutex::new((Instant::now(), past.tracker()));
     let progress = move |p: &Progress<'_>| {
-        let Ok(mut last) = last.lock() else { return };
+        let Ok(mut follow) = follow.lock() else {
+            return;
+        };
+        let (last, tracker) = &mut *follow;
+        // Every report is read (finished nodes are known by name), few are sent.
+        let eta = tracker.step(&Step {
+            completed: p.completed,
+            total: p.total,
+            node: p.node,
+            fraction: p.node_fraction,
+            elapsed: p.elapsed,
+        });
         if last.elapsed() < PROGRESS_EVERY {
             return;
         }
         *last = Instant::now();
-        let done = p.completed as f64 + p.node_fraction.unwrap_or(0.0) as f64;
         let elapsed = p.elapsed.as_secs_f64() * 1e3;
-        let eta = if done > 0.0 {
-            elapsed * (p.total as f64 - done).max(0.0) / done
-        } else {
-            expected_ms
-        };
         progress_sink(json!({"type": "progress", "version": version,
             "completed": p.completed, "total": p.total, "node": p.node.map(top_node),
-            "elapsed_ms": elapsed, "eta_ms": eta}));
+            "elapsed_ms": elapsed, "eta_ms": eta.map(|(d, _)| d.as_secs_f64() * 1e3),
+            "estimate": eta.map(|(_, b)| b.name())}));
     };
     let options = CookOptions {
         cancel: token.clone(),
@@ -464,7 +471,7 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
     };
     let mut per_node: BTreeMap<String, NodeCook> = BTreeMap::new();
     for t in &cooked.timings {
-        past.insert(t.node.to_string(), t.time);
+        past.record(t.node.as_str(), t.time);
         let c = per_node
             .entry(top_node(t.node.as_str()).to_string())
             .or_default();

@@ -2,6 +2,9 @@
 //! addresses, or whose `Origin` (sent by browsers on WebSocket upgrades and cross-site
 //! requests) is not a page of the server, is refused with 403, so a web page on another
 //! site, or one reached through a rebinding DNS name, cannot read previews or drive edits.
+//! Browsers leave `Origin` out of plain `GET`s (an `<img>`, a `no-cors` fetch) but send
+//! `Sec-Fetch-Site` on every request: one made by a page of another site, or of another
+//! origin on the same site (another local server), is refused too.
 
 use std::net::{IpAddr, SocketAddr};
 
@@ -22,11 +25,20 @@ pub fn allowed_hosts(addr: SocketAddr) -> Vec<String> {
     hosts
 }
 
-/// Whether a request with these `Host` and `Origin` headers may be served.
-pub fn allowed(host: Option<&str>, origin: Option<&str>, hosts: &[String]) -> bool {
+/// Whether a request with these `Host`, `Origin` and `Sec-Fetch-Site` headers may be served.
+pub fn allowed(
+    host: Option<&str>,
+    origin: Option<&str>,
+    fetch_site: Option<&str>,
+    hosts: &[String],
+) -> bool {
     let Some(host) = host else {
         return false;
     };
+    // `same-origin`: the studio's own page; `none`: the user opened the address.
+    if fetch_site.is_some_and(|f| !matches!(f.trim(), "same-origin" | "none")) {
+        return false;
+    }
     let host = host.trim().to_ascii_lowercase();
     if !hosts.contains(&host) {
         return false;
@@ -45,25 +57,39 @@ pub fn allowed(host: Option<&str>, origin: Option<&str>, hosts: &[String]) -> bo
 mod tests {
     use super::*;
 
+    fn allowed4(host: Option<&str>, origin: Option<&str>, hosts: &[String]) -> bool {
+        allowed(host, origin, None, hosts)
+    }
+
+    #[test]
+    fn a_request_made_by_a_page_of_another_origin_is_refused() {
+        let hosts = allowed_hosts("127.0.0.1:8080".parse().unwrap());
+        let own = Some("127.0.0.1:8080");
+        assert!(allowed(own, None, Some("same-origin"), &hosts));
+        assert!(allowed(own, None, Some("none"), &hosts));
+        assert!(!allowed(own, None, Some("same-site"), &hosts));
+        assert!(!allowed(own, None, Some("cross-site"), &hosts));
+    }
+
     #[test]
     fn only_the_server_s_own_names_pass() {
         let hosts = allowed_hosts("127.0.0.1:8080".parse().unwrap());
-        assert!(allowed(Some("127.0.0.1:8080"), None, &hosts));
-        assert!(allowed(
+        assert!(allowed4(Some("127.0.0.1:8080"), None, &hosts));
+        assert!(allowed4(
             Some("localhost:8080"),
             Some("http://localhost:8080"),
             &hosts
         ));
-        assert!(!allowed(Some("evil.example:8080"), None, &hosts));
-        assert!(!allowed(Some("127.0.0.1:9999"), None, &hosts));
-        assert!(!allowed(None, None, &hosts));
-        assert!(!allowed(
+        assert!(!allowed4(Some("evil.example:8080"), None, &hosts));
+        assert!(!allowed4(Some("127.0.0.1:9999"), None, &hosts));
+        assert!(!allowed4(None, None, &hosts));
+        assert!(!allowed4(
             Some("127.0.0.1:8080"),
             Some("http://evil.example"),
             &hosts
         ));
-        assert!(!allowed(Some("127.0.0.1:8080"), Some("null"), &hosts));
-        assert!(!allowed(
+        assert!(!allowed4(Some("127.0.0.1:8080"), Some("null"), &hosts));
+        assert!(!allowed4(
             Some("127.0.0.1:8080"),
             Some("http://127.0.0.1:8080.evil.example"),
             &hosts

@@ -13,7 +13,8 @@
 //! * [`edit`]: the edits the page sends, applied to the file's JSON; [`format`]: the file's
 //!   text in the house style; [`project`]: the file under edit, with undo and redo;
 //! * [`cook`]: the cook thread over a [`Session`](kiln_core::session::Session): only the
-//!   newest version is cooked, a newer edit cancels the cook in progress;
+//!   newest version is cooked, a newer edit cancels the cook in progress; [`estimate`]: the
+//!   time left in a long cook, from past timings of the same nodes;
 //! * [`view`] and [`layout`]: what the page draws; [`previews`]: previews by content;
 //!   [`audio`]: outputs fed by signals rendered for a stretch of sound;
 //! * [`server`], [`guard`] and [`files`]: the routes, who may use them, which files.
@@ -23,6 +24,7 @@ pub mod audio;
 pub mod cook;
 pub mod edit;
 pub mod error;
+pub mod estimate;
 pub mod files;
 pub mod format;
 pub mod guard;

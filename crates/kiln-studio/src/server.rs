@@ -67,10 +67,16 @@ fn page(body: &'static str, mime: &'static str) -> Response {
 async fn guard(State(s): State<Arc<Shared>>, req: Request, next: Next) -> Response {
     let h = req.headers();
     let text = |name: header::HeaderName| h.get(name).and_then(|v| v.to_str().ok());
-    if !crate::guard::allowed(text(header::HOST), text(header::ORIGIN), &s.hosts) {
+    let fetch_site = text(header::HeaderName::from_static("sec-fetch-site"));
+    if !crate::guard::allowed(
+        text(header::HOST),
+        text(header::ORIGIN),
+        fetch_site,
+        &s.hosts,
+    ) {
         return (
             StatusCode::FORBIDDEN,
-            "refused: the Host or Origin is not this studio's own address\n",
+            "refused: the Host or Origin is not this studio's own address, or another site's page made the request\n",
         )
             .into_response();
     }

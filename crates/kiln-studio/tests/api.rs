@@ -317,6 +317,9 @@ fn a_foreign_host_or_origin_is_refused() {
         vec![],
         vec![("Host", own.as_str()), ("Origin", "http://evil.example")],
         vec![("Host", own.as_str()), ("Origin", "null")],
+        // A plain GET of another origin's page (no Origin sent, but Sec-Fetch-Site).
+        vec![("Host", own.as_str()), ("Sec-Fetch-Site", "cross-site")],
+        vec![("Host", own.as_str()), ("Sec-Fetch-Site", "same-site")],
     ] {
         let r = get_with(a, "/api/state", &headers);
         assert_eq!(r.status, 403, "{headers:?}");
@@ -472,4 +475,43 @@ fn a_graph_with_latches_has_a_timeline_that_seeks_and_steps() {
             .unwrap()
             .contains("end")
     );
+}
+
+#[test]
+fn meshes_are_previewed_on_their_node_as_a_shaded_picture() {
+    let (_d, path) = copy_example("rock.json");
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let v = c.graph()["version"].as_u64().unwrap();
+    let cooked = c.cooked(v);
+    let mut urls = vec![];
+    for id in ["ball", "lumps", "squash", "facets", "rock"] {
+        let p = &cooked["nodes"][id]["ports"]["out"];
+        assert_eq!(p["kind"], "image", "{id}: {p}");
+        assert_eq!(p["type"], "mesh", "{id}: {p}");
+        let r = get(s.addr(), p["url"].as_str().unwrap());
+        assert_eq!(r.header("content-type"), Some("image/png"));
+        let img = image::load_from_memory(&r.body).unwrap().to_rgba8();
+        assert_eq!(
+            (u64::from(img.width()), u64::from(img.height())),
+            (p["width"].as_u64().unwrap(), p["height"].as_u64().unwrap())
+        );
+        // Shaded: more than a background and one flat colour.
+        let mut colours: Vec<[u8; 4]> = img.pixels().map(|p| p.0).collect();
+        colours.sort();
+        colours.dedup();
+        assert!(colours.len() > 8, "{id}: {} colours", colours.len());
+        urls.push(p["url"].as_str().unwrap().to_string());
+    }
+    // The sphere and the rock pushed out of it are different pictures; the output shows the
+    // picture of what feeds it.
+    assert_ne!(urls[0], urls[3]);
+    assert_eq!(urls[3], urls[4]);
+    // An edit of the roughness changes the pictures downstream of it, not the sphere's.
+    c.send(json!({"type": "set_param", "node": "roughness", "param": "default", "value": 0.6}));
+    let after = c.cooked(v + 1);
+    let url = |m: &Json, id: &str| m["nodes"][id]["ports"]["out"]["url"].clone();
+    assert_eq!(url(&after, "ball"), url(&cooked, "ball"));
+    assert_ne!(url(&after, "lumps"), url(&cooked, "lumps"));
+    assert_ne!(url(&after, "rock"), url(&cooked, "rock"));
 }

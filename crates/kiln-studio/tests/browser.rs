@@ -1,6 +1,11 @@
 //! The page in a real headless Chromium: it draws every node, shows previews, and follows
 //! edits. Without Chromium (see build.rs) these tests are reported as ignored, by name.
 //! Screenshots of each step are kept in the target folder (`studio-screenshots/`).
+//!
+//! The `user_*` tests drive the page with real mouse and keyboard input through
+//! playwright-core (the scripts in `tests/browser/`, run by `node`; the package is found in
+//! the folder `KILN_PLAYWRIGHT` names, which `.ci/run` installs); without it they are
+//! reported as ignored, by name.
 
 mod common;
 
@@ -176,4 +181,119 @@ fn a_call_opens_to_show_its_body() {
     );
     assert!(body.contains("(read-only)"));
     screenshot(&format!("{}#open=row", s.url()), "4-call-body.png");
+}
+
+/// Run the Playwright script `tests/browser/{script}` against the studio at `url` on `file`;
+/// its screenshots go to `studio-screenshots/{script}/`. Its output, once it passed.
+fn playwright(script: &str, url: &str, file: &Path) -> String {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
+    let shots = artifacts().join(script.trim_end_matches(".mjs"));
+    std::fs::create_dir_all(&shots).unwrap();
+    // The scripts use KILN_CHROMIUM when set, Debian's /usr/bin/chromium otherwise.
+    let out = Command::new("node")
+        .arg(here.join(script))
+        .arg(url)
+        .arg(file)
+        .arg(&shots)
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "{script} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// What `kiln validate` checks: the file loads and its graph has no problem.
+fn assert_validates(path: &Path) {
+    let reg = registry();
+    let text = std::fs::read_to_string(path).unwrap();
+    let dir = path.parent().unwrap();
+    let file = kiln_io::graph_file::load_graph_in(&text, &reg, dir)
+        .unwrap_or_else(|e| panic!("the saved file does not load: {e}\n{text}"));
+    let diags = kiln_core::validate::validate(&file.graph, &reg);
+    assert!(
+        diags.is_empty(),
+        "the saved file does not validate: {diags:?}\n{text}"
+    );
+}
+
+fn file_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+#[cfg_attr(
+    not(has_playwright),
+    ignore = "chromium, node or playwright-core (KILN_PLAYWRIGHT) not found: browser test skipped"
+)]
+fn user_edits_a_param_with_its_slider_and_types_a_broken_value() {
+    let (_d, path) = copy_example("marble.json");
+    let s = studio(&path, None);
+    playwright("edit.mjs", &s.url(), &path);
+    // The file holds both edits, as the page made them.
+    let f = file_json(&path);
+    assert_eq!(f["nodes"]["fine"]["params"]["octaves"], 6);
+    assert_eq!(f["nodes"]["coarse"]["params"]["width"], -3);
+}
+
+#[test]
+#[cfg_attr(
+    not(has_playwright),
+    ignore = "chromium, node or playwright-core (KILN_PLAYWRIGHT) not found: browser test skipped"
+)]
+fn user_adds_a_node_drags_it_and_wires_it_and_the_file_validates() {
+    let (_d, path) = copy_example("marble.json");
+    let s = studio(&path, None);
+    let out = playwright("structure.mjs", &s.url(), &path);
+    let added = out
+        .lines()
+        .find_map(|l| l.strip_prefix("added: "))
+        .expect("the script names the added node")
+        .trim()
+        .to_string();
+    let f = file_json(&path);
+    assert_eq!(f["nodes"][&added]["op"], "image.invert");
+    assert_eq!(f["nodes"][&added]["inputs"]["image"], "stretch.out");
+    assert!(
+        f["editor"]["positions"][&added].is_array(),
+        "no position for {added}"
+    );
+    assert_validates(&path);
+}
+
+#[test]
+#[cfg_attr(
+    not(has_playwright),
+    ignore = "chromium, node or playwright-core (KILN_PLAYWRIGHT) not found: browser test skipped"
+)]
+fn user_sees_an_edit_of_the_file_on_disk() {
+    let (_d, path) = copy_example("marble.json");
+    let s = studio(&path, None);
+    playwright("disk.mjs", &s.url(), &path);
+}
+
+#[test]
+#[cfg_attr(
+    not(has_playwright),
+    ignore = "chromium, node or playwright-core (KILN_PLAYWRIGHT) not found: browser test skipped"
+)]
+fn a_page_of_another_origin_cannot_drive_the_studio() {
+    let (_d, path) = copy_example("marble.json");
+    let s = studio(&path, None);
+    playwright("origin.mjs", &s.url(), &path);
+}
+
+#[test]
+#[cfg_attr(
+    not(has_playwright),
+    ignore = "chromium, node or playwright-core (KILN_PLAYWRIGHT) not found: browser test skipped"
+)]
+fn user_sees_meshes_previewed_on_their_nodes() {
+    let (_d, path) = copy_example("rock.json");
+    let s = studio(&path, None);
+    playwright("mesh.mjs", &s.url(), &path);
 }
