@@ -28,11 +28,28 @@ impl Queues {
             self.at_node[node] += 1;
         }
     }
-    /// The oldest entity at `node.port`.
-    pub(super) fn take_one(&mut self, node: usize, port: usize) -> Option<Value> {
-        let v = self.q.get_mut(node)?.get_mut(port)?.pop_front()?;
-        self.at_node[node] -= 1;
-        Some(v)
+    /// Queue `vs` (in order) at `node.port`.
+    pub(super) fn extend(
+        &mut self,
+        node: usize,
+        port: usize,
+        vs: impl ExactSizeIterator<Item = Value>,
+    ) {
+        if let Some(q) = self.q.get_mut(node).and_then(|n| n.get_mut(port)) {
+            self.at_node[node] += vs.len() as u64;
+            q.extend(vs);
+        }
+    }
+    /// The `n` oldest entities at `node.port` (fewer if it holds fewer), oldest first.
+    pub(super) fn take_n(&mut self, node: usize, port: usize, n: usize) -> Vec<Value> {
+        match self.q.get_mut(node).and_then(|q| q.get_mut(port)) {
+            Some(q) => {
+                let n = n.min(q.len());
+                self.at_node[node] -= n as u64;
+                q.drain(..n).collect()
+            }
+            None => Vec::new(),
+        }
     }
     /// Every entity at `node.port`, oldest first.
     pub(super) fn take_all(&mut self, node: usize, port: usize) -> Vec<Value> {
