@@ -176,7 +176,10 @@ pub(crate) fn flow_traces(
 
 /// Print (`print`) and write as JSON (`json`) `traces`.
 pub(crate) fn show_traces(
-    traces: &[(kiln_core::graph::NodeId, std::sync::Arc<kiln_core::flow::Trace>)],
+    traces: &[(
+        kiln_core::graph::NodeId,
+        std::sync::Arc<kiln_core::flow::Trace>,
+    )],
     print: bool,
     json: Option<&std::path::Path>,
 ) -> Result<(), crate::common::CliError> {

@@ -420,17 +420,11 @@ impl Shown {
         let all = kiln_core::flow::traces(g);
         let new: Vec<_> = all
             .iter()
-            .filter(|(n, t)| {
-                !self
-                    .0
-                    .iter()
-                    .any(|(m, u)| m == n && Arc::ptr_eq(t, u))
-            })
+            .filter(|(n, t)| !self.0.iter().any(|(m, u)| m == n && Arc::ptr_eq(t, u)))
             .cloned()
             .collect();
         self.0 = all;
-        crate::report::show_traces(&new, args.trace, args.trace_json.as_deref())
-            .map_err(|e| e.0)
+        crate::report::show_traces(&new, args.trace, args.trace_json.as_deref()).map_err(|e| e.0)
     }
 }
 

@@ -76,7 +76,10 @@ fn one_two_and_three_threads_give_the_same_entities_and_the_same_trace() {
         })
         .collect();
     let ys: Vec<Value> = (0..N).map(|i| Value::Float(i as f64 * 0.01)).collect();
-    let args = [Value::List(xs.clone().into()), Value::List(ys.clone().into())];
+    let args = [
+        Value::List(xs.clone().into()),
+        Value::List(ys.clone().into()),
+    ];
     let b = two_chains();
     let one = on_pool(1, &b, &args);
     // Worked out by hand: (x · 1.5) + 0.25, and −(x · 1.5).
@@ -89,9 +92,18 @@ fn one_two_and_three_threads_give_the_same_entities_and_the_same_trace() {
     assert_eq!(bits(output(&one, "oz")), want_z);
     assert_eq!(
         one.trace.order(),
-        ["xs", "mx", "fan", "ax", "ox", "neg", "oy", "ys", "my", "ay", "oz"]
+        [
+            "xs", "mx", "fan", "ax", "ox", "neg", "oy", "ys", "my", "ay", "oz"
+        ]
     );
-    assert!(one.trace.steps.iter().skip(1).take(3).all(|s| s.runs == N as u64));
+    assert!(
+        one.trace
+            .steps
+            .iter()
+            .skip(1)
+            .take(3)
+            .all(|s| s.runs == N as u64)
+    );
     for threads in [2, 3] {
         let many = on_pool(threads, &b, &args);
         assert!(
