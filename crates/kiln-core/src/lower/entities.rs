@@ -416,10 +416,12 @@ impl<'d, 'r> Lowering<'d, 'r> {
     }
 
     /// Write call `cid` of `asset` once per element when one of its single inputs of a type
-    /// that is not a list is given a list the plan knows (a constant, or the copies of a
-    /// node written per element): copy `cid[i]` is given element `i` of each such input and
-    /// the rest of `binds` as they are; each output of the call is the list of its copies'
-    /// outputs. Whether it did.
+    /// that is not a list is given a list: copy `cid[i]` is given element `i` of each such
+    /// input and the rest of `binds` as they are; each output of the call is the list of its
+    /// copies' outputs. A list the plan knows (a constant, the copies of a node written per
+    /// element, a list cooked before) is written out now; one an op declares it makes, or a
+    /// `const` node holds, is cooked first (the call waits). Whether the call is taken care
+    /// of.
     pub(crate) fn map_call(
         &mut self,
         cid: &str,
@@ -428,6 +430,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
         depth: usize,
     ) -> Result<bool, PlanError> {
         let mut lists: Vec<(String, Vec<Src>)> = Vec::new();
+        let mut later: Vec<String> = Vec::new();
         for (port, src) in binds {
             let Some(decl) = asset.interface.input(port) else {
                 continue;
@@ -445,12 +448,29 @@ impl<'d, 'r> Lowering<'d, 'r> {
                     Some(e) => e.clone(),
                     None => match self.cooked_lists.get(&p) {
                         Some(Value::List(items)) => items.iter().cloned().map(Src::Const).collect(),
-                        _ => continue,
+                        Some(_) => continue,
+                        None if self.is_list_port(&p) => {
+                            later.push(port.clone());
+                            continue;
+                        }
+                        None => continue,
                     },
                 },
                 _ => continue,
             };
             lists.push((port.clone(), elements));
+        }
+        if !later.is_empty() {
+            // A list a node computes: cooked first, then the call is written per element.
+            later.sort();
+            self.pending.push(super::waits::Pending::Each {
+                cid: cid.to_string(),
+                asset,
+                binds: binds.clone(),
+                ports: later,
+                depth,
+            });
+            return Ok(true);
         }
         if lists.is_empty() {
             return Ok(false);

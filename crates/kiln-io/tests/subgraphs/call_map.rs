@@ -74,15 +74,20 @@ fn a_constant_list_maps_the_call_once_per_element() {
 }
 
 #[test]
-fn a_computed_list_runs_the_body_once_per_element() {
-    // A list a node computes is not known when the call is written: the body's nodes are
-    // mapped one by one instead, which runs each once per element too.
+fn a_computed_list_is_cooked_then_maps_the_call_once_per_element() {
     counting::take();
-    let (v, _) = cook(&doc(
+    let (v, l) = cook(&doc(
         r#""xs": {"op": "list.range", "inputs": {"count": 5}},"#,
         r#""xs""#,
     ));
     assert_eq!(counting::take(), 5, "the body runs once per element");
     assert_eq!(floats(&v[0]), [0.5, 2.5, 4.5, 6.5, 8.5]);
     assert_eq!(v[2], Value::Int(5));
+    let each: Vec<(&str, &str, usize)> = l
+        .report
+        .scopes
+        .iter()
+        .map(|s| (s.kind, s.path.as_str(), s.copies))
+        .collect();
+    assert_eq!(each, [("each", "call", 5)]);
 }
