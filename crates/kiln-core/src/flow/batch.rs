@@ -10,6 +10,7 @@
 
 use super::compile::CNode;
 use super::executor::FlowError;
+use super::queues::Col;
 use crate::context::EvalContext;
 use crate::op::{Kernel, Op, OpCall, OpError, PortIndex};
 use crate::plan::Plan;
@@ -47,7 +48,7 @@ pub(super) struct Job<'a> {
     /// Per input: its constant, its collective list, or (for a single input) `Empty`.
     pub fixed: &'a [Value],
     /// The single inputs' entities: `(port, entities)`, all of the batch's length.
-    pub cols: &'a [(usize, Vec<Value>)],
+    pub cols: &'a [(usize, Col)],
     pub count: usize,
 }
 
@@ -90,21 +91,34 @@ impl Arg<'_> {
 
 /// The kernel over the batch, or `None` when some entity or constant is not a float.
 fn kernel_batch(job: &Job<'_>, k: Kernel) -> Option<Batch> {
-    let mut columns: Vec<(usize, Vec<f64>)> = Vec::with_capacity(job.cols.len());
+    // Columns already of floats are read as they are; others are read into floats.
+    let mut read: Vec<(usize, Vec<f64>)> = Vec::new();
     for (p, col) in job.cols {
-        let floats: Option<Vec<f64>> = col
-            .iter()
-            .map(|v| match v {
-                Value::Float(x) => Some(*x),
-                _ => None,
-            })
-            .collect();
-        columns.push((*p, floats?));
+        if let Col::Values(vs) = col {
+            let floats: Option<Vec<f64>> = vs
+                .iter()
+                .map(|v| match v {
+                    Value::Float(x) => Some(*x),
+                    _ => None,
+                })
+                .collect();
+            read.push((*p, floats?));
+        }
     }
+    let column = |p: usize| -> Option<&[f64]> {
+        match job.cols.iter().find(|(q, _)| *q == p) {
+            Some((_, Col::Floats(f))) => Some(f),
+            Some(_) => read
+                .iter()
+                .find(|(q, _)| *q == p)
+                .map(|(_, f)| f.as_slice()),
+            None => None,
+        }
+    };
     let mut args = [Arg::Fixed(0.0); 3];
     for (p, a) in args.iter_mut().enumerate().take(k.arity()) {
-        *a = match columns.iter().find(|(q, _)| *q == p) {
-            Some((_, c)) => Arg::Col(c),
+        *a = match column(p) {
+            Some(c) => Arg::Col(c),
             None => match job.fixed.get(p) {
                 Some(Value::Float(x)) => Arg::Fixed(*x),
                 _ => return None,
@@ -207,7 +221,7 @@ fn runs(job: &Job<'_>, op: &Arc<dyn Op>, range: std::ops::Range<usize>, outs: us
             };
         }
         for (p, col) in job.cols {
-            inputs[*p] = col[i].clone();
+            inputs[*p] = col.at(i);
         }
         if let Err(e) = run_one(job, op, &inputs, &mut out) {
             return Batch {

@@ -5,7 +5,7 @@ use super::batch::{self, Made};
 use super::body::{FlowBody, FlowRun};
 use super::compile::{Compiled, Dest, InputValue, Kind};
 use super::order::{first_ready, first_waiting, push_children, ready};
-use super::queues::Queues;
+use super::queues::{Col, Queues};
 use super::trace::{PortCount, Step, Trace};
 use crate::context::EvalContext;
 use crate::value::Value;
@@ -162,12 +162,14 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Send `xs` (in order) from the only output of node `from`, as float entities.
-    fn send_floats(&mut self, from: usize, xs: &[f64]) -> Result<(), FlowError> {
+    /// Send `xs` (in order) from output 0 of node `from`, as float entities.
+    fn send_floats(&mut self, from: usize, xs: Vec<f64>) -> Result<(), FlowError> {
         self.count(xs.len() as u64)?;
-        for d in &self.c.nodes[from].outputs[0].1 {
-            self.q
-                .extend(d.node, d.port, xs.iter().map(|&x| Value::Float(x)));
+        if let Some((last, rest)) = self.c.nodes[from].outputs[0].1.split_last() {
+            for d in rest {
+                self.q.extend_floats(d.node, d.port, xs.clone());
+            }
+            self.q.extend_floats(last.node, last.port, xs);
         }
         Ok(())
     }
@@ -222,9 +224,22 @@ impl Run<'_> {
                     _ => &one,
                 };
                 if !node.outputs.is_empty() {
-                    for item in items {
-                        made[0] += 1;
-                        self.send(v, 0, item.clone())?;
+                    made[0] = items.len() as u64;
+                    // A list of floats is queued as a column of them (the same entities).
+                    let floats: Option<Vec<f64>> = items
+                        .iter()
+                        .map(|x| match x {
+                            Value::Float(f) => Some(*f),
+                            _ => None,
+                        })
+                        .collect();
+                    match floats {
+                        Some(xs) if items.len() > 1 => self.send_floats(v, xs)?,
+                        _ => {
+                            for item in items {
+                                self.send(v, 0, item.clone())?;
+                            }
+                        }
                     }
                 }
             }
@@ -252,7 +267,7 @@ impl Run<'_> {
                     }
                 }
                 let count = singles.iter().map(|&p| self.q.len(v, p)).min().unwrap_or(1);
-                let cols: Vec<(usize, Vec<Value>)> = singles
+                let cols: Vec<(usize, Col)> = singles
                     .iter()
                     .map(|&p| {
                         taken[p] = count as u64;
@@ -275,7 +290,7 @@ impl Run<'_> {
                 match batch.made {
                     Made::Floats(xs) => {
                         made[0] = xs.len() as u64;
-                        self.send_floats(v, &xs)?;
+                        self.send_floats(v, xs)?;
                     }
                     Made::Rows(mut rows) => {
                         let outs = node.outputs.len().max(1);
