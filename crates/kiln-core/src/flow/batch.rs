@@ -4,7 +4,9 @@
 //! Two paths give the same bits. When the op offers a scalar [`Kernel`] for float inputs
 //! (which must apply the very function its `execute` does) and every entity and constant of
 //! the batch is a float, the kernel runs over plain `f64` columns: no [`OpCall`], no value
-//! matching per run. Otherwise the op's `execute` runs once per entity. Either path splits a
+//! matching per run, and its results overwrite its first column (each element read before it
+//! is written), so a chain of kernels passes one buffer along. A kernel that panics fails the
+//! run as the op's panic. Otherwise the op's `execute` runs once per entity. Either path splits a
 //! large batch over the current rayon pool when the op is pure (or reads only the clock), and
 //! gathers the results in entity order, so the thread count changes nothing but the time.
 
@@ -47,8 +49,6 @@ pub(super) struct Job<'a> {
     pub ctx: &'a EvalContext,
     /// Per input: its constant, its collective list, or (for a single input) `Empty`.
     pub fixed: &'a [Value],
-    /// The single inputs' entities: `(port, entities)`, all of the batch's length.
-    pub cols: &'a [(usize, Col)],
     pub count: usize,
 }
 
@@ -62,116 +62,142 @@ fn chunk_len(count: usize) -> usize {
     count.div_ceil(rayon::current_num_threads() * 4).max(256)
 }
 
-/// Run the batch.
-pub(super) fn run(job: &Job<'_>) -> Batch {
+/// Run the batch. `cols` are the job's columns; a float kernel may take one of them as the
+/// buffer it writes its results into.
+pub(super) fn run(job: &Job<'_>, cols: &mut [(usize, Col)]) -> Batch {
     if let Some(k) = job.node.kernel
-        && let Some(b) = kernel_batch(job, k)
+        && let Some(b) = kernel_batch(job, k, cols)
     {
         return b;
     }
-    per_entity(job)
+    per_entity(job, cols)
 }
 
-/// A kernel argument: a column of entities or a constant.
+/// A kernel argument: a column of entities, a constant, or the result buffer itself (the
+/// column the kernel overwrites, each element read before it is written).
 #[derive(Clone, Copy)]
 enum Arg<'a> {
     Col(&'a [f64]),
     Fixed(f64),
+    Own,
 }
 
 impl Arg<'_> {
     #[inline(always)]
-    fn at(self, i: usize) -> f64 {
+    fn at(self, i: usize, own: f64) -> f64 {
         match self {
             Arg::Col(c) => c[i],
             Arg::Fixed(x) => x,
+            Arg::Own => own,
+        }
+    }
+}
+
+/// The kernel over `out` (`out[j]` is run `start + j`).
+fn kernel_chunk(k: Kernel, args: &[Arg<'_>; 3], start: usize, out: &mut [f64]) {
+    match (k, args[0], args[1]) {
+        (Kernel::Const(x), _, _) => out.fill(x),
+        (Kernel::Unary(f), Arg::Own, _) => out.iter_mut().for_each(|o| *o = f(*o)),
+        (Kernel::Binary(f), Arg::Own, Arg::Fixed(b)) => out.iter_mut().for_each(|o| *o = f(*o, b)),
+        (Kernel::Binary(f), Arg::Fixed(a), Arg::Own) => out.iter_mut().for_each(|o| *o = f(a, *o)),
+        (Kernel::Unary(f), a, _) => {
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = f(a.at(start + j, *o));
+            }
+        }
+        (Kernel::Binary(f), a, b) => {
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = f(a.at(start + j, *o), b.at(start + j, *o));
+            }
+        }
+        (Kernel::Ternary(f), a, b) => {
+            let c = args[2];
+            for (j, o) in out.iter_mut().enumerate() {
+                let i = start + j;
+                *o = f(a.at(i, *o), b.at(i, *o), c.at(i, *o));
+            }
         }
     }
 }
 
 /// The kernel over the batch, or `None` when some entity or constant is not a float.
-fn kernel_batch(job: &Job<'_>, k: Kernel) -> Option<Batch> {
-    // Columns already of floats are read as they are; others are read into floats.
-    let mut read: Vec<(usize, Vec<f64>)> = Vec::new();
-    for (p, col) in job.cols {
-        if let Col::Values(vs) = col {
-            let floats: Option<Vec<f64>> = vs
-                .iter()
-                .map(|v| match v {
-                    Value::Float(x) => Some(*x),
-                    _ => None,
-                })
-                .collect();
-            read.push((*p, floats?));
+fn kernel_batch(job: &Job<'_>, k: Kernel, cols: &mut [(usize, Col)]) -> Option<Batch> {
+    let n = job.count;
+    let arity = k.arity();
+    // Every argument must be a float: a constant, or a column of floats (read into one when
+    // it holds values).
+    for p in 0..arity {
+        match cols.iter().position(|(q, _)| *q == p) {
+            Some(c) => {
+                if let Col::Values(vs) = &cols[c].1 {
+                    let floats: Option<Vec<f64>> = vs
+                        .iter()
+                        .map(|v| match v {
+                            Value::Float(x) => Some(*x),
+                            _ => None,
+                        })
+                        .collect();
+                    cols[c].1 = Col::Floats(floats?);
+                }
+            }
+            None => {
+                if !matches!(job.fixed.get(p), Some(Value::Float(_))) {
+                    return None;
+                }
+            }
         }
     }
-    let column = |p: usize| -> Option<&[f64]> {
-        match job.cols.iter().find(|(q, _)| *q == p) {
-            Some((_, Col::Floats(f))) => Some(f),
-            Some(_) => read
-                .iter()
-                .find(|(q, _)| *q == p)
-                .map(|(_, f)| f.as_slice()),
-            None => None,
-        }
+    // The first column is overwritten with the results; a kernel of constants only writes a
+    // new buffer.
+    let own = (0..arity).find(|&p| cols.iter().any(|(q, _)| *q == p));
+    let mut out = match own.and_then(|p| cols.iter_mut().find(|(q, _)| *q == p)) {
+        Some((_, Col::Floats(f))) => std::mem::take(f),
+        _ => vec![0.0; n],
     };
     let mut args = [Arg::Fixed(0.0); 3];
-    for (p, a) in args.iter_mut().enumerate().take(k.arity()) {
-        *a = match column(p) {
-            Some(c) => Arg::Col(c),
-            None => match job.fixed.get(p) {
-                Some(Value::Float(x)) => Arg::Fixed(*x),
-                _ => return None,
-            },
+    for (p, a) in args.iter_mut().enumerate().take(arity) {
+        *a = if Some(p) == own {
+            Arg::Own
+        } else {
+            match cols.iter().find(|(q, _)| *q == p) {
+                Some((_, Col::Floats(c))) => Arg::Col(c),
+                _ => match job.fixed.get(p) {
+                    Some(Value::Float(x)) => Arg::Fixed(*x),
+                    _ => return None,
+                },
+            }
         };
     }
-    let n = job.count;
-    let body = |range: std::ops::Range<usize>, out: &mut Vec<f64>| match k {
-        Kernel::Const(x) => out.extend(range.map(|_| x)),
-        Kernel::Unary(f) => match args[0] {
-            Arg::Col(a) => out.extend(a[range].iter().map(|&x| f(x))),
-            Arg::Fixed(a) => out.extend(range.map(|_| f(a))),
-        },
-        Kernel::Binary(f) => match (args[0], args[1]) {
-            (Arg::Col(a), Arg::Fixed(b)) => out.extend(a[range].iter().map(|&x| f(x, b))),
-            (Arg::Fixed(a), Arg::Col(b)) => out.extend(b[range].iter().map(|&y| f(a, y))),
-            (a, b) => out.extend(range.map(|i| f(a.at(i), b.at(i)))),
-        },
-        Kernel::Ternary(f) => {
-            let (a, b, c) = (args[0], args[1], args[2]);
-            out.extend(range.map(|i| f(a.at(i), b.at(i), c.at(i))));
-        }
-    };
-    // A kernel that panics is left to the per-entity path, which reports it as the op's.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         if parallel(job.node, n) {
             let len = chunk_len(n);
-            let parts: Vec<Vec<f64>> = (0..n.div_ceil(len))
-                .into_par_iter()
-                .map(|c| {
-                    let range = c * len..((c + 1) * len).min(n);
-                    let mut out = Vec::with_capacity(range.len());
-                    body(range, &mut out);
-                    out
-                })
-                .collect();
-            parts.concat()
+            out.par_chunks_mut(len)
+                .enumerate()
+                .for_each(|(c, chunk)| kernel_chunk(k, &args, c * len, chunk));
         } else {
-            let mut out = Vec::with_capacity(n);
-            body(0..n, &mut out);
-            out
+            kernel_chunk(k, &args, 0, &mut out);
         }
     }));
-    let floats = result.ok()?;
+    if result.is_err() {
+        // The column was overwritten in part: the run fails as the op's panic.
+        return Some(Batch {
+            made: Made::Rows(Vec::new()),
+            runs: 0,
+            error: Some(FlowError::Panic {
+                node: job.node.id.clone(),
+                op: job.node.op_id.clone(),
+            }),
+        });
+    }
     Some(Batch {
-        made: Made::Floats(floats),
+        made: Made::Floats(out),
         runs: n,
         error: None,
     })
 }
 
 /// `execute` once per entity, in order; stops at the first failure.
-fn per_entity(job: &Job<'_>) -> Batch {
+fn per_entity(job: &Job<'_>, cols: &[(usize, Col)]) -> Batch {
     let op = job.plan.op(job.v);
     let outs = job.node.outputs.len();
     let n = job.count;
@@ -179,7 +205,7 @@ fn per_entity(job: &Job<'_>) -> Batch {
         let len = chunk_len(n);
         let parts: Vec<Batch> = (0..n.div_ceil(len))
             .into_par_iter()
-            .map(|c| runs(job, op, c * len..((c + 1) * len).min(n), outs))
+            .map(|c| runs(job, cols, op, c * len..((c + 1) * len).min(n), outs))
             .collect();
         let mut rows = Vec::with_capacity(n * outs);
         let mut done = 0;
@@ -203,11 +229,17 @@ fn per_entity(job: &Job<'_>) -> Batch {
             error: None,
         };
     }
-    runs(job, op, 0..n, outs)
+    runs(job, cols, op, 0..n, outs)
 }
 
 /// The runs `range` of the batch, in order.
-fn runs(job: &Job<'_>, op: &Arc<dyn Op>, range: std::ops::Range<usize>, outs: usize) -> Batch {
+fn runs(
+    job: &Job<'_>,
+    cols: &[(usize, Col)],
+    op: &Arc<dyn Op>,
+    range: std::ops::Range<usize>,
+    outs: usize,
+) -> Batch {
     let mut inputs = job.fixed.to_vec();
     let mut rows = Vec::with_capacity(range.len() * outs);
     let mut out = vec![Value::Empty; outs];
@@ -220,7 +252,7 @@ fn runs(job: &Job<'_>, op: &Arc<dyn Op>, range: std::ops::Range<usize>, outs: us
                 error: Some(FlowError::Cancelled),
             };
         }
-        for (p, col) in job.cols {
+        for (p, col) in cols {
             inputs[*p] = col.at(i);
         }
         if let Err(e) = run_one(job, op, &inputs, &mut out) {

@@ -247,7 +247,12 @@ impl Run<'_> {
                 for (p, t) in taken.iter_mut().enumerate() {
                     let all = self.q.take_all(v, p);
                     *t += all.len() as u64;
-                    self.outputs[*index].extend(all);
+                    let out = &mut self.outputs[*index];
+                    if out.is_empty() {
+                        *out = all;
+                    } else {
+                        out.extend(all);
+                    }
                 }
                 runs = 1;
             }
@@ -267,7 +272,7 @@ impl Run<'_> {
                     }
                 }
                 let count = singles.iter().map(|&p| self.q.len(v, p)).min().unwrap_or(1);
-                let cols: Vec<(usize, Col)> = singles
+                let mut cols: Vec<(usize, Col)> = singles
                     .iter()
                     .map(|&p| {
                         taken[p] = count as u64;
@@ -277,15 +282,15 @@ impl Run<'_> {
                 if self.ctx.is_cancelled() {
                     return Err(FlowError::Cancelled);
                 }
-                let batch = batch::run(&batch::Job {
+                let job = batch::Job {
                     node,
                     v,
                     plan: &c.plan,
                     ctx: self.ctx,
                     fixed: &fixed,
-                    cols: &cols,
                     count,
-                });
+                };
+                let batch = batch::run(&job, &mut cols);
                 runs = batch.runs as u64;
                 match batch.made {
                     Made::Floats(xs) => {
