@@ -25,7 +25,7 @@ const OFFSET: f64 = 0.5;
 
 /// Node `k` of the chain: a scale when `k` is even, an offset when odd.
 fn is_scale(k: usize) -> bool {
-    k % 2 == 0
+    k.is_multiple_of(2)
 }
 
 fn body() -> FlowBody {
