@@ -246,6 +246,15 @@ pub(crate) struct RenderArgs {
     /// With --gif or --apng: write only the animations, not the numbered frames.
     #[arg(long)]
     pub(crate) no_frames: bool,
+    /// With --ticks: print every step of each flow graph that ran (node, entities in and
+    /// out per port, op runs, time), in order, after the render (to stderr). Over several
+    /// ticks a flow node's trace is that of the last tick that ran it.
+    #[arg(long, conflicts_with = "seconds")]
+    pub(crate) trace: bool,
+    /// With --ticks: write the steps of each flow graph that ran as JSON to exactly FILE
+    /// (atomically), after the render.
+    #[arg(long, value_name = "FILE", conflicts_with = "seconds")]
+    pub(crate) trace_json: Option<PathBuf>,
     /// With --ticks: after the last tick, save the latch state (images and grids included)
     /// to FILE, which --load-state continues from.
     #[arg(long, value_name = "FILE", conflicts_with = "seconds")]
@@ -468,6 +477,13 @@ pub(crate) struct WatchArgs {
     /// the machine's memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) memory_limit: Option<u64>,
+    /// At each present, print every step of each flow graph that ran in it (to stderr).
+    #[arg(long)]
+    pub(crate) trace: bool,
+    /// At each present, write the steps of each flow graph that ran in it as JSON to
+    /// exactly FILE (atomically; a present that ran none writes an empty list).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trace_json: Option<PathBuf>,
 }
 
 /// The options of `kiln bake`.

@@ -167,12 +167,27 @@ pub(crate) fn flow_traces(
     if !print && json.is_none() {
         return Ok(());
     }
-    let traces = kiln_core::flow::traces(g);
+    show_traces(&kiln_core::flow::traces(g), print, json)?;
+    if let Some(path) = json {
+        crate::outln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// Print (`print`) and write as JSON (`json`) `traces`.
+pub(crate) fn show_traces(
+    traces: &[(
+        kiln_core::graph::NodeId,
+        std::sync::Arc<kiln_core::flow::Trace>,
+    )],
+    print: bool,
+    json: Option<&std::path::Path>,
+) -> Result<(), crate::common::CliError> {
     if print {
         if traces.is_empty() {
             eprintln!("trace: no flow graph ran");
         }
-        for (node, t) in &traces {
+        for (node, t) in traces {
             eprintln!(
                 "trace of flow `{node}`: {} steps, {:.3} ms",
                 t.steps.len(),
@@ -182,10 +197,9 @@ pub(crate) fn flow_traces(
         }
     }
     if let Some(path) = json {
-        kiln_io::trace_file::write_trace(path, &traces).map_err(|e| {
+        kiln_io::trace_file::write_trace(path, traces).map_err(|e| {
             crate::common::CliError(format!("cannot write the trace to {}: {e}", path.display()))
         })?;
-        crate::outln!("wrote {}", path.display());
     }
     Ok(())
 }

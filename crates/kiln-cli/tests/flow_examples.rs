@@ -126,3 +126,63 @@ fn trace_without_a_flow_graph_says_so() {
     let (_, err) = run(&["run", "arithmetic.json", "--out", d, "-q", "--trace"]);
     assert!(err.contains("trace: no flow graph ran"), "{err}");
 }
+
+#[test]
+fn render_traces_the_flow_of_its_last_tick() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("frames");
+    let json = dir.path().join("render.trace");
+    let (_, err) = run(&[
+        "render",
+        "parcels.json",
+        "--ticks",
+        "1",
+        "--out",
+        d.to_str().unwrap(),
+        "-q",
+        "--trace",
+        "--trace-json",
+        json.to_str().unwrap(),
+    ]);
+    let t: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(t["kiln_trace"], 1);
+    assert_eq!(t["flows"][0]["node"], "lots");
+    let s = steps(&t);
+    let first: Vec<&str> = s
+        .iter()
+        .take(3)
+        .map(|s| s["node"].as_str().unwrap())
+        .collect();
+    assert_eq!(first, ["lot", "split", "route"]);
+    assert!(
+        err.contains(&format!("trace of flow `lots`: {} steps", s.len())),
+        "{err}"
+    );
+}
+
+#[test]
+fn watch_traces_the_flows_that_ran_in_each_present() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("out");
+    let json = dir.path().join("watch.trace");
+    let (out, err) = run(&[
+        "watch",
+        "parcels.json",
+        "--out",
+        d.to_str().unwrap(),
+        "--max-presents",
+        "1",
+        "--trace",
+        "--trace-json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.contains("frame"), "{out}");
+    let t: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(t["flows"][0]["node"], "lots");
+    let s = steps(&t);
+    assert_eq!(s[0]["node"], "lot");
+    assert!(
+        err.contains(&format!("trace of flow `lots`: {} steps", s.len())),
+        "{err}"
+    );
+}

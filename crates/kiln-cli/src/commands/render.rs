@@ -283,6 +283,8 @@ pub(crate) fn render(
     if args.stats {
         print_stats(args.evaluator, &parallel, &stats, elapsed, Some(done));
     }
+    // The body of a flow node is shared by the graph's copies, so its traces are here.
+    crate::report::flow_traces(g, args.trace, args.trace_json.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -191,10 +191,11 @@ pub(crate) fn watch(
         });
     }
     let mut session: Option<Session> = None;
+    let mut shown = Shown::default();
     let mut presents = 0u64;
     let mut trigger: Vec<String> = vec![];
     loop {
-        let ok = match present(&mut files, reg, args, &mut session, libs) {
+        let ok = match present(&mut files, reg, args, &mut session, libs, &mut shown) {
             Ok((report, written)) => {
                 let why = if trigger.is_empty() {
                     String::new()
@@ -281,6 +282,7 @@ fn present(
     args: &WatchArgs,
     session: &mut Option<Session>,
     libs: &[std::path::PathBuf],
+    shown: &mut Shown,
 ) -> Result<(PresentReport, Vec<String>), String> {
     // Read every file first, so each one's version is remembered even if a later step fails.
     let mut texts = vec![];
@@ -364,16 +366,20 @@ fn present(
             ));
         }
         if let Some(ticks) = args.ticks {
-            return super::watch_runs::present_ticks(
+            let done = super::watch_runs::present_ticks(
                 &graph, reg, &outputs, ticks, args.seed, &args.out,
             )
-            .map_err(|e| format!("{}: {e}", graph_path.display()));
+            .map_err(|e| format!("{}: {e}", graph_path.display()))?;
+            shown.show(&graph, args)?;
+            return Ok(done);
         }
         if let Some(seconds) = args.seconds {
-            return super::watch_runs::present_audio(
+            let done = super::watch_runs::present_audio(
                 &graph, reg, &outputs, seconds, args.seed, &args.out,
             )
-            .map_err(|e| format!("{}: {e}", graph_path.display()));
+            .map_err(|e| format!("{}: {e}", graph_path.display()))?;
+            shown.show(&graph, args)?;
+            return Ok(done);
         }
     }
     let s = match session {
@@ -396,7 +402,30 @@ fn present(
             Ok(())
         })
         .map_err(|e| format!("{}: {e}", graph_path.display()))?;
+    shown.show(s.graph(), args)?;
     Ok((report, written))
+}
+
+/// The flow traces already shown, so a present shows only those of the flow nodes that ran
+/// in it (a node answered from the session's memo keeps its older trace).
+#[derive(Default)]
+struct Shown(Vec<(kiln_core::graph::NodeId, Arc<kiln_core::flow::Trace>)>);
+
+impl Shown {
+    /// With `--trace` / `--trace-json`: print and write the traces of `g` not shown before.
+    fn show(&mut self, g: &Graph, args: &WatchArgs) -> Result<(), String> {
+        if !args.trace && args.trace_json.is_none() {
+            return Ok(());
+        }
+        let all = kiln_core::flow::traces(g);
+        let new: Vec<_> = all
+            .iter()
+            .filter(|(n, t)| !self.0.iter().any(|(m, u)| m == n && Arc::ptr_eq(t, u)))
+            .cloned()
+            .collect();
+        self.0 = all;
+        crate::report::show_traces(&new, args.trace, args.trace_json.as_deref()).map_err(|e| e.0)
+    }
 }
 
 /// Write a frame's outputs into `out` as a group; the names written.

@@ -4,10 +4,10 @@
 
 use super::body::{FlowBodyError, FlowSettings};
 use crate::graph::{Graph, PortRef};
-use crate::op::Role;
+use crate::op::{Kernel, Purity, Role};
 use crate::plan::{Plan, Source};
 use crate::registry::Registry;
-use crate::value::Value;
+use crate::value::{Value, ValueType};
 use std::collections::HashSet;
 
 /// What a body node is to the executor.
@@ -63,6 +63,11 @@ pub(super) struct CNode {
     pub outputs: Vec<(String, Vec<Dest>)>,
     /// No wire comes into it: it runs once, as a source.
     pub source: bool,
+    /// The op's scalar kernel for float inputs, when it has one output, no lazy input, no
+    /// collective input and no rules (see [`super::batch`]).
+    pub kernel: Option<Kernel>,
+    /// Its runs may be split over threads: the op is pure or reads only the context.
+    pub parallel: bool,
 }
 
 /// A loop port.
@@ -155,6 +160,25 @@ fn reach(adj: &[Vec<usize>], start: &[usize]) -> Vec<bool> {
         }
     }
     seen
+}
+
+/// The scalar kernel node `v` runs on float entities, if its op offers one that reads every
+/// input.
+fn kernel_of(plan: &Plan, v: usize) -> Option<Kernel> {
+    let spec = plan.op(v).spec();
+    let n = spec.inputs.len();
+    if n == 0
+        || plan.n_outputs(v) != 1
+        || plan.is_lazy(v)
+        || plan.has_rules(v)
+        || spec.inputs.iter().any(|i| i.collective)
+    {
+        return None;
+    }
+    let types = vec![Some(ValueType::Float); n];
+    plan.op(v)
+        .kernel(&types, plan.params(v))
+        .filter(|k| k.arity() == n)
 }
 
 /// Check `graph` under `settings` and compile it.
@@ -346,6 +370,10 @@ pub(super) fn compile(
             .iter()
             .map(|o| (o.name.to_string(), Vec::new()))
             .collect();
+        let kernel = match kind {
+            Kind::Op => kernel_of(&plan, v),
+            _ => None,
+        };
         nodes.push(CNode {
             id: node.id.to_string(),
             op_id: node.op.clone(),
@@ -353,6 +381,8 @@ pub(super) fn compile(
             inputs,
             outputs,
             source: true,
+            kernel,
+            parallel: matches!(spec.purity, Purity::Pure | Purity::Clock),
         });
     }
     for (i, &((f, fp), (t, tp))) in wires.iter().enumerate() {

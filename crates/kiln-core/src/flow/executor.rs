@@ -1,13 +1,13 @@
 //! The flow executor: a worklist (no recursion) over the body's nodes, in the seed's order
 //! (see the [module docs](super)).
 
+use super::batch::{self, Made};
 use super::body::{FlowBody, FlowRun};
 use super::compile::{Compiled, Dest, InputValue, Kind};
 use super::order::{first_ready, first_waiting, push_children, ready};
-use super::queues::Queues;
+use super::queues::{Col, Queues};
 use super::trace::{PortCount, Step, Trace};
 use crate::context::EvalContext;
-use crate::op::{OpCall, OpError, PortIndex};
 use crate::value::Value;
 use std::time::Instant;
 
@@ -136,29 +136,40 @@ pub(super) fn run(
 }
 
 impl Run<'_> {
-    /// Send entity `v` from output `port` of node `from` to every input wired from it;
-    /// records the inputs reached in `sent`.
-    fn send(
-        &mut self,
-        from: usize,
-        port: usize,
-        v: Value,
-        sent: &mut Vec<(usize, Dest)>,
-    ) -> Result<(), FlowError> {
+    /// Count `n` more entities sent, failing past the limit.
+    fn count(&mut self, n: u64) -> Result<(), FlowError> {
         let max = self.body.settings().limits.max_entities;
-        if self.entities >= max {
+        if self.entities + n > max {
             return Err(FlowError::Limit {
                 limit: "max_entities",
                 value: max,
             });
         }
-        self.entities += 1;
+        self.entities += n;
+        Ok(())
+    }
+
+    /// Send entity `v` from output `port` of node `from` to every input wired from it.
+    fn send(&mut self, from: usize, port: usize, v: Value) -> Result<(), FlowError> {
+        self.count(1)?;
         let dests = &self.c.nodes[from].outputs[port].1;
-        for d in dests {
-            self.q.push(d.node, d.port, v.clone());
+        if let Some((last, rest)) = dests.split_last() {
+            for d in rest {
+                self.q.push(d.node, d.port, v.clone());
+            }
+            self.q.push(last.node, last.port, v);
         }
-        if !dests.is_empty() && !sent.contains(&(port, dests[0])) {
-            sent.extend(dests.iter().map(|d| (port, *d)));
+        Ok(())
+    }
+
+    /// Send `xs` (in order) from output 0 of node `from`, as float entities.
+    fn send_floats(&mut self, from: usize, xs: Vec<f64>) -> Result<(), FlowError> {
+        self.count(xs.len() as u64)?;
+        if let Some((last, rest)) = self.c.nodes[from].outputs[0].1.split_last() {
+            for d in rest {
+                self.q.extend_floats(d.node, d.port, xs.clone());
+            }
+            self.q.extend_floats(last.node, last.port, xs);
         }
         Ok(())
     }
@@ -196,8 +207,7 @@ impl Run<'_> {
         let node = &c.nodes[v];
         let mut taken = vec![0u64; node.inputs.len()];
         let mut made = vec![0u64; node.outputs.len()];
-        let mut sent: Vec<(usize, Dest)> = Vec::new();
-        let mut runs = 0u64;
+        let runs: u64;
         self.fired[v] = true;
         match &node.kind {
             Kind::Input { value, spread } => {
@@ -214,9 +224,22 @@ impl Run<'_> {
                     _ => &one,
                 };
                 if !node.outputs.is_empty() {
-                    for item in items {
-                        made[0] += 1;
-                        self.send(v, 0, item.clone(), &mut sent)?;
+                    made[0] = items.len() as u64;
+                    // A list of floats is queued as a column of them (the same entities).
+                    let floats: Option<Vec<f64>> = items
+                        .iter()
+                        .map(|x| match x {
+                            Value::Float(f) => Some(*f),
+                            _ => None,
+                        })
+                        .collect();
+                    match floats {
+                        Some(xs) if items.len() > 1 => self.send_floats(v, xs)?,
+                        _ => {
+                            for item in items {
+                                self.send(v, 0, item.clone())?;
+                            }
+                        }
                     }
                 }
             }
@@ -224,12 +247,17 @@ impl Run<'_> {
                 for (p, t) in taken.iter_mut().enumerate() {
                     let all = self.q.take_all(v, p);
                     *t += all.len() as u64;
-                    self.outputs[*index].extend(all);
+                    let out = &mut self.outputs[*index];
+                    if out.is_empty() {
+                        *out = all;
+                    } else {
+                        out.extend(all);
+                    }
                 }
                 runs = 1;
             }
             Kind::Op => {
-                let mut inputs: Vec<Value> = node.inputs.iter().map(|i| i.fixed.clone()).collect();
+                let mut fixed: Vec<Value> = node.inputs.iter().map(|i| i.fixed.clone()).collect();
                 let mut singles = Vec::new();
                 for (p, i) in node.inputs.iter().enumerate() {
                     if !i.wired {
@@ -238,57 +266,52 @@ impl Run<'_> {
                     if i.collective {
                         let all = self.q.take_all(v, p);
                         taken[p] = all.len() as u64;
-                        inputs[p] = Value::List(all.into());
+                        fixed[p] = Value::List(all.into());
                     } else {
                         singles.push(p);
                     }
                 }
                 let count = singles.iter().map(|&p| self.q.len(v, p)).min().unwrap_or(1);
-                let op = c.plan.op(v).clone();
-                let mut out = vec![Value::Empty; node.outputs.len()];
-                for _ in 0..count {
-                    for &p in &singles {
-                        inputs[p] = self.q.take_one(v, p).unwrap_or(Value::Empty);
-                        taken[p] += 1;
+                let mut cols: Vec<(usize, Col)> = singles
+                    .iter()
+                    .map(|&p| {
+                        taken[p] = count as u64;
+                        (p, self.q.take_n(v, p, count))
+                    })
+                    .collect();
+                if self.ctx.is_cancelled() {
+                    return Err(FlowError::Cancelled);
+                }
+                let job = batch::Job {
+                    node,
+                    v,
+                    plan: &c.plan,
+                    ctx: self.ctx,
+                    fixed: &fixed,
+                    count,
+                };
+                let batch = batch::run(&job, &mut cols);
+                runs = batch.runs as u64;
+                match batch.made {
+                    Made::Floats(xs) => {
+                        made[0] = xs.len() as u64;
+                        self.send_floats(v, xs)?;
                     }
-                    if self.ctx.is_cancelled() {
-                        return Err(FlowError::Cancelled);
-                    }
-                    for o in out.iter_mut() {
-                        *o = Value::Empty;
-                    }
-                    let op_error = |e: OpError| self.op_error(v, e);
-                    if c.plan.has_rules(v) {
-                        c.plan.check_rules(v, &inputs).map_err(op_error)?;
-                    }
-                    let call = OpCall {
-                        inputs: &inputs,
-                        params: c.plan.params(v),
-                        ctx: self.ctx,
-                        node: &node.id,
-                    };
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        op.execute(&call, &mut out)
-                    }));
-                    match result {
-                        Ok(Ok(())) => {}
-                        Ok(Err(e)) if e.is_cancelled() => return Err(FlowError::Cancelled),
-                        Ok(Err(e)) => return Err(op_error(e)),
-                        Err(_) => {
-                            return Err(FlowError::Panic {
-                                node: node.id.clone(),
-                                op: node.op_id.clone(),
-                            });
+                    Made::Rows(mut rows) => {
+                        let outs = node.outputs.len().max(1);
+                        for row in rows.chunks_exact_mut(outs) {
+                            for (k, o) in row.iter_mut().enumerate() {
+                                let o = std::mem::take(o);
+                                if !matches!(o, Value::Empty) {
+                                    made[k] += 1;
+                                    self.send(v, k, o)?;
+                                }
+                            }
                         }
                     }
-                    runs += 1;
-                    for (k, o) in out.iter_mut().enumerate() {
-                        let o = std::mem::take(o);
-                        if !matches!(o, Value::Empty) {
-                            made[k] += 1;
-                            self.send(v, k, o, &mut sent)?;
-                        }
-                    }
+                }
+                if let Some(e) = batch.error {
+                    return Err(e);
                 }
             }
         }
@@ -315,10 +338,15 @@ impl Run<'_> {
                 })
                 .collect(),
         };
-        // Children in output-port order, then declaration order, whatever order the runs
-        // sent in.
-        sent.sort();
-        let sent: Vec<Dest> = sent.into_iter().map(|(_, d)| d).collect();
+        // Children in output-port order, then declaration order (each port's inputs are
+        // sorted), whatever order the runs sent in.
+        let sent: Vec<Dest> = node
+            .outputs
+            .iter()
+            .zip(&made)
+            .filter(|&(_, &n)| n > 0)
+            .flat_map(|((_, dests), _)| dests.iter().copied())
+            .collect();
         let step = Step {
             node: node.id.clone(),
             op: node.op_id.clone(),
@@ -328,16 +356,5 @@ impl Run<'_> {
             duration: start.elapsed(),
         };
         Ok((step, sent))
-    }
-
-    fn op_error(&self, v: usize, e: OpError) -> FlowError {
-        let node = &self.c.nodes[v];
-        let spec = self.c.plan.op(v).spec();
-        FlowError::Op {
-            node: node.id.clone(),
-            op: node.op_id.clone(),
-            port: e.port.map(|p: PortIndex| spec.port_name(p)),
-            message: e.message,
-        }
     }
 }

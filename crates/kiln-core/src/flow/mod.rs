@@ -53,6 +53,7 @@
 //! port, op runs and duration. [`FlowBody::run`] returns it; the `scope.flow` op keeps the
 //! last trace of each node, which [`traces`] reads from a flat graph after an evaluation.
 
+mod batch;
 mod body;
 mod compile;
 mod executor;

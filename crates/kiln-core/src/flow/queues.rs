@@ -1,12 +1,109 @@
-//! The entity queues of a flow run: one per input port of every body node.
+//! The entity queues of a flow run: one per input port of every body node. A queue holds
+//! runs of entities as they arrived: values, or plain floats when a float kernel made them
+//! (a run of floats is the same entities as the `Value::Float`s, kept unboxed so the next
+//! kernel reads them as a column).
 
 use super::compile::Compiled;
 use crate::value::Value;
 use std::collections::VecDeque;
 
+/// A run of entities in a queue.
+enum Chunk {
+    Values(VecDeque<Value>),
+    Floats(VecDeque<f64>),
+}
+
+impl Chunk {
+    fn len(&self) -> usize {
+        match self {
+            Chunk::Values(v) => v.len(),
+            Chunk::Floats(f) => f.len(),
+        }
+    }
+}
+
+/// Entities taken from a queue as a column.
+pub(super) enum Col {
+    Values(Vec<Value>),
+    Floats(Vec<f64>),
+}
+
+impl Col {
+    /// Entity `i` as a value.
+    pub(super) fn at(&self, i: usize) -> Value {
+        match self {
+            Col::Values(v) => v[i].clone(),
+            Col::Floats(f) => Value::Float(f[i]),
+        }
+    }
+}
+
+/// One input port's queue.
+#[derive(Default)]
+struct Queue {
+    chunks: VecDeque<Chunk>,
+    len: usize,
+}
+
+impl Queue {
+    fn push(&mut self, v: Value) {
+        self.len += 1;
+        if let Some(Chunk::Values(last)) = self.chunks.back_mut() {
+            last.push_back(v);
+        } else {
+            self.chunks.push_back(Chunk::Values(VecDeque::from([v])));
+        }
+    }
+    fn extend_floats(&mut self, xs: Vec<f64>) {
+        self.len += xs.len();
+        if let Some(Chunk::Floats(last)) = self.chunks.back_mut() {
+            last.extend(xs);
+        } else if !xs.is_empty() {
+            self.chunks.push_back(Chunk::Floats(VecDeque::from(xs)));
+        }
+    }
+    /// The `n` oldest entities (at most `len`).
+    fn take(&mut self, n: usize) -> Col {
+        let n = n.min(self.len);
+        self.len -= n;
+        // All from one run of floats: a column as it is.
+        if let Some(Chunk::Floats(f)) = self.chunks.front_mut()
+            && f.len() >= n
+        {
+            let col = if f.len() == n {
+                let Some(Chunk::Floats(f)) = self.chunks.pop_front() else {
+                    unreachable!("the front chunk is a run of floats")
+                };
+                Vec::from(f)
+            } else {
+                f.drain(..n).collect()
+            };
+            return Col::Floats(col);
+        }
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let want = n - out.len();
+            let Some(front) = self.chunks.front_mut() else {
+                break;
+            };
+            let all = front.len() <= want;
+            match front {
+                Chunk::Values(v) if all => out.extend(v.drain(..)),
+                Chunk::Values(v) => out.extend(v.drain(..want)),
+                Chunk::Floats(f) if all => out.extend(f.drain(..).map(Value::Float)),
+                Chunk::Floats(f) => out.extend(f.drain(..want).map(Value::Float)),
+            }
+            if all {
+                self.chunks.pop_front();
+            }
+        }
+        Col::Values(out)
+    }
+}
+
 /// Every input port's queue, by node then port.
 pub(super) struct Queues {
-    q: Vec<Vec<VecDeque<Value>>>,
+    q: Vec<Vec<Queue>>,
     /// Entities queued at each node, all ports together.
     at_node: Vec<u64>,
 }
@@ -16,7 +113,7 @@ impl Queues {
         Queues {
             q: c.nodes
                 .iter()
-                .map(|n| n.inputs.iter().map(|_| VecDeque::new()).collect())
+                .map(|n| n.inputs.iter().map(|_| Queue::default()).collect())
                 .collect(),
             at_node: vec![0; c.nodes.len()],
         }
@@ -24,24 +121,37 @@ impl Queues {
     /// Queue `v` at input `port` of node `node` (shared, not copied: values are immutable).
     pub(super) fn push(&mut self, node: usize, port: usize, v: Value) {
         if let Some(q) = self.q.get_mut(node).and_then(|n| n.get_mut(port)) {
-            q.push_back(v);
+            q.push(v);
             self.at_node[node] += 1;
         }
     }
-    /// The oldest entity at `node.port`.
-    pub(super) fn take_one(&mut self, node: usize, port: usize) -> Option<Value> {
-        let v = self.q.get_mut(node)?.get_mut(port)?.pop_front()?;
-        self.at_node[node] -= 1;
-        Some(v)
+    /// Queue float entities `xs` (in order) at `node.port`.
+    pub(super) fn extend_floats(&mut self, node: usize, port: usize, xs: Vec<f64>) {
+        if let Some(q) = self.q.get_mut(node).and_then(|n| n.get_mut(port)) {
+            self.at_node[node] += xs.len() as u64;
+            q.extend_floats(xs);
+        }
+    }
+    /// The `n` oldest entities at `node.port` (fewer if it holds fewer), oldest first.
+    pub(super) fn take_n(&mut self, node: usize, port: usize, n: usize) -> Col {
+        match self.q.get_mut(node).and_then(|q| q.get_mut(port)) {
+            Some(q) => {
+                let col = q.take(n);
+                let taken = match &col {
+                    Col::Values(v) => v.len(),
+                    Col::Floats(f) => f.len(),
+                };
+                self.at_node[node] -= taken as u64;
+                col
+            }
+            None => Col::Values(Vec::new()),
+        }
     }
     /// Every entity at `node.port`, oldest first.
     pub(super) fn take_all(&mut self, node: usize, port: usize) -> Vec<Value> {
-        match self.q.get_mut(node).and_then(|n| n.get_mut(port)) {
-            Some(q) => {
-                self.at_node[node] -= q.len() as u64;
-                q.drain(..).collect()
-            }
-            None => Vec::new(),
+        match self.take_n(node, port, usize::MAX) {
+            Col::Values(v) => v,
+            Col::Floats(f) => f.into_iter().map(Value::Float).collect(),
         }
     }
     /// Entities at `node.port`.
@@ -49,7 +159,7 @@ impl Queues {
         self.q
             .get(node)
             .and_then(|n| n.get(port))
-            .map_or(0, VecDeque::len)
+            .map_or(0, |q| q.len)
     }
     /// Whether any input of `node` holds an entity.
     pub(super) fn holds(&self, node: usize) -> bool {

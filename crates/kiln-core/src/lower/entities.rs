@@ -415,6 +415,117 @@ impl<'d, 'r> Lowering<'d, 'r> {
         Ok(())
     }
 
+    /// Write call `cid` of `asset` once per element when one of its single inputs of a type
+    /// that is not a list is given a list: copy `cid[i]` is given element `i` of each such
+    /// input and the rest of `binds` as they are; each output of the call is the list of its
+    /// copies' outputs. A list the plan knows (a constant, the copies of a node written per
+    /// element, a list cooked before) is written out now; one an op declares it makes, or a
+    /// `const` node holds, is cooked first (the call waits). Whether the call is taken care
+    /// of.
+    pub(crate) fn map_call(
+        &mut self,
+        cid: &str,
+        asset: &'d crate::doc::Asset,
+        binds: &HashMap<String, Src>,
+        depth: usize,
+    ) -> Result<bool, PlanError> {
+        let mut lists: Vec<(String, Vec<Src>)> = Vec::new();
+        let mut later: Vec<String> = Vec::new();
+        for (port, src) in binds {
+            let Some(decl) = asset.interface.input(port) else {
+                continue;
+            };
+            if decl.collective || decl.ty.accepts(crate::value::ValueType::List) {
+                continue;
+            }
+            let elements = match self.flat.resolve(src) {
+                Resolved::Const(Value::List(items)) => {
+                    // The plan decides on this constant (its length): an edit of it replans.
+                    self.flat.read_by_plan(src);
+                    items.iter().cloned().map(Src::Const).collect()
+                }
+                Resolved::Port(p) => match self.entity_elements.get(&p) {
+                    Some(e) => e.clone(),
+                    None => match self.cooked_lists.get(&p) {
+                        Some(Value::List(items)) => items.iter().cloned().map(Src::Const).collect(),
+                        Some(_) => continue,
+                        None if self.is_list_port(&p) => {
+                            later.push(port.clone());
+                            continue;
+                        }
+                        None => continue,
+                    },
+                },
+                _ => continue,
+            };
+            lists.push((port.clone(), elements));
+        }
+        if !later.is_empty() {
+            // A list a node computes: cooked first, then the call is written per element.
+            later.sort();
+            self.pending.push(super::waits::Pending::Each {
+                cid: cid.to_string(),
+                asset,
+                binds: binds.clone(),
+                ports: later,
+                depth,
+            });
+            return Ok(true);
+        }
+        if lists.is_empty() {
+            return Ok(false);
+        }
+        lists.sort_by(|a, b| a.0.cmp(&b.0));
+        let n = lists[0].1.len();
+        if let Some((port, e)) = lists.iter().find(|(_, e)| e.len() != n) {
+            return Err(PlanError::Scope {
+                kind: "each",
+                call: cid.to_string(),
+                message: format!(
+                    "its inputs `{}` and `{port}` are given lists of {n} and {} elements; lists \
+                     taken element by element must have the same length",
+                    lists[0].0,
+                    e.len()
+                ),
+            });
+        }
+        if n as u64 > self.limits.max_copies {
+            return Err(PlanError::TooLarge {
+                what: "each",
+                call: cid.to_string(),
+                size: n as u64,
+                unit: "copies",
+                limit: self.limits.max_copies,
+            });
+        }
+        for i in (0..n).rev() {
+            let mut b = binds.clone();
+            for (port, e) in &lists {
+                b.insert(port.clone(), e[i].clone());
+            }
+            self.stack.push(super::expand::Frame {
+                doc: &asset.doc,
+                prefix: entity_id(cid, i),
+                binds: Some(b),
+                asset: Some(asset),
+                depth,
+            });
+        }
+        for o in &asset.interface.outputs {
+            let parts: Vec<Src> = (0..n)
+                .map(|i| Src::Port(PortRef::new(entity_id(cid, i), &o.name)))
+                .collect();
+            let root = self.gather(cid, &o.name, parts.clone())?;
+            if let Src::Port(r) = &root {
+                self.entity_elements.insert(r.clone(), parts);
+            }
+            self.flat.alias(PortRef::new(cid, o.name.as_str()), root);
+        }
+        self.alias_default_output(cid, asset);
+        self.report.scopes.push(ScopeReport::new(cid, "each", n));
+        Ok(true)
+    }
+
     /// Queue the wires into every collective input of the nodes emitted so far (see the
     /// module docs for the order).
     fn queue_collective(&mut self) -> Result<(), PlanError> {

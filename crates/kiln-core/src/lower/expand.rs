@@ -420,6 +420,9 @@ impl<'d, 'r> Lowering<'d, 'r> {
             return self.write_flow(cid, asset, binds, decl);
         }
         match &call.scope {
+            Scope::Once if self.entity_forms && self.map_call(&cid, asset, &binds, depth)? => {
+                Ok(())
+            }
             Scope::Once => {
                 self.stack.push(Frame {
                     doc: &asset.doc,

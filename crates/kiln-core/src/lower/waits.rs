@@ -15,6 +15,15 @@ use std::collections::{HashMap, HashSet};
 
 /// A scope waiting on values.
 pub(crate) enum Pending<'d> {
+    /// A call whose single inputs `ports` are given lists a node computes: written once per
+    /// element once they are cooked (see [`Lowering::map_call`]).
+    Each {
+        cid: String,
+        asset: &'d Asset,
+        binds: HashMap<String, Src>,
+        ports: Vec<String>,
+        depth: usize,
+    },
     /// A `for` whose list is a node's answer.
     For {
         cid: String,
@@ -49,6 +58,7 @@ impl Pending<'_> {
     fn call(&self) -> &str {
         match self {
             Pending::For { cid, .. }
+            | Pending::Each { cid, .. }
             | Pending::FoldCount { cid, .. }
             | Pending::FoldStop { cid, .. } => cid,
         }
@@ -56,12 +66,14 @@ impl Pending<'_> {
     fn kind(&self) -> &'static str {
         match self {
             Pending::For { .. } => "for",
+            Pending::Each { .. } => "each",
             _ => "fold",
         }
     }
     fn what(&self) -> String {
         match self {
             Pending::For { .. } => "items".into(),
+            Pending::Each { ports, .. } => format!("the lists given to `{}`", ports.join("`, `")),
             Pending::FoldCount { .. } => "count".into(),
             Pending::FoldStop { pass, .. } => format!("stop after pass {pass}"),
         }
@@ -73,6 +85,9 @@ impl<'d> Lowering<'d, '_> {
     fn needs(&self, p: &Pending<'d>) -> Result<Vec<Src>, PlanError> {
         Ok(match p {
             Pending::For { items, .. } => vec![items.clone()],
+            Pending::Each { binds, ports, .. } => {
+                ports.iter().filter_map(|p| binds.get(p).cloned()).collect()
+            }
             Pending::FoldCount { count, .. } => vec![count.clone()],
             Pending::FoldStop {
                 cid,
@@ -263,6 +278,31 @@ impl<'d> Lowering<'d, '_> {
             });
         }
         match p {
+            Pending::Each {
+                cid,
+                asset,
+                binds,
+                ports,
+                depth,
+            } => {
+                for (port, v) in ports.iter().zip(values) {
+                    if let Some(Resolved::Port(at)) = binds.get(port).map(|s| self.flat.resolve(s))
+                    {
+                        self.cooked_lists.insert(at, v);
+                    }
+                }
+                if !self.map_call(&cid, asset, &binds, depth)? {
+                    // Not lists after all: the call is written once.
+                    self.stack.push(Frame {
+                        doc: &asset.doc,
+                        prefix: cid,
+                        binds: Some(binds),
+                        asset: Some(asset),
+                        depth,
+                    });
+                }
+                Ok(())
+            }
             Pending::For {
                 cid,
                 asset,

@@ -1,6 +1,7 @@
 //! Graphs used as nodes, `for` and `fold` scopes, plan values and plan-time choices: loaded
 //! from files, written out by the plan, and cooked by every evaluator.
 
+mod call_map;
 mod counting;
 mod counts;
 mod entities;

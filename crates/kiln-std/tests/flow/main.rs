@@ -4,6 +4,7 @@
 
 mod loops;
 mod order;
+mod parallel;
 mod throughput;
 
 use kiln_core::flow::{FlowBody, FlowLimits, FlowRun, FlowSettings};
