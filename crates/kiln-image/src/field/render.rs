@@ -11,6 +11,9 @@ use rayon::prelude::*;
 /// Rows per band: the unit of parallel work, of cancellation checks and of progress.
 const BAND_ROWS: usize = 16;
 
+/// Images of fewer pixels than this are rendered on the calling thread.
+const SEQUENTIAL_PIXELS: usize = 16 * 1024;
+
 /// Render `tape` into an image of its size, channel `c` from register `out[c]` (rounded to
 /// `f32`). A tape with no size is an error (nothing said how large the image is).
 pub fn render(call: &OpCall<'_>, tape: &Tape<'_>, out: Px) -> Result<Image, OpError> {
@@ -63,6 +66,15 @@ pub fn render(call: &OpCall<'_>, tape: &Tape<'_>, out: Px) -> Result<Image, OpEr
             call.ctx
                 .report_node_progress((band * BAND_ROWS) as f32 / height as f32);
             call.check_cancel()?;
+        }
+        // A small image (or a wave of one band) runs here: handing it to the pool costs
+        // more than its pixels do. Either way each band gets the same steps.
+        if n < SEQUENTIAL_PIXELS || group.len() == 1 {
+            let mut regs = Registers::for_tape(tape);
+            for (band, chunk) in group.iter_mut() {
+                run_band(&mut regs, *band, chunk);
+            }
+            continue;
         }
         group.par_iter_mut().for_each_init(
             || Registers::for_tape(tape),
