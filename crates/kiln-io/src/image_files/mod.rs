@@ -17,9 +17,11 @@
 //! content.
 
 mod format;
+mod output;
 mod read;
 mod srgb;
 
 pub use format::{ImageFormat, encode_image};
+pub use output::encode_image_output;
 pub use read::{ReadImageError, decode_image, read_image};
 pub use srgb::{srgb_decode, srgb_encode};
