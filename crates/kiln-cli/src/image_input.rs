@@ -9,6 +9,9 @@ use kiln_io::image_files::ImageFormat;
 use std::collections::HashMap;
 use std::path::Path;
 
+/// The image formats asked for each output name.
+pub(crate) type ImageFormats = HashMap<String, Vec<ImageFormat>>;
+
 /// The value `--set name=text` gives an input of type `ty` when it is an image input: the
 /// image in the file `@path`, or an error naming the input for plain text. `None` for other
 /// inputs.
@@ -35,9 +38,9 @@ pub(crate) fn image_value(
 pub(crate) fn split_image_outputs(
     args: &[String],
     depth: Option<u8>,
-) -> Result<(Vec<String>, HashMap<String, Vec<ImageFormat>>), CliError> {
+) -> Result<(Vec<String>, ImageFormats), CliError> {
     let mut names = Vec::with_capacity(args.len());
-    let mut formats: HashMap<String, Vec<ImageFormat>> = HashMap::new();
+    let mut formats = ImageFormats::new();
     for a in args {
         let split = a
             .rsplit_once('.')
@@ -61,7 +64,7 @@ pub(crate) fn split_image_outputs(
 /// PNG at `depth` for an image asked without one when a depth is given; none otherwise (the
 /// default, 8-bit PNG).
 pub(crate) fn image_formats_for(
-    formats: &HashMap<String, Vec<ImageFormat>>,
+    formats: &ImageFormats,
     name: &str,
     value: &Value,
     depth: Option<u8>,
