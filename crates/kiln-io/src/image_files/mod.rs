@@ -10,8 +10,8 @@
 //!   unclamped, as 16-bit or 32-bit floats.
 //!
 //! Reading ([`read_image`], [`decode_image`]) takes PNG (8 or 16 bits), JPEG and OpenEXR:
-//! integer files are sRGB-decoded ([`srgb_decode`], alpha linear), EXR values are kept as
-//! they are. The size a file declares is checked against the image limits
+//! 16-bit files are sRGB-decoded ([`srgb_decode`], alpha linear); 8-bit files (PNG, JPEG)
+//! and EXR values are kept as they are, so every file reads back as its format was written. The size a file declares is checked against the image limits
 //! ([`MAX_SIDE`](kiln_image::image::MAX_SIDE), [`MAX_PIXELS`](kiln_image::image::MAX_PIXELS))
 //! before any pixel is decoded. A loaded image is a value like any other: its key is its
 //! content.

@@ -50,7 +50,8 @@ pub fn read_image(path: &Path) -> Result<Image, ReadImageError> {
 }
 
 /// The image in `bytes` (a PNG, JPEG or OpenEXR file; `path` names it in errors), as linear
-/// RGBA: 8- and 16-bit colour sRGB-decoded, alpha and EXR values as they are.
+/// RGBA: 16-bit colour sRGB-decoded; 8-bit values (PNG, JPEG), alpha and EXR values as
+/// they are.
 pub fn decode_image(bytes: &[u8], path: &Path) -> Result<Image, ReadImageError> {
     let decode = |e: image::ImageError| ReadImageError::Decode {
         path: path.to_path_buf(),
@@ -105,9 +106,11 @@ pub fn decode_image(bytes: &[u8], path: &Path) -> Result<Image, ReadImageError> 
             [colour(f(p[0])), colour(f(p[1])), colour(f(p[2])), f(p[3])]
         }));
     } else {
+        // 8-bit files hold the values as they are, as 8-bit PNG output writes them, so an
+        // 8-bit file read and written again keeps its codes.
         pixels.extend(dynamic.into_rgba8().pixels().map(|p| {
             let f = |c: u8| c as f32 / 255.0;
-            [colour(f(p[0])), colour(f(p[1])), colour(f(p[2])), f(p[3])]
+            [f(p[0]), f(p[1]), f(p[2]), f(p[3])]
         }));
     }
     Ok(Image {
