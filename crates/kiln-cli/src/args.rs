@@ -42,9 +42,14 @@ pub(crate) struct EvalArgs {
     pub(crate) seed: u64,
     /// Only these outputs (repeatable; default: every output of the graph). A mesh output
     /// named with a file extension, NAME.obj, NAME.glb, NAME.ply or NAME.stl, is written in
-    /// that format (repeat it for several); a mesh is NAME.glb otherwise.
+    /// that format (repeat it for several); a mesh is NAME.glb otherwise. An image output
+    /// named NAME.png or NAME.exr is written as PNG or OpenEXR (both: repeat it).
     #[arg(long = "output", value_name = "NAME")]
     pub(crate) outputs: Vec<String>,
+    /// Bits per channel of image files: PNG 8 (the default) or 16 (sRGB-encoded); OpenEXR 16
+    /// (half) or 32 (float, the default). Images named without an extension are then PNG.
+    #[arg(long, value_name = "BITS")]
+    pub(crate) depth: Option<u8>,
     /// Also write a shaded picture of each mesh output, NAME.preview.png.
     #[arg(long)]
     pub(crate) preview: bool,

@@ -142,10 +142,13 @@ pub(crate) fn set_inputs(
         };
         let v = match crate::mesh_input::mesh_value(name, text, ty)? {
             Some(mesh) => mesh,
-            None => match crate::audio_input::audio_value(name, text, ty)? {
-                Some(buffer) => buffer,
-                None => kiln_io::parse_cli_value(text, ty)
-                    .map_err(|e| CliError(format!("--set `{name}` ({ty}): {e}")))?,
+            None => match crate::image_input::image_value(name, text, ty)? {
+                Some(img) => img,
+                None => match crate::audio_input::audio_value(name, text, ty)? {
+                    Some(buffer) => buffer,
+                    None => kiln_io::parse_cli_value(text, ty)
+                        .map_err(|e| CliError(format!("--set `{name}` ({ty}): {e}")))?,
+                },
             },
         };
         ctx.inputs.insert(name.to_string(), v);

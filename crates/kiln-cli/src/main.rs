@@ -11,6 +11,7 @@ mod cli;
 mod commands;
 mod common;
 mod evaluator;
+mod image_input;
 mod library;
 mod mesh_input;
 mod report;

@@ -11,6 +11,8 @@
 //!   file, for plain values;
 //! * [`wav`]: audio as WAV files (32-bit float, 16- and 24-bit PCM), written atomically, or
 //!   block by block into a temporary file renamed into place on commit;
+//! * [`image_files`]: images as PNG (8 and 16 bits) and OpenEXR (half and float) files,
+//!   and PNG, JPEG and OpenEXR files read into images, in stated colour spaces;
 //! * [`preview`]: small previews of values for an editor (PNG thumbnails, a line of text);
 //! * [`dot`]: Graphviz export;
 //! * [`frame`]: a frame's files written as a group ([`commit_frame`]): all land, or none;
@@ -63,6 +65,7 @@ mod files;
 pub mod frame;
 pub mod fuzzing;
 pub mod graph_file;
+pub mod image_files;
 pub mod input_file;
 mod json;
 pub mod leftovers;

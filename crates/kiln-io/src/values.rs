@@ -29,7 +29,7 @@ pub enum WriteError {
         source: std::io::Error,
     },
     /// The image could not be encoded.
-    #[error("cannot encode `{}` as PNG: {source}", path.display())]
+    #[error("cannot encode `{}`: {source}", path.display())]
     Image {
         /// The destination file.
         path: PathBuf,
@@ -84,6 +84,16 @@ pub enum WriteError {
     /// File formats were asked of an output that is not a mesh.
     #[error("output `{name}` is a {type_name}, not a mesh: only meshes are written as {format}")]
     NotAMesh {
+        /// The output's name.
+        name: String,
+        /// The value's type.
+        type_name: String,
+        /// The format asked for.
+        format: &'static str,
+    },
+    /// An image file format was asked of an output that is not an image.
+    #[error("output `{name}` is a {type_name}, not an image: only images are written as {format}")]
+    NotAnImage {
         /// The output's name.
         name: String,
         /// The value's type.

@@ -65,7 +65,9 @@ pub(crate) fn run(
     let parallel = parallel_policy(args.parallel);
     sweep_leftovers(&args.out);
     check_valid(g, reg)?;
-    let (names, formats) = crate::mesh_input::split_output_formats(&args.outputs);
+    let (names, image_formats) =
+        crate::image_input::split_image_outputs(&args.outputs, args.depth)?;
+    let (names, formats) = crate::mesh_input::split_output_formats(&names);
     let outputs = requested_outputs(g, &names)?;
     let fused;
     let g = if args.fuse {
@@ -149,13 +151,26 @@ pub(crate) fn run(
         if matches!(v, Value::Error(_)) {
             continue;
         }
+        let file_name = name.replace('.', "_");
+        let cannot = |e: kiln_io::WriteError| {
+            CliError(format!(
+                "cannot write output `{name}`: {e}; nothing was written"
+            ))
+        };
+        let images = crate::image_input::image_formats_for(&image_formats, name, v, args.depth)?;
+        let mut encoded = Vec::new();
+        for f in &images {
+            encoded.push(
+                kiln_io::image_files::encode_image_output(&args.out, &file_name, v, *f)
+                    .map_err(cannot)?,
+            );
+        }
         let wanted = crate::mesh_input::formats_for(&formats, name, v, args.preview);
-        let encoded = kiln_io::encode_output_files(&args.out, &name.replace('.', "_"), v, &wanted)
-            .map_err(|e| {
-                CliError(format!(
-                    "cannot write output `{name}`: {e}; nothing was written"
-                ))
-            })?;
+        if images.is_empty() || !wanted.is_empty() {
+            encoded.extend(
+                kiln_io::encode_output_files(&args.out, &file_name, v, &wanted).map_err(cannot)?,
+            );
+        }
         for (path, bytes) in encoded {
             let file = path
                 .file_name()

@@ -1,0 +1,45 @@
+//! An image output encoded as a file of a chosen format.
+
+use super::format::{ImageFormat, encode_image};
+use crate::values::WriteError;
+use kiln_core::value::Value;
+use kiln_image::image::Image;
+use std::path::{Path, PathBuf};
+
+/// Encode the image output `name` holding `value` as `dir/name.EXT` in `format`. Nothing is
+/// written. A bad name or an error value is reported as [`crate::encode_output`] does; a value
+/// that is no image is [`WriteError::NotAnImage`].
+pub fn encode_image_output(
+    dir: &Path,
+    name: &str,
+    value: &Value,
+    format: ImageFormat,
+) -> Result<(PathBuf, Vec<u8>), WriteError> {
+    let Some(img) = value.as_heavy::<Image>() else {
+        if value.as_error().is_some() || !crate::files::is_file_name(name) {
+            return crate::encode_output(dir, name, value);
+        }
+        return Err(WriteError::NotAnImage {
+            name: name.into(),
+            type_name: value.type_name().into(),
+            format: format.extension(),
+        });
+    };
+    if !crate::files::is_file_name(name) {
+        return Err(WriteError::BadName { name: name.into() });
+    }
+    let path = dir.join(format!("{name}.{}", format.extension()));
+    let pixels = img.pixels.len();
+    if u64::try_from(pixels).ok() != Some(img.width as u64 * img.height as u64) {
+        return Err(WriteError::BadImage {
+            path,
+            width: img.width,
+            height: img.height,
+            pixels,
+        });
+    }
+    match encode_image(img, format) {
+        Ok(bytes) => Ok((path, bytes)),
+        Err(source) => Err(WriteError::Image { path, source }),
+    }
+}

@@ -1,0 +1,121 @@
+//! Images from files: PNG (8 or 16 bits), JPEG and OpenEXR, through the `image` crate.
+
+use super::srgb::srgb_decode;
+use image::{DynamicImage, ImageDecoder};
+use kiln_image::image::{Image, MAX_PIXELS, MAX_SIDE};
+use std::path::{Path, PathBuf};
+
+/// Why an image file could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadImageError {
+    /// The file could not be read.
+    #[error(transparent)]
+    File(#[from] crate::input_file::InputFileError),
+    /// The content is not an image of a format this reads.
+    #[error("`{}` is not a PNG, JPEG or OpenEXR image", path.display())]
+    Format {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The size the file declares is beyond the image limits; nothing was decoded.
+    #[error(
+        "`{}` is {width} x {height} pixels: kiln images are at most {MAX_SIDE} pixels a side and {MAX_PIXELS} pixels in all",
+        path.display()
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Declared width.
+        width: u32,
+        /// Declared height.
+        height: u32,
+    },
+    /// The decoder failed on the content.
+    #[error("`{}` is not a valid image: {message}", path.display())]
+    Decode {
+        /// The file.
+        path: PathBuf,
+        /// What the decoder said.
+        message: String,
+    },
+}
+
+/// Read the image in the PNG, JPEG or OpenEXR file at `path` (at most
+/// [`MAX_INPUT_BYTES`](crate::input_file::MAX_INPUT_BYTES)); the format is found from the
+/// content.
+pub fn read_image(path: &Path) -> Result<Image, ReadImageError> {
+    let bytes = crate::input_file::read_input_file(path, crate::input_file::MAX_INPUT_BYTES)?;
+    decode_image(&bytes, path)
+}
+
+/// The image in `bytes` (a PNG, JPEG or OpenEXR file; `path` names it in errors), as linear
+/// RGBA: 16-bit colour sRGB-decoded; 8-bit values (PNG, JPEG), alpha and EXR values as
+/// they are.
+pub fn decode_image(bytes: &[u8], path: &Path) -> Result<Image, ReadImageError> {
+    let decode = |e: image::ImageError| ReadImageError::Decode {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
+    let reader = image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|_| ReadImageError::Format {
+            path: path.to_path_buf(),
+        })?;
+    match reader.format() {
+        Some(image::ImageFormat::Png | image::ImageFormat::Jpeg | image::ImageFormat::OpenExr) => {}
+        _ => {
+            return Err(ReadImageError::Format {
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    let decoder = reader.into_decoder().map_err(decode)?;
+    let (width, height) = decoder.dimensions();
+    let too_large = width == 0
+        || height == 0
+        || width > MAX_SIDE
+        || height > MAX_SIDE
+        || width as u64 * height as u64 > MAX_PIXELS;
+    if too_large {
+        return Err(ReadImageError::TooLarge {
+            path: path.to_path_buf(),
+            width,
+            height,
+        });
+    }
+    let float = matches!(
+        decoder.color_type(),
+        image::ColorType::Rgb32F | image::ColorType::Rgba32F
+    );
+    let deep = decoder.color_type().bytes_per_pixel() > decoder.color_type().channel_count();
+    let dynamic = DynamicImage::from_decoder(decoder).map_err(decode)?;
+    let n = width as usize * height as usize;
+    let what = || format!("the pixels of a {width} x {height} image read from a file");
+    let mut pixels: Vec<[f32; 4]> =
+        kiln_core::memory::try_vec(n, what).map_err(|e| ReadImageError::Decode {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+    let colour = |c: f32| srgb_decode(c);
+    if float {
+        pixels.extend(dynamic.into_rgba32f().pixels().map(|p| p.0));
+    } else if deep {
+        pixels.extend(dynamic.into_rgba16().pixels().map(|p| {
+            let f = |c: u16| c as f32 / 65535.0;
+            [colour(f(p[0])), colour(f(p[1])), colour(f(p[2])), f(p[3])]
+        }));
+    } else {
+        // 8-bit files hold the values as they are, as 8-bit PNG output writes them, so an
+        // 8-bit file read and written again keeps its codes.
+        pixels.extend(dynamic.into_rgba8().pixels().map(|p| {
+            let f = |c: u8| c as f32 / 255.0;
+            [f(p[0]), f(p[1]), f(p[2]), f(p[3])]
+        }));
+    }
+    Ok(Image {
+        width,
+        height,
+        pixels,
+    })
+}
