@@ -19,25 +19,46 @@ impl IncrementalEvaluator {
         let topo = plan.topology();
         let gone =
             |st: &super::records::State, u: usize| st.gone.get(u).is_some_and(Option::is_some);
-        let st = &self.state;
-        let mut work: Vec<u32> = (0..plan.len())
-            .filter(|&u| {
-                gone(st, u)
-                    && (roots.iter().any(|&(r, _)| r == u)
-                        || topo.succs(u).iter().any(|&w| st.stale.get(w as usize)))
-            })
-            .map(|u| u as u32)
-            .collect();
-        let mut seen = vec![false; plan.len()];
-        while let Some(u) = work.pop() {
-            let u = u as usize;
-            if std::mem::replace(&mut seen[u], true) {
+        // Only what this request runs reads: a stale node outside the roots' cone does not
+        // run, so what it reads stays released.
+        let mut in_cone = vec![false; plan.len()];
+        let mut stack: Vec<u32> = roots.iter().map(|&(r, _)| r as u32).collect();
+        while let Some(u) = stack.pop() {
+            if std::mem::replace(&mut in_cone[u as usize], true) {
                 continue;
             }
-            self.mark(plan, u);
-            for &p in topo.preds(u) {
-                if gone(&self.state, p as usize) && !seen[p as usize] {
-                    work.push(p);
+            stack.extend(topo.preds(u as usize).iter().copied());
+        }
+        let mut seen = vec![false; plan.len()];
+        // Marking a revived node's cone stale can make a node stale that reads another
+        // released value, which must then come back too: repeat until none is left.
+        loop {
+            let st = &self.state;
+            let mut work: Vec<u32> = (0..plan.len())
+                .filter(|&u| {
+                    !seen[u]
+                        && gone(st, u)
+                        && (roots.iter().any(|&(r, _)| r == u)
+                            || topo
+                                .succs(u)
+                                .iter()
+                                .any(|&w| in_cone[w as usize] && st.stale.get(w as usize)))
+                })
+                .map(|u| u as u32)
+                .collect();
+            if work.is_empty() {
+                return;
+            }
+            while let Some(u) = work.pop() {
+                let u = u as usize;
+                if std::mem::replace(&mut seen[u], true) {
+                    continue;
+                }
+                self.mark(plan, u);
+                for &p in topo.preds(u) {
+                    if gone(&self.state, p as usize) && !seen[p as usize] {
+                        work.push(p);
+                    }
                 }
             }
         }
