@@ -195,15 +195,7 @@ pub fn encode_output(
     }
     if let Some(img) = value.as_heavy::<Image>() {
         let path = dir.join(format!("{name}.png"));
-        let pixels = img.pixels.len();
-        if u64::try_from(pixels).ok() != Some(img.width as u64 * img.height as u64) {
-            return Err(WriteError::BadImage {
-                path,
-                width: img.width,
-                height: img.height,
-                pixels,
-            });
-        }
+        let path = whole_image(img, path)?;
         return match encode_png(img) {
             Ok(bytes) => Ok((path, bytes)),
             Err(source) => Err(WriteError::Image { path, source }),
@@ -409,6 +401,24 @@ pub fn parse_cli_value(text: &str, ty: ValueType) -> Result<Value, String> {
             "a value of type {name} cannot be given on the command line"
         )),
     }
+}
+
+/// `path` back when `img` holds width × height pixels; else the error that names it (a
+/// malformed image is refused, never read past).
+pub(crate) fn whole_image(
+    img: &Image,
+    path: std::path::PathBuf,
+) -> Result<std::path::PathBuf, WriteError> {
+    let pixels = img.pixels.len();
+    if u64::try_from(pixels).ok() != Some(img.width as u64 * img.height as u64) {
+        return Err(WriteError::BadImage {
+            path,
+            width: img.width,
+            height: img.height,
+            pixels,
+        });
+    }
+    Ok(path)
 }
 
 #[cfg(test)]

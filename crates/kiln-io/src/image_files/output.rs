@@ -29,15 +29,7 @@ pub fn encode_image_output(
         return Err(WriteError::BadName { name: name.into() });
     }
     let path = dir.join(format!("{name}.{}", format.extension()));
-    let pixels = img.pixels.len();
-    if u64::try_from(pixels).ok() != Some(img.width as u64 * img.height as u64) {
-        return Err(WriteError::BadImage {
-            path,
-            width: img.width,
-            height: img.height,
-            pixels,
-        });
-    }
+    let path = crate::values::whole_image(img, path)?;
     match encode_image(img, format) {
         Ok(bytes) => Ok((path, bytes)),
         Err(source) => Err(WriteError::Image { path, source }),
