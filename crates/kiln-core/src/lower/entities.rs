@@ -333,28 +333,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
                 _ => (m.port.clone(), vec![]),
             })
             .collect();
-        let n = lists.first().map(|(_, e)| e.len()).unwrap_or(0);
-        if let Some((port, e)) = lists.iter().find(|(_, e)| e.len() != n) {
-            return Err(PlanError::Scope {
-                kind: "each",
-                call: id,
-                message: format!(
-                    "its inputs `{}` and `{port}` are given lists of {n} and {} elements; lists \
-                     taken element by element must have the same length",
-                    lists[0].0,
-                    e.len()
-                ),
-            });
-        }
-        if n as u64 > self.limits.max_copies {
-            return Err(PlanError::TooLarge {
-                what: "each",
-                call: id,
-                size: n as u64,
-                unit: "copies",
-                limit: self.limits.max_copies,
-            });
-        }
+        let n = shared_length(&id, &lists, self.limits.max_copies)?;
         let mapped_wires: HashSet<usize> = mapped.iter().filter_map(|m| m.wire).collect();
         let other_wires: Vec<(Src, String)> = self
             .flat
@@ -476,28 +455,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
             return Ok(false);
         }
         lists.sort_by(|a, b| a.0.cmp(&b.0));
-        let n = lists[0].1.len();
-        if let Some((port, e)) = lists.iter().find(|(_, e)| e.len() != n) {
-            return Err(PlanError::Scope {
-                kind: "each",
-                call: cid.to_string(),
-                message: format!(
-                    "its inputs `{}` and `{port}` are given lists of {n} and {} elements; lists \
-                     taken element by element must have the same length",
-                    lists[0].0,
-                    e.len()
-                ),
-            });
-        }
-        if n as u64 > self.limits.max_copies {
-            return Err(PlanError::TooLarge {
-                what: "each",
-                call: cid.to_string(),
-                size: n as u64,
-                unit: "copies",
-                limit: self.limits.max_copies,
-            });
-        }
+        let n = shared_length(cid, &lists, self.limits.max_copies)?;
         for i in (0..n).rev() {
             let mut b = binds.clone();
             for (port, e) in &lists {
@@ -644,4 +602,34 @@ impl<'d, 'r> Lowering<'d, 'r> {
             level += 1;
         }
     }
+}
+
+/// The length every list taken element by element shares (0 for none), checked against the
+/// copy cap; lists of different lengths are refused, naming the first two ports.
+fn shared_length(call: &str, lists: &[(String, Vec<Src>)], cap: u64) -> Result<usize, PlanError> {
+    let Some((first, elements)) = lists.first() else {
+        return Ok(0);
+    };
+    let n = elements.len();
+    if let Some((port, e)) = lists.iter().find(|(_, e)| e.len() != n) {
+        return Err(PlanError::Scope {
+            kind: "each",
+            call: call.to_string(),
+            message: format!(
+                "its inputs `{first}` and `{port}` are given lists of {n} and {} elements; lists \
+                 taken element by element must have the same length",
+                e.len()
+            ),
+        });
+    }
+    if n as u64 > cap {
+        return Err(PlanError::TooLarge {
+            what: "each",
+            call: call.to_string(),
+            size: n as u64,
+            unit: "copies",
+            limit: cap,
+        });
+    }
+    Ok(n)
 }

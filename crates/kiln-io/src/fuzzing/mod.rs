@@ -5,13 +5,16 @@
 //!
 //! The targets: `graph_file`, `snapshot` (snapshot files, render manifests and render
 //! states), `value_codec`, `cache_entry`, the domains' file decoders ([`wav`], [`obj`],
-//! [`gltf`]) and [`evaluate`] (a graph generated from the bytes, run by every evaluator).
+//! [`gltf`], [`image_file`]) and [`evaluate`] (a graph generated from the bytes, run by
+//! every evaluator).
 
 mod files;
 mod generated;
+mod image_file;
 
 pub use files::{gltf, obj, wav};
 pub use generated::{evaluate, generated_graph_file};
+pub use image_file::image_file;
 
 use kiln_core::key::Key;
 use kiln_core::plan::Plan;
