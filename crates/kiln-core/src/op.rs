@@ -6,8 +6,10 @@ use crate::key::KeyHasher;
 use crate::value::{Value, ValueType};
 use std::borrow::Cow;
 
+pub mod columns;
 pub mod fn_op;
 pub mod rule;
+pub use columns::{BinaryColumns, Columns};
 pub use fn_op::FnOp;
 pub use rule::{Rule, RuleEnv, Violation};
 
@@ -600,6 +602,15 @@ pub trait Op: Send + Sync + 'static {
     /// as `execute` on those inputs: ops return the very function their `execute` applies.
     /// The default has none.
     fn kernel(&self, _inputs: &[Option<ValueType>], _params: &[Value]) -> Option<Kernel> {
+        None
+    }
+
+    /// The column forms of [`Op::kernel`] for the same `inputs` and `params`: the same
+    /// function over a whole run of floats in one loop (made with
+    /// [`unary_columns!`](crate::unary_columns) or [`binary_columns!`](crate::binary_columns)
+    /// from the kernel's own closure). The flow executor runs a batch through them. The
+    /// default has none; an op offering them must offer the kernel too.
+    fn columns(&self, _inputs: &[Option<ValueType>], _params: &[Value]) -> Option<Columns> {
         None
     }
 }

@@ -163,7 +163,8 @@ macro_rules! bin {
                 Ok(())
             })
             .infer(infer_binary)
-            .kernel(|_, _| Some(kiln_core::op::Kernel::Binary($float))),
+            .kernel(|_, _| Some(kiln_core::op::Kernel::Binary($float)))
+            .columns(|_, _| Some(kiln_core::binary_columns!($float))),
         )?;
     };
 }
@@ -176,7 +177,8 @@ macro_rules! un {
                 Ok(())
             })
             .infer(infer_unary_float)
-            .kernel(|_, _| Some(kiln_core::op::Kernel::Unary($f))),
+            .kernel(|_, _| Some(kiln_core::op::Kernel::Unary($f)))
+            .columns(|_, _| Some(kiln_core::unary_columns!($f))),
         )?;
     };
 }

@@ -1,6 +1,6 @@
 //! Small helpers for defining ops from closures.
 
-use kiln_core::op::{Kernel, Op, OpCall, OpError, OpSpec};
+use kiln_core::op::{Columns, Kernel, Op, OpCall, OpError, OpSpec};
 use kiln_core::value::{Value, ValueType};
 
 /// Signature of an op body.
@@ -10,6 +10,8 @@ pub(crate) type InferFn = fn(&[Option<ValueType>], &[Value]) -> Result<Vec<Value
 
 /// Signature of a kernel chooser (see [`Op::kernel`]).
 pub(crate) type KernelFn = fn(&[Option<ValueType>], &[Value]) -> Option<Kernel>;
+/// Signature of a column-kernel chooser (see [`Op::columns`]).
+pub(crate) type ColumnsFn = fn(&[Option<ValueType>], &[Value]) -> Option<Columns>;
 
 /// An op made of a spec and plain functions.
 pub(crate) struct FnOp {
@@ -17,6 +19,7 @@ pub(crate) struct FnOp {
     pub exec: ExecFn,
     pub infer: Option<InferFn>,
     pub kernel: Option<KernelFn>,
+    pub columns: Option<ColumnsFn>,
 }
 
 impl FnOp {
@@ -26,11 +29,17 @@ impl FnOp {
             exec,
             infer: None,
             kernel: None,
+            columns: None,
         }
     }
     /// Offer a scalar kernel: `f` must return the very function `exec` applies to floats.
     pub(crate) fn kernel(mut self, f: KernelFn) -> Self {
         self.kernel = Some(f);
+        self
+    }
+    /// Offer the kernel's column forms: `f` must return them made from the same function.
+    pub(crate) fn columns(mut self, f: ColumnsFn) -> Self {
+        self.columns = Some(f);
         self
     }
     pub(crate) fn infer(mut self, f: InferFn) -> Self {
@@ -49,6 +58,9 @@ impl Op for FnOp {
     }
     fn kernel(&self, inputs: &[Option<ValueType>], params: &[Value]) -> Option<Kernel> {
         self.kernel.and_then(|f| f(inputs, params))
+    }
+    fn columns(&self, inputs: &[Option<ValueType>], params: &[Value]) -> Option<Columns> {
+        self.columns.and_then(|f| f(inputs, params))
     }
     fn infer_outputs(
         &self,

@@ -5,7 +5,7 @@
 //! fast path bit-identical to running the ops.
 
 use kiln_core::eval::CompiledEvaluator;
-use kiln_core::op::Kernel;
+use kiln_core::op::{Columns, Kernel};
 use kiln_core::prelude::*;
 use proptest::prelude::*;
 use std::sync::Arc;
@@ -147,6 +147,34 @@ fn check(k: &KernelOp, args: [f64; 2], param: f64) -> Result<(), TestCaseError> 
         Kernel::Binary(f) => f(args[0], args[1]),
         Kernel::Ternary(_) => return Err(TestCaseError::fail("no std op has a ternary kernel")),
     };
+    // The column forms, where the op offers them, give the kernel's bits in every form.
+    let types = vec![Some(ValueType::Float); k.inputs];
+    let forms: Vec<f64> = match k.op.columns(&types, &params) {
+        None => vec![],
+        Some(Columns::Unary(f)) => {
+            let mut out = [args[0]];
+            f(&mut out);
+            vec![out[0]]
+        }
+        Some(Columns::Binary(c)) => {
+            let (mut a, mut b, mut c1, mut d) = ([args[0]], [args[1]], [args[0]], [args[1]]);
+            (c.own_fixed)(&mut a, args[1]);
+            (c.fixed_own)(args[0], &mut b);
+            (c.own_col)(&mut c1, &[args[1]]);
+            (c.col_own)(&[args[0]], &mut d);
+            vec![a[0], b[0], c1[0], d[0]]
+        }
+    };
+    for got in forms {
+        prop_assert!(
+            got.to_bits() == expected.to_bits(),
+            "{}{:?}: a column form gives {} where the kernel gives {}",
+            k.id(),
+            &args[..k.inputs],
+            bits(got),
+            bits(expected)
+        );
+    }
     let ctx = EvalContext::new();
     let call = OpCall {
         inputs: &inputs,

@@ -5,16 +5,18 @@
 //! (which must apply the very function its `execute` does) and every entity and constant of
 //! the batch is a float, the kernel runs over plain `f64` columns: no [`OpCall`], no value
 //! matching per run, and its results overwrite its first column (each element read before it
-//! is written), so a chain of kernels passes one buffer along. A kernel that panics fails the
-//! run as the op's panic. Otherwise the op's `execute` runs once per entity. Either path splits a
-//! large batch over the current rayon pool when the op is pure (or reads only the clock), and
+//! is written), so a chain of kernels passes one buffer along. When the op also offers the
+//! kernel's column forms ([`Columns`]), each chunk of the batch is one call of one loop over
+//! the column instead of a call per element. A kernel that panics fails the run as the op's
+//! panic. Otherwise the op's `execute` runs once per entity. Either path splits a large
+//! batch over the current rayon pool when the op is pure (or reads only the clock), and
 //! gathers the results in entity order, so the thread count changes nothing but the time.
 
 use super::compile::CNode;
 use super::executor::FlowError;
 use super::queues::Col;
 use crate::context::EvalContext;
-use crate::op::{Kernel, Op, OpCall, OpError, PortIndex};
+use crate::op::{Columns, Kernel, Op, OpCall, OpError, PortIndex};
 use crate::plan::Plan;
 use crate::value::Value;
 use rayon::prelude::*;
@@ -93,8 +95,44 @@ impl Arg<'_> {
     }
 }
 
-/// The kernel over `out` (`out[j]` is run `start + j`).
-fn kernel_chunk(k: Kernel, args: &[Arg<'_>; 3], start: usize, out: &mut [f64]) {
+/// The kernel's column form over `out` (`out[j]` is run `start + j`), when it has one for
+/// where its arguments come from; `false` when it has none (nothing was written).
+fn columns_chunk(c: Columns, args: &[Arg<'_>; 3], start: usize, out: &mut [f64]) -> bool {
+    let part = |col: &[f64]| -> Option<std::ops::Range<usize>> {
+        let r = start..start + out.len();
+        (r.end <= col.len()).then_some(r)
+    };
+    match (c, args[0], args[1]) {
+        (Columns::Unary(f), Arg::Own, _) => f(out),
+        (Columns::Binary(f), Arg::Own, Arg::Fixed(b)) => (f.own_fixed)(out, b),
+        (Columns::Binary(f), Arg::Fixed(a), Arg::Own) => (f.fixed_own)(a, out),
+        (Columns::Binary(f), Arg::Own, Arg::Col(b)) => match part(b) {
+            Some(r) => (f.own_col)(out, &b[r]),
+            None => return false,
+        },
+        (Columns::Binary(f), Arg::Col(a), Arg::Own) => match part(a) {
+            Some(r) => (f.col_own)(&a[r], out),
+            None => return false,
+        },
+        _ => return false,
+    }
+    true
+}
+
+/// The kernel over `out` (`out[j]` is run `start + j`), through its column form when it has
+/// one.
+fn kernel_chunk(
+    k: Kernel,
+    columns: Option<Columns>,
+    args: &[Arg<'_>; 3],
+    start: usize,
+    out: &mut [f64],
+) {
+    if let Some(c) = columns
+        && columns_chunk(c, args, start, out)
+    {
+        return;
+    }
     match (k, args[0], args[1]) {
         (Kernel::Const(x), _, _) => out.fill(x),
         (Kernel::Unary(f), Arg::Own, _) => out.iter_mut().for_each(|o| *o = f(*o)),
@@ -168,14 +206,15 @@ fn kernel_batch(job: &Job<'_>, k: Kernel, cols: &mut [(usize, Col)]) -> Option<B
             }
         };
     }
+    let columns = job.node.columns;
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         if parallel(job.node, n) {
             let len = chunk_len(n);
             out.par_chunks_mut(len)
                 .enumerate()
-                .for_each(|(c, chunk)| kernel_chunk(k, &args, c * len, chunk));
+                .for_each(|(c, chunk)| kernel_chunk(k, columns, &args, c * len, chunk));
         } else {
-            kernel_chunk(k, &args, 0, &mut out);
+            kernel_chunk(k, columns, &args, 0, &mut out);
         }
     }));
     if result.is_err() {

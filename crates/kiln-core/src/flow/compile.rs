@@ -4,7 +4,7 @@
 
 use super::body::{FlowBodyError, FlowSettings};
 use crate::graph::{Graph, PortRef};
-use crate::op::{Kernel, Purity, Role};
+use crate::op::{Columns, Kernel, Purity, Role};
 use crate::plan::{Plan, Source};
 use crate::registry::Registry;
 use crate::value::{Value, ValueType};
@@ -66,6 +66,8 @@ pub(super) struct CNode {
     /// The op's scalar kernel for float inputs, when it has one output, no lazy input, no
     /// collective input and no rules (see [`super::batch`]).
     pub kernel: Option<Kernel>,
+    /// The kernel's column forms, when the op offers them (and a kernel).
+    pub columns: Option<Columns>,
     /// Its runs may be split over threads: the op is pure or reads only the context.
     pub parallel: bool,
 }
@@ -179,6 +181,18 @@ fn kernel_of(plan: &Plan, v: usize) -> Option<Kernel> {
     plan.op(v)
         .kernel(&types, plan.params(v))
         .filter(|k| k.arity() == n)
+}
+
+/// The column forms of node `v`'s kernel `k`, when its op offers forms of the same arity.
+fn columns_of(plan: &Plan, v: usize, k: Kernel) -> Option<Columns> {
+    let types = vec![Some(ValueType::Float); k.arity()];
+    let columns = plan.op(v).columns(&types, plan.params(v))?;
+    match (columns, k) {
+        (Columns::Unary(_), Kernel::Unary(_)) | (Columns::Binary(_), Kernel::Binary(_)) => {
+            Some(columns)
+        }
+        _ => None,
+    }
 }
 
 /// Check `graph` under `settings` and compile it.
@@ -374,6 +388,7 @@ pub(super) fn compile(
             Kind::Op => kernel_of(&plan, v),
             _ => None,
         };
+        let columns = kernel.and_then(|k| columns_of(&plan, v, k));
         nodes.push(CNode {
             id: node.id.to_string(),
             op_id: node.op.clone(),
@@ -382,6 +397,7 @@ pub(super) fn compile(
             outputs,
             source: true,
             kernel,
+            columns,
             parallel: matches!(spec.purity, Purity::Pure | Purity::Clock),
         });
     }

@@ -226,14 +226,7 @@ impl Run<'_> {
                 if !node.outputs.is_empty() {
                     made[0] = items.len() as u64;
                     // A list of floats is queued as a column of them (the same entities).
-                    let floats: Option<Vec<f64>> = items
-                        .iter()
-                        .map(|x| match x {
-                            Value::Float(f) => Some(*f),
-                            _ => None,
-                        })
-                        .collect();
-                    match floats {
+                    match super::queues::floats_of(items) {
                         Some(xs) if items.len() > 1 => self.send_floats(v, xs)?,
                         _ => {
                             for item in items {

@@ -90,7 +90,11 @@ impl Queue {
             match front {
                 Chunk::Values(v) if all => out.extend(v.drain(..)),
                 Chunk::Values(v) => out.extend(v.drain(..want)),
-                Chunk::Floats(f) if all => out.extend(f.drain(..).map(Value::Float)),
+                Chunk::Floats(f) if all => {
+                    let (a, b) = f.as_slices();
+                    out.extend(a.iter().chain(b).map(|&x| Value::Float(x)));
+                    f.clear();
+                }
                 Chunk::Floats(f) => out.extend(f.drain(..want).map(Value::Float)),
             }
             if all {
@@ -151,7 +155,7 @@ impl Queues {
     pub(super) fn take_all(&mut self, node: usize, port: usize) -> Vec<Value> {
         match self.take_n(node, port, usize::MAX) {
             Col::Values(v) => v,
-            Col::Floats(f) => f.into_iter().map(Value::Float).collect(),
+            Col::Floats(f) => values_of(&f),
         }
     }
     /// Entities at `node.port`.
@@ -169,4 +173,23 @@ impl Queues {
     pub(super) fn total(&self) -> u64 {
         self.at_node.iter().sum()
     }
+}
+
+/// The floats of `items` when every one is a float (one pass, no boxing).
+pub(super) fn floats_of(items: &[Value]) -> Option<Vec<f64>> {
+    let mut xs = Vec::with_capacity(items.len());
+    for item in items {
+        let Value::Float(x) = item else {
+            return None;
+        };
+        xs.push(*x);
+    }
+    Some(xs)
+}
+
+/// `xs` as float values, in order.
+fn values_of(xs: &[f64]) -> Vec<Value> {
+    let mut out = Vec::with_capacity(xs.len());
+    out.extend(xs.iter().map(|&x| Value::Float(x)));
+    out
 }
