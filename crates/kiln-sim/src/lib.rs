@@ -17,6 +17,7 @@
 //! | `sim.particles.splat`, `sim.particles.points` | particles drawn into an image, or listed as points ([`particle_view`]) |
 //! | `sim.cloth.init`, `sim.cloth.step`, `sim.cloth.view` | mass–spring cloth with Verlet ([`cloth`]) |
 //! | `sim.wfc.init`, `sim.wfc.step`, `sim.wfc.view` | wave function collapse, simple tiled model ([`wfc`]) |
+//! | `sim.wfc.overlap` | wave function collapse, overlapping model, sample to image ([`wfc_overlap`]) |
 //! | `sim.tree.init`, `sim.tree.step`, `sim.tree.view`, `sim.tree.lines` | space colonization ([`colonize`]) |
 //! | `sim.rigid.init`, `sim.rigid.step`, `sim.rigid.points`, `sim.rigid.view` | rigid bodies through rapier ([`rigid`]) |
 //! | `sim.view` | a grid's channel as a grey image |
@@ -77,6 +78,7 @@ mod view;
 pub mod wfc;
 pub mod wfc_ops;
 pub mod wfc_overlap;
+mod wfc_overlap_op;
 
 pub use grid::{GRID, GRID_TYPE, Grid, GridCodec};
 
@@ -96,6 +98,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     particle_view::register(reg)?;
     cloth_ops::register(reg)?;
     wfc_ops::register(reg)?;
+    wfc_overlap_op::register(reg)?;
     colonize_ops::register(reg)?;
     view::register(reg)?;
     rigid_ops::register(reg)?;

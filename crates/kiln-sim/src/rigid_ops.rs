@@ -50,7 +50,7 @@ fn scene_bodies(s: &Scene<'_>) -> Vec<BodyDesc> {
             out.push(body(
                 BodyShape::Box([s.size; 3]),
                 [
-                    i as f32 * s.size * 0.3,
+                    i as f32 * s.size * 0.45,
                     s.size * (2.0 * i as f32 + 1.0) * 1.001,
                     0.0,
                 ],

@@ -277,6 +277,8 @@ fn attempt(
     };
     let mut rng = Rng::new(seed);
     let at = |c: usize| ((c % cw as usize) as u32, (c / cw as usize) as u32);
+    // Every cell starts on the worklist, so patterns that cannot meet fail here.
+    propagate(&mut wave, compatible, (cw, ch), periodic, (0..cells).collect()).map_err(at)?;
     loop {
         if cancel() {
             return Err((0, 0));
@@ -311,7 +313,7 @@ fn attempt(
         let slot = &mut wave.bits[c * words..(c + 1) * words];
         slot.iter_mut().for_each(|x| *x = 0);
         slot[chosen / 64] = 1 << (chosen % 64);
-        propagate(&mut wave, compatible, (cw, ch), periodic, c).map_err(at)?;
+        propagate(&mut wave, compatible, (cw, ch), periodic, vec![c]).map_err(at)?;
     }
     (0..cells)
         .map(|c| {
@@ -323,16 +325,16 @@ fn attempt(
         .collect()
 }
 
-/// Narrow every cell the change at `start` constrains; `Err(cell)` for one left empty.
+/// Narrow every cell the changes at the cells of `work` constrain; `Err(cell)` for one left
+/// empty.
 fn propagate(
     wave: &mut Wave,
     compatible: &[Vec<u64>],
     (cw, ch): (u32, u32),
     periodic: bool,
-    start: usize,
+    mut work: Vec<usize>,
 ) -> Result<(), usize> {
     let words = wave.words;
-    let mut work = vec![start];
     let mut allowed = vec![0u64; words];
     while let Some(c) = work.pop() {
         let (x, y) = ((c % cw as usize) as i64, (c / cw as usize) as i64);
@@ -396,4 +398,34 @@ fn render(p: &Patterns, chosen: &[usize], (cw, ch): (u32, u32), w: u32, h: u32) 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkerboard_teaches_two_patterns_of_weight_two() {
+        // 0 1 / 1 0 read with wrapping: windows at (0,0) and (1,1) are [0 1; 1 0], at (1,0)
+        // and (0,1) [1 0; 0 1].
+        let p = learn(&[0, 1, 1, 0], 2, 2, 2, 1, true).unwrap();
+        assert_eq!(p.cells, vec![vec![0, 1, 1, 0], vec![1, 0, 0, 1]]);
+        assert_eq!(p.weights, vec![2, 2]);
+    }
+
+    #[test]
+    fn the_overlap_rule_compares_the_shared_pixels() {
+        // [0 1; 2 3] then [1 4; 3 5] to its right share the column (1, 3).
+        assert!(agrees(&[0, 1, 2, 3], &[1, 4, 3, 5], 2, 1, 0));
+        assert!(!agrees(&[0, 1, 2, 3], &[1, 4, 2, 5], 2, 1, 0));
+        // Below: the row (2, 3) is the next one's top row.
+        assert!(agrees(&[0, 1, 2, 3], &[2, 3, 7, 7], 2, 0, 1));
+    }
+
+    #[test]
+    fn sizes_over_their_limits_are_refused() {
+        assert!(learn(&[0; 4], 2, 2, 5, 1, true).is_err());
+        let p = learn(&[0; 4], 2, 2, 2, 1, true).unwrap();
+        assert!(generate(&p, 1000, 1000, false, 1, 1, &|| false).is_err());
+    }
 }
