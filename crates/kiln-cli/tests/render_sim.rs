@@ -437,7 +437,11 @@ fn the_stack_leans_topples_and_lies_on_the_ground() {
         b.iter().map(|p| p.0).max().unwrap() - b.iter().map(|p| p.0).min().unwrap()
     };
     // At first a tall narrow tower (twelve boxes reach most of the frame's height) ...
-    assert!(first.len() > 500 && top(&first) < h as usize / 4, "top {}", top(&first));
+    assert!(
+        first.len() > 500 && top(&first) < h as usize / 4,
+        "top {}",
+        top(&first)
+    );
     assert!(spread(&first) < w as usize / 3);
     // ... at the end fallen: every box low, near the ground, spread along it.
     assert!(top(&last) > h as usize * 3 / 4, "top {}", top(&last));

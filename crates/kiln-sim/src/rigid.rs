@@ -132,7 +132,8 @@ fn check_body(i: usize, b: &BodyDesc) -> Result<(), RigidError> {
             b.density
         )));
     }
-    if !(0.0..=1.0).contains(&b.restitution) || !(b.friction.is_finite() && b.friction >= 0.0) {
+    let ok = (0.0..=1.0).contains(&b.restitution) && b.friction.is_finite() && b.friction >= 0.0;
+    if !ok {
         return Err(bad(format!(
             "restitution must be in [0, 1] and friction non-negative, found {} and {}",
             b.restitution, b.friction

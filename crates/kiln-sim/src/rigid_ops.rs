@@ -72,11 +72,7 @@ fn scene_bodies(s: &Scene<'_>) -> Vec<BodyDesc> {
         };
         // Each body clears the one below: heights 3 sizes apart (a box's diagonal is under
         // 1.74 of its largest half extent, 1.4 sizes).
-        out.push(body(
-            shape,
-            [x, s.size * (2.0 + 3.0 * i as f32), z],
-            rot,
-        ));
+        out.push(body(shape, [x, s.size * (2.0 + 3.0 * i as f32), z], rot));
     }
     out
 }

@@ -278,7 +278,14 @@ fn attempt(
     let mut rng = Rng::new(seed);
     let at = |c: usize| ((c % cw as usize) as u32, (c / cw as usize) as u32);
     // Every cell starts on the worklist, so patterns that cannot meet fail here.
-    propagate(&mut wave, compatible, (cw, ch), periodic, (0..cells).collect()).map_err(at)?;
+    propagate(
+        &mut wave,
+        compatible,
+        (cw, ch),
+        periodic,
+        (0..cells).collect(),
+    )
+    .map_err(at)?;
     loop {
         if cancel() {
             return Err((0, 0));

@@ -55,7 +55,11 @@ fn a_ball_dropped_on_the_ground_comes_to_rest_on_it() {
     let speed = b.velocity.iter().map(|v| v * v).sum::<f32>().sqrt();
     assert!(speed < 1e-2, "still moving at {speed}");
     // At rest on the plane y = 0: its centre one radius up (contacts may sink a little).
-    assert!((b.position[1] - 0.5).abs() < 0.02, "rests at {}", b.position[1]);
+    assert!(
+        (b.position[1] - 0.5).abs() < 0.02,
+        "rests at {}",
+        b.position[1]
+    );
     assert!(lowest > 0.4, "went through the ground to {lowest}");
 }
 
@@ -67,7 +71,11 @@ fn pile() -> Vec<BodyDesc> {
             } else {
                 BodyShape::Box([0.5, 0.3, 0.4])
             },
-            position: [(i % 4) as f32 * 0.3 - 0.45, 1.0 + 1.6 * i as f32, 0.1 * (i % 2) as f32],
+            position: [
+                (i % 4) as f32 * 0.3 - 0.45,
+                1.0 + 1.6 * i as f32,
+                0.1 * (i % 2) as f32,
+            ],
             rotation: [0.3 * i as f32, 0.2, 0.1],
             velocity: [0.0; 3],
             density: 1.0 + (i % 3) as f32,
@@ -125,7 +133,10 @@ fn too_many_bodies_and_bad_sizes_are_refused() {
         .to_string();
     assert!(err.contains("count") && err.contains("4096"), "{err}");
     g.set_param("seed", "count", Value::Int(3)).unwrap();
-    assert!(d.tick(&g, &Request::new(["sim"]), &EvalContext::new()).is_ok());
+    assert!(
+        d.tick(&g, &Request::new(["sim"]), &EvalContext::new())
+            .is_ok()
+    );
 }
 
 #[test]
@@ -136,10 +147,10 @@ fn a_state_decoded_from_its_codec_continues_with_the_same_bits() {
         w = w.step(g, 1.0 / 30.0, 2).unwrap();
     }
     let mut bytes = vec![];
-    RigidCodec.encode(&Heavy::new(w.clone()), &mut bytes).unwrap();
-    let back = RigidCodec
-        .decode(&mut ByteReader::new(&bytes))
+    RigidCodec
+        .encode(&Heavy::new(w.clone()), &mut bytes)
         .unwrap();
+    let back = RigidCodec.decode(&mut ByteReader::new(&bytes)).unwrap();
     let back = back.as_heavy::<RigidWorld>().unwrap().clone();
     assert_eq!(back.world_bytes(), w.world_bytes());
     let (mut a, mut b) = (w, back);
@@ -194,7 +205,11 @@ fn every_evaluator_a_restore_and_a_seek_give_the_same_bits() {
         );
         second.restore(snap);
         for (t, v) in run(&mut second, &g, 6).iter().enumerate() {
-            assert!(v.same_bits(&straight[6 + t]), "{layout}: tick {} after restore", 6 + t);
+            assert!(
+                v.same_bits(&straight[6 + t]),
+                "{layout}: tick {} after restore",
+                6 + t
+            );
         }
         let mut d = Recurrent::new(
             IncrementalEvaluator::new(kiln_sim::registry()),
@@ -210,7 +225,10 @@ fn every_evaluator_a_restore_and_a_seek_give_the_same_bits() {
                 SeekMode::Resimulate,
             )
             .unwrap();
-        assert!(back.get("sim").unwrap().same_bits(&straight[4]), "{layout}: seek");
+        assert!(
+            back.get("sim").unwrap().same_bits(&straight[4]),
+            "{layout}: seek"
+        );
     }
 }
 
@@ -249,7 +267,12 @@ fn the_stack_topples_and_the_points_carry_orientations() {
     let top = |w: &RigidWorld| w.bodies().iter().map(|b| b.position[1]).fold(0.0, f32::max);
     // Ten boxes each shifted 0.45 half extents: the upper part's centre of mass passes an
     // edge, so the tower falls and its top comes down by more than a few boxes.
-    assert!(top(last) < top(first) - 2.0, "{} then {}", top(first), top(last));
+    assert!(
+        top(last) < top(first) - 2.0,
+        "{} then {}",
+        top(first),
+        top(last)
+    );
     let mut gp = g.clone();
     gp.add_node("pts", "sim.rigid.points").unwrap();
     gp.wire("sim.out", "pts.world");
@@ -265,7 +288,9 @@ fn the_stack_topples_and_the_points_carry_orientations() {
     };
     assert_eq!(items.len(), 10);
     for it in items.iter() {
-        let Value::Record(r) = it else { panic!("a record") };
+        let Value::Record(r) = it else {
+            panic!("a record")
+        };
         let Some(Value::Vec4(q)) = r.get("rotation") else {
             panic!("a rotation")
         };

@@ -11,8 +11,7 @@ use std::collections::HashSet;
 
 /// A sample of walls (`X`) round rooms, and a red door (`r`).
 const SAMPLE: [&str; 8] = [
-    "........", ".XXXX...", ".X..X...", ".X..XXXX", ".XXrX..X", "....X..X", "....XXXX",
-    "........",
+    "........", ".XXXX...", ".X..X...", ".X..XXXX", ".XXrX..X", "....X..X", "....XXXX", "........",
 ];
 
 fn sample() -> (Vec<u32>, u32, u32) {
@@ -29,12 +28,15 @@ fn sample() -> (Vec<u32>, u32, u32) {
     (px, 8, 8)
 }
 
+/// A map of window coordinates (i, j), given n − 1, to sample offsets.
+type Symmetry = fn(i64, i64, i64) -> (i64, i64);
+
 /// Every n × n window of the sample, wrapping, under all eight symmetries of the square:
 /// window pixel (i, j) is sample pixel (x, y) + T(i, j) for T among the maps of (i, j) to
 /// (±i or ±j, ±j or ±i) (taking n − 1 − i for −i).
 fn windows_of_sample(px: &[u32], w: u32, h: u32, n: u32) -> HashSet<Vec<u32>> {
     let m = n as i64 - 1;
-    let maps: [fn(i64, i64, i64) -> (i64, i64); 8] = [
+    let maps: [Symmetry; 8] = [
         |i, j, _| (i, j),
         |i, j, m| (m - i, j),
         |i, j, m| (i, m - j),
@@ -65,7 +67,11 @@ fn windows_of_sample(px: &[u32], w: u32, h: u32, n: u32) -> HashSet<Vec<u32>> {
 
 /// Every n × n window of a `w × h` output, wrapping when `periodic`.
 fn windows_of_output(px: &[u32], w: u32, h: u32, n: u32, periodic: bool) -> Vec<Vec<u32>> {
-    let (xs, ys) = if periodic { (w, h) } else { (w - n + 1, h - n + 1) };
+    let (xs, ys) = if periodic {
+        (w, h)
+    } else {
+        (w - n + 1, h - n + 1)
+    };
     let mut out = vec![];
     for y in 0..ys {
         for x in 0..xs {
@@ -93,7 +99,10 @@ fn every_window_of_the_output_is_a_window_of_the_sample() {
         );
         let out = generate(&p, 24, 20, periodic, 5, 50, &|| false).unwrap();
         assert_eq!(out.len(), 24 * 20);
-        for (k, win) in windows_of_output(&out, 24, 20, n, periodic).iter().enumerate() {
+        for (k, win) in windows_of_output(&out, 24, 20, n, periodic)
+            .iter()
+            .enumerate()
+        {
             assert!(known.contains(win), "n {n}, window {k}: {win:?}");
         }
         // Walls appear and so does open floor: the output is not one colour.
@@ -128,7 +137,11 @@ fn a_pattern_that_cannot_neighbour_itself_is_a_contradiction() {
 #[test]
 fn the_op_turns_a_sample_image_into_an_image_of_its_colours() {
     let (px, w, h) = sample();
-    let colours = [[1.0, 1.0, 1.0, 1.0], [0.1, 0.1, 0.1, 1.0], [0.9, 0.1, 0.1, 1.0]];
+    let colours = [
+        [1.0, 1.0, 1.0, 1.0],
+        [0.1, 0.1, 0.1, 1.0],
+        [0.9, 0.1, 0.1, 1.0],
+    ];
     let mut img = Image::filled(w, h, colours[0]);
     for (p, &c) in img.pixels.iter_mut().zip(&px) {
         *p = colours[c as usize];
@@ -151,7 +164,11 @@ fn the_op_turns_a_sample_image_into_an_image_of_its_colours() {
         .map(|p| colours.iter().position(|c| c == p).unwrap() as u32)
         .collect();
     let known = windows_of_sample(&px, w, h, 3);
-    assert!(windows_of_output(&back, 16, 12, 3, false).iter().all(|w| known.contains(w)));
+    assert!(
+        windows_of_output(&back, 16, 12, 3, false)
+            .iter()
+            .all(|w| known.contains(w))
+    );
     // A contradiction names the attempts and the cell.
     let mut g2 = Graph::new();
     g2.add_node("wfc", "sim.wfc.overlap").unwrap();
@@ -162,11 +179,15 @@ fn the_op_turns_a_sample_image_into_an_image_of_its_colours() {
     g2.set_const("wfc", "sample", tiny.into_value()).unwrap();
     g2.set_param("wfc", "n", Value::Int(2)).unwrap();
     g2.set_param("wfc", "symmetry", Value::Int(1)).unwrap();
-    g2.set_param("wfc", "periodic_input", Value::Bool(false)).unwrap();
+    g2.set_param("wfc", "periodic_input", Value::Bool(false))
+        .unwrap();
     g2.set_param("wfc", "attempts", Value::Int(4)).unwrap();
     let err = e
         .evaluate(&g2, &Request::new(["wfc"]), &EvalContext::new())
         .unwrap_err()
         .to_string();
-    assert!(err.contains("contradiction") && err.contains("4 attempt"), "{err}");
+    assert!(
+        err.contains("contradiction") && err.contains("4 attempt"),
+        "{err}"
+    );
 }
