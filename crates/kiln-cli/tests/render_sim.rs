@@ -399,3 +399,51 @@ fn the_tree_grows_a_trunk_and_a_spreading_crown() {
         trunk.len()
     );
 }
+
+#[test]
+fn the_stack_leans_topples_and_lies_on_the_ground() {
+    let dir = tempfile::tempdir().unwrap();
+    render(
+        dir.path(),
+        "stack",
+        &[
+            "--ticks",
+            "90",
+            "--dt",
+            "1/30",
+            "--out",
+            "o",
+            "--gif",
+            "--no-frames",
+        ],
+    );
+    let (w, h, frames) = gif_frames(&dir.path().join("o/stack.gif"));
+    assert_eq!(frames.len(), 90);
+    // Box pixels are neither the sky (light blue) nor the ground (dark brown).
+    let boxes = |f: &[u8]| -> Vec<(usize, usize)> {
+        f.chunks(4)
+            .enumerate()
+            .filter(|(_, p)| {
+                let sky = p[2] > 200 && p[0] > 180;
+                let ground = (p[0] as i32 - 89).abs() < 20 && (p[2] as i32 - 64).abs() < 20;
+                !sky && !ground
+            })
+            .map(|(i, _)| (i % w as usize, i / w as usize))
+            .collect()
+    };
+    let (first, last) = (boxes(&frames[0].1), boxes(&frames[89].1));
+    let top = |b: &[(usize, usize)]| b.iter().map(|p| p.1).min().unwrap();
+    let spread = |b: &[(usize, usize)]| {
+        b.iter().map(|p| p.0).max().unwrap() - b.iter().map(|p| p.0).min().unwrap()
+    };
+    // At first a tall narrow tower (twelve boxes reach most of the frame's height) ...
+    assert!(
+        first.len() > 500 && top(&first) < h as usize / 4,
+        "top {}",
+        top(&first)
+    );
+    assert!(spread(&first) < w as usize / 3);
+    // ... at the end fallen: every box low, near the ground, spread along it.
+    assert!(top(&last) > h as usize * 3 / 4, "top {}", top(&last));
+    assert!(spread(&last) > w as usize / 2, "spread {}", spread(&last));
+}

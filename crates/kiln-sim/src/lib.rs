@@ -17,7 +17,9 @@
 //! | `sim.particles.splat`, `sim.particles.points` | particles drawn into an image, or listed as points ([`particle_view`]) |
 //! | `sim.cloth.init`, `sim.cloth.step`, `sim.cloth.view` | mass–spring cloth with Verlet ([`cloth`]) |
 //! | `sim.wfc.init`, `sim.wfc.step`, `sim.wfc.view` | wave function collapse, simple tiled model ([`wfc`]) |
+//! | `sim.wfc.overlap` | wave function collapse, overlapping model, sample to image ([`wfc_overlap`]) |
 //! | `sim.tree.init`, `sim.tree.step`, `sim.tree.view`, `sim.tree.lines` | space colonization ([`colonize`]) |
+//! | `sim.rigid.init`, `sim.rigid.step`, `sim.rigid.points`, `sim.rigid.view` | rigid bodies through rapier ([`rigid`]) |
 //! | `sim.view` | a grid's channel as a grey image |
 //!
 //! Steps compute rows in parallel on the current Rayon pool, each row from the previous state
@@ -66,6 +68,8 @@ pub mod particle_step;
 pub mod particle_view;
 pub mod particles;
 pub mod pool;
+pub mod rigid;
+mod rigid_ops;
 pub mod rng;
 mod rows;
 mod sim_op;
@@ -73,6 +77,8 @@ pub mod smoothlife;
 mod view;
 pub mod wfc;
 pub mod wfc_ops;
+pub mod wfc_overlap;
+mod wfc_overlap_op;
 
 pub use grid::{GRID, GRID_TYPE, Grid, GridCodec};
 
@@ -80,7 +86,8 @@ use kiln_core::registry::{Registry, RegistryError};
 
 /// Register every simulation op into `reg`, with the codecs of grids ([`GridCodec`]) and
 /// particle systems ([`particles::ParticlesCodec`]), cloths ([`cloth::ClothCodec`]) and
-/// waves ([`wfc::WaveCodec`]) and trees ([`colonize::TreeCodec`]).
+/// waves ([`wfc::WaveCodec`]), trees ([`colonize::TreeCodec`]) and rigid-body worlds
+/// ([`rigid::RigidCodec`]).
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     gray_scott::register(reg)?;
     life::register(reg)?;
@@ -91,13 +98,16 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     particle_view::register(reg)?;
     cloth_ops::register(reg)?;
     wfc_ops::register(reg)?;
+    wfc_overlap_op::register(reg)?;
     colonize_ops::register(reg)?;
     view::register(reg)?;
+    rigid_ops::register(reg)?;
     reg.register_codec(GridCodec)?;
     reg.register_codec(particles::ParticlesCodec)?;
     reg.register_codec(cloth::ClothCodec)?;
     reg.register_codec(wfc::WaveCodec)?;
     reg.register_codec(colonize::TreeCodec)?;
+    reg.register_codec(rigid::RigidCodec)?;
     Ok(())
 }
 
