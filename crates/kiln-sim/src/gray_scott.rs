@@ -76,7 +76,11 @@ impl<T: Fn(usize) -> (f32, f32, f32, f32) + Sync + Send> CellRates for T {}
 fn step_rows(src: &Grid, dst: &mut Grid, dt: f32, rates: impl CellRates) {
     let (w, h) = (src.width() as usize, src.height());
     let (cells, _) = src.data().as_chunks::<2>();
-    let row_of = |y: u32| cells.get(y as usize * w..(y as usize + 1) * w).unwrap_or(&[]);
+    let row_of = |y: u32| {
+        cells
+            .get(y as usize * w..(y as usize + 1) * w)
+            .unwrap_or(&[])
+    };
     for_each_row(dst, |y, row| {
         let (north, mid, south) = (row_of(wrap(y, -1, h)), row_of(y), row_of(wrap(y, 1, h)));
         let Some(out) = row.as_chunks_mut::<2>().0.get_mut(..w) else {
@@ -87,14 +91,20 @@ fn step_rows(src: &Grid, dst: &mut Grid, dt: f32, rates: impl CellRates) {
         let last = w.saturating_sub(1);
         // The first and last cells wrap; the cells between read their neighbours directly.
         for x in [0, last] {
-            let (xw, xe) = (if x == 0 { last } else { x - 1 }, if x == last { 0 } else { x + 1 });
+            let (xw, xe) = (
+                if x == 0 { last } else { x - 1 },
+                if x == last { 0 } else { x + 1 },
+            );
             if let Some(o) = out.get_mut(x) {
                 *o = rows.cell(xw, x, xe, rates(base + x), dt);
             }
         }
-        for x in 1..last {
-            if let Some(o) = out.get_mut(x) {
-                *o = rows.cell(x - 1, x, x + 1, rates(base + x), dt);
+        // The cells between, from three sliding windows: no wrapping, no bounds checks.
+        let inner = out.get_mut(1..last).unwrap_or(&mut []);
+        let windows = north.windows(3).zip(mid.windows(3)).zip(south.windows(3));
+        for (x, (o, ((n, m), s))) in (1..).zip(inner.iter_mut().zip(windows)) {
+            if let (&[nw, n, ne], &[w, c, e], &[sw, s, se]) = (n, m, s) {
+                *o = update([n, s, w, e], [nw, ne, sw, se], c, rates(base + x), dt);
             }
         }
     });
@@ -112,23 +122,46 @@ impl Rows<'_> {
     #[inline(always)]
     fn cell(&self, xw: usize, x: usize, xe: usize, r: (f32, f32, f32, f32), dt: f32) -> [f32; 2] {
         let at = |row: &[[f32; 2]], i: usize| row.get(i).copied().unwrap_or([0.0; 2]);
-        let (n, s, c) = (at(self.north, x), at(self.south, x), at(self.mid, x));
-        let (west, east) = (at(self.mid, xw), at(self.mid, xe));
-        let (nw, ne) = (at(self.north, xw), at(self.north, xe));
-        let (sw, se) = (at(self.south, xw), at(self.south, xe));
-        let lap = |k: usize| {
-            let sides = n[k] + s[k] + west[k] + east[k];
-            let corners = nw[k] + ne[k] + sw[k] + se[k];
-            sides * 0.2 + corners * 0.05 - c[k]
-        };
-        let (f, k, du, dv) = r;
-        let [u, v] = c;
-        let uvv = u * v * v;
-        [
-            u + dt * (du * lap(0) - uvv + f * (1.0 - u)),
-            v + dt * (dv * lap(1) + uvv - (f + k) * v),
-        ]
+        let sides = [
+            at(self.north, x),
+            at(self.south, x),
+            at(self.mid, xw),
+            at(self.mid, xe),
+        ];
+        let corners = [
+            at(self.north, xw),
+            at(self.north, xe),
+            at(self.south, xw),
+            at(self.south, xe),
+        ];
+        update(sides, corners, at(self.mid, x), r, dt)
     }
+}
+
+/// The next `(u, v)` of a cell `c` from its sides (north, south, west, east) and corners
+/// (north-west, north-east, south-west, south-east).
+#[inline(always)]
+fn update(
+    sides: [[f32; 2]; 4],
+    corners: [[f32; 2]; 4],
+    c: [f32; 2],
+    r: (f32, f32, f32, f32),
+    dt: f32,
+) -> [f32; 2] {
+    let [n, s, w, e] = sides;
+    let [nw, ne, sw, se] = corners;
+    let lap = |k: usize| {
+        let sides = n[k] + s[k] + w[k] + e[k];
+        let corners = nw[k] + ne[k] + sw[k] + se[k];
+        sides * 0.2 + corners * 0.05 - c[k]
+    };
+    let (f, k, du, dv) = r;
+    let [u, v] = c;
+    let uvv = u * v * v;
+    [
+        u + dt * (du * lap(0) - uvv + f * (1.0 - u)),
+        v + dt * (dv * lap(1) + uvv - (f + k) * v),
+    ]
 }
 
 /// `steps` Euler steps of `state` (at least one), ping-ponging between two recycled grids.

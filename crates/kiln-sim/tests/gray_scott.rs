@@ -225,7 +225,10 @@ fn narrow_grids_wrap_like_the_reference() {
         for (i, cell) in want.iter().enumerate() {
             for (c, want) in cell.iter().enumerate() {
                 let got = out.data()[i * 2 + c] as f64;
-                assert!((got - want).abs() < 1e-5, "{w} x {h}, cell {i}: {got} vs {want}");
+                assert!(
+                    (got - want).abs() < 1e-5,
+                    "{w} x {h}, cell {i}: {got} vs {want}"
+                );
             }
         }
     }
