@@ -2,13 +2,13 @@
 //!
 //! Plain values (numbers, vectors, colours, strings) are stored inline and cloned by copy.
 //! Heavy values (images, audio buffers, meshes, or any type registered by name) live behind an
-//! [`Arc`]: cloning one is a reference-count increment, and each carries a content hash that
-//! was computed once when it was built, and its size in bytes.
+//! [`Arc`]: cloning one is a reference-count increment, and each carries its size in bytes
+//! and a content hash computed the first time it is needed.
 
 use crate::key::{Key, KeyHasher};
 use std::any::Any;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The type of a value, or of a port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -171,30 +171,34 @@ pub trait HeavyData: Any + Send + Sync + fmt::Debug {
     fn type_name(&self) -> &'static str;
     /// Size of the data in bytes (what a memory budget counts).
     fn byte_size(&self) -> usize;
-    /// Feed the full content into `h`. Called once, when the value is built.
+    /// Feed the full content into `h`. Called at most once per value, when its content hash
+    /// is first needed.
     fn hash_content(&self, h: &mut KeyHasher);
     /// Upcast for downcasting by [`Heavy::downcast`].
     fn as_any(&self) -> &dyn Any;
 }
 
 struct HeavyInner {
-    hash: Key,
+    /// The content hash, computed the first time something asks for it.
+    hash: OnceLock<Key>,
     bytes: usize,
     data: Box<dyn HeavyData>,
 }
 
-/// A shared heavy value: cheap to clone, hashed once at construction.
+/// A shared heavy value: cheap to clone, hashed at most once.
+///
+/// The content hash is computed lazily, the first time a key, a comparison or a cache asks
+/// for it ([`Heavy::content_hash`]), and then kept: a value nobody keys (a simulation's
+/// scratch state, an intermediate that no memo compares) is never hashed. The hash depends
+/// only on the content, so when it is computed changes no key.
 #[derive(Clone)]
 pub struct Heavy(Arc<HeavyInner>);
 
 impl Heavy {
-    /// Wrap data, computing its content hash and size now.
+    /// Wrap data, taking its size now; its content hash is computed when first asked for.
     pub fn new<T: HeavyData>(data: T) -> Heavy {
-        let mut h = KeyHasher::new();
-        h.str(data.type_name());
-        data.hash_content(&mut h);
         Heavy(Arc::new(HeavyInner {
-            hash: h.finish_key(),
+            hash: OnceLock::new(),
             bytes: data.byte_size(),
             data: Box::new(data),
         }))
@@ -203,9 +207,19 @@ impl Heavy {
     pub fn type_name(&self) -> &'static str {
         self.0.data.type_name()
     }
-    /// The content hash computed at construction.
+    /// The content hash (the type name, then the data's [`HeavyData::hash_content`]),
+    /// computed on the first call and kept.
     pub fn content_hash(&self) -> Key {
-        self.0.hash
+        *self.0.hash.get_or_init(|| {
+            let mut h = KeyHasher::new();
+            h.str(self.0.data.type_name());
+            self.0.data.hash_content(&mut h);
+            h.finish_key()
+        })
+    }
+    /// Whether the content hash has been computed (by [`Heavy::content_hash`]).
+    pub fn is_hashed(&self) -> bool {
+        self.0.hash.get().is_some()
     }
     /// Size in bytes.
     pub fn byte_size(&self) -> usize {
@@ -235,7 +249,7 @@ impl fmt::Debug for Heavy {
 
 impl PartialEq for Heavy {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0) || self.0.hash == other.0.hash
+        Arc::ptr_eq(&self.0, &other.0) || self.content_hash() == other.content_hash()
     }
 }
 
@@ -598,6 +612,47 @@ mod tests {
         let c = Heavy::new(Blob(vec![1, 2, 4]));
         assert_ne!(a.content_hash(), c.content_hash());
         assert_eq!(a.downcast::<Blob>().map(|b| b.0.len()), Some(3));
+    }
+
+    /// Counts how often its content is hashed.
+    #[derive(Debug)]
+    struct Counted(Vec<u8>, std::sync::Arc<std::sync::atomic::AtomicUsize>);
+    impl HeavyData for Counted {
+        fn type_name(&self) -> &'static str {
+            "blob"
+        }
+        fn byte_size(&self) -> usize {
+            self.0.len()
+        }
+        fn hash_content(&self, h: &mut KeyHasher) {
+            self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            h.bytes(&self.0)
+        }
+        fn as_any(&self) -> &dyn Any {
+            self
+        }
+    }
+
+    #[test]
+    fn heavy_content_is_hashed_lazily_once_and_to_the_same_key() {
+        use std::sync::atomic::Ordering;
+        let n = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let a = Heavy::new(Counted(vec![1, 2, 3], n.clone()));
+        let b = a.clone();
+        // Built, cloned and sized: not hashed.
+        assert_eq!((a.byte_size(), n.load(Ordering::SeqCst)), (3, 0));
+        assert!(!a.is_hashed());
+        // The key is the one an eager hash of the same content gives (a `Blob` of the same
+        // type name and bytes), computed once for every holder.
+        let want = Heavy::new(Blob(vec![1, 2, 3])).content_hash();
+        assert_eq!(a.content_hash(), want);
+        assert_eq!(b.content_hash(), want);
+        assert!(b.is_hashed());
+        assert_eq!(n.load(Ordering::SeqCst), 1);
+        // Values compare by pointer first: comparing a value with its clone hashes nothing.
+        let c = Heavy::new(Counted(vec![9], n.clone()));
+        assert!(c == c.clone());
+        assert_eq!(n.load(Ordering::SeqCst), 1);
     }
 
     #[test]

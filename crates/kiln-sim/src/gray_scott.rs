@@ -47,32 +47,121 @@ impl Rates<'static> {
 /// One Euler step from `src` into `dst` (both 2-channel grids of the same size); every float
 /// of `dst` is written. Rows run in parallel on the current Rayon pool, with the same bits
 /// for any number of threads.
+///
+/// The arithmetic is the module's equations in a fixed order (sides north, south, west,
+/// east; corners north-west, north-east, south-west, south-east). Each row reads three
+/// source rows; only the first and last cell of a row wrap, and rates that are numbers are
+/// read once per step instead of once per cell.
 pub fn step_into(src: &Grid, dst: &mut Grid, rates: &Rates<'_>, dt: f32) {
-    let (w, h) = (src.width(), src.height());
-    let d = src.data();
+    if let (Field::Uniform(f), Field::Uniform(k), Field::Uniform(du), Field::Uniform(dv)) =
+        (rates.feed, rates.kill, rates.du, rates.dv)
+    {
+        step_rows(src, dst, dt, |_| (f, k, du, dv));
+    } else {
+        step_rows(src, dst, dt, |i| {
+            (
+                rates.feed.at(i),
+                rates.kill.at(i),
+                rates.du.at(i),
+                rates.dv.at(i),
+            )
+        });
+    }
+}
+
+/// The rates `(feed, kill, du, dv)` of cell index `i`.
+trait CellRates: Fn(usize) -> (f32, f32, f32, f32) + Sync + Send {}
+impl<T: Fn(usize) -> (f32, f32, f32, f32) + Sync + Send> CellRates for T {}
+
+fn step_rows(src: &Grid, dst: &mut Grid, dt: f32, rates: impl CellRates) {
+    let (w, h) = (src.width() as usize, src.height());
+    let (cells, _) = src.data().as_chunks::<2>();
+    let row_of = |y: u32| {
+        cells
+            .get(y as usize * w..(y as usize + 1) * w)
+            .unwrap_or(&[])
+    };
     for_each_row(dst, |y, row| {
-        let (yn, ys) = (wrap(y, -1, h), wrap(y, 1, h));
-        for x in 0..w {
-            let (xw, xe) = (wrap(x, -1, w), wrap(x, 1, w));
-            let at = |xx: u32, yy: u32| (yy as usize * w as usize + xx as usize) * 2;
-            let c = at(x, y);
-            let sides = [at(x, yn), at(x, ys), at(xw, y), at(xe, y)];
-            let corners = [at(xw, yn), at(xe, yn), at(xw, ys), at(xe, ys)];
-            let lap = |k: usize| {
-                let s = d[sides[0] + k] + d[sides[1] + k] + d[sides[2] + k] + d[sides[3] + k];
-                let q =
-                    d[corners[0] + k] + d[corners[1] + k] + d[corners[2] + k] + d[corners[3] + k];
-                s * 0.2 + q * 0.05 - d[c + k]
-            };
-            let (u, v) = (d[c], d[c + 1]);
-            let i = y as usize * w as usize + x as usize;
-            let (f, k) = (rates.feed.at(i), rates.kill.at(i));
-            let uvv = u * v * v;
-            let o = x as usize * 2;
-            row[o] = u + dt * (rates.du.at(i) * lap(0) - uvv + f * (1.0 - u));
-            row[o + 1] = v + dt * (rates.dv.at(i) * lap(1) + uvv - (f + k) * v);
+        let (north, mid, south) = (row_of(wrap(y, -1, h)), row_of(y), row_of(wrap(y, 1, h)));
+        let Some(out) = row.as_chunks_mut::<2>().0.get_mut(..w) else {
+            return;
+        };
+        let rows = Rows { north, mid, south };
+        let base = y as usize * w;
+        let last = w.saturating_sub(1);
+        // The first and last cells wrap; the cells between read their neighbours directly.
+        for x in [0, last] {
+            let (xw, xe) = (
+                if x == 0 { last } else { x - 1 },
+                if x == last { 0 } else { x + 1 },
+            );
+            if let Some(o) = out.get_mut(x) {
+                *o = rows.cell(xw, x, xe, rates(base + x), dt);
+            }
+        }
+        // The cells between, from three sliding windows: no wrapping, no bounds checks.
+        let inner = out.get_mut(1..last).unwrap_or(&mut []);
+        let windows = north.windows(3).zip(mid.windows(3)).zip(south.windows(3));
+        for (x, (o, ((n, m), s))) in (1..).zip(inner.iter_mut().zip(windows)) {
+            if let (&[nw, n, ne], &[w, c, e], &[sw, s, se]) = (n, m, s) {
+                *o = update([n, s, w, e], [nw, ne, sw, se], c, rates(base + x), dt);
+            }
         }
     });
+}
+
+/// The three source rows a row of the output reads.
+struct Rows<'a> {
+    north: &'a [[f32; 2]],
+    mid: &'a [[f32; 2]],
+    south: &'a [[f32; 2]],
+}
+
+impl Rows<'_> {
+    /// The next `(u, v)` of the cell at `x` with west and east neighbours `xw`, `xe`.
+    #[inline(always)]
+    fn cell(&self, xw: usize, x: usize, xe: usize, r: (f32, f32, f32, f32), dt: f32) -> [f32; 2] {
+        let at = |row: &[[f32; 2]], i: usize| row.get(i).copied().unwrap_or([0.0; 2]);
+        let sides = [
+            at(self.north, x),
+            at(self.south, x),
+            at(self.mid, xw),
+            at(self.mid, xe),
+        ];
+        let corners = [
+            at(self.north, xw),
+            at(self.north, xe),
+            at(self.south, xw),
+            at(self.south, xe),
+        ];
+        update(sides, corners, at(self.mid, x), r, dt)
+    }
+}
+
+/// The next `(u, v)` of a cell `c` from its sides (north, south, west, east) and corners
+/// (north-west, north-east, south-west, south-east).
+#[inline(always)]
+fn update(
+    sides: [[f32; 2]; 4],
+    corners: [[f32; 2]; 4],
+    c: [f32; 2],
+    r: (f32, f32, f32, f32),
+    dt: f32,
+) -> [f32; 2] {
+    let [n, s, w, e] = sides;
+    let [nw, ne, sw, se] = corners;
+    let lap = |k: usize| {
+        let sides = n[k] + s[k] + w[k] + e[k];
+        let corners = nw[k] + ne[k] + sw[k] + se[k];
+        sides * 0.2 + corners * 0.05 - c[k]
+    };
+    let (f, k, du, dv) = r;
+    let [u, v] = c;
+    let uvv = u * v * v;
+    [
+        u + dt * (du * lap(0) - uvv + f * (1.0 - u)),
+        v + dt * (dv * lap(1) + uvv - (f + k) * v),
+    ]
 }
 
 /// `steps` Euler steps of `state` (at least one), ping-ponging between two recycled grids.

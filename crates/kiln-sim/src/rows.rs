@@ -11,6 +11,13 @@ pub(crate) fn for_each_row(out: &mut Grid, row: impl Fn(u32, &mut [f32]) + Sync 
     let len = out.row_len().max(1);
     // Rows of at least ~4096 floats per task, so tiny grids do not pay for the spreading.
     let min = (4096 / len).max(1);
+    if rayon::current_num_threads() == 1 {
+        // One thread: the same rows in the same order, without splitting into tasks.
+        for (y, r) in out.data_mut().chunks_mut(len).enumerate() {
+            row(y as u32, r);
+        }
+        return;
+    }
     out.data_mut()
         .par_chunks_mut(len)
         .with_min_len(min)

@@ -205,3 +205,31 @@ fn the_step_is_bit_for_bit_a_plain_double_buffer_loop() {
     let got: Vec<u32> = out.data().iter().map(|v| v.to_bits()).collect();
     assert!(got == want);
 }
+
+/// Grids one and two cells wide or high wrap every neighbour of an edge cell (the step reads
+/// interior cells directly and wraps only the first and last cell of a row).
+#[test]
+fn narrow_grids_wrap_like_the_reference() {
+    for (w, h) in [(1, 5), (2, 3), (3, 1), (5, 2), (2, 2), (1, 1)] {
+        let mut g = Grid::filled(w, h, &[1.0, 0.0]).unwrap();
+        // A different (u, v) in every cell, so each neighbour counts.
+        for y in 0..h {
+            for x in 0..w {
+                let i = (y * w + x) as f32;
+                g.set(x, y, 0, 1.0 - 0.07 * i);
+                g.set(x, y, 1, 0.05 + 0.03 * i);
+            }
+        }
+        let out = run(&g, &Rates::uniform(0.04, 0.06, 1.0, 0.5), 0.5, 6).unwrap();
+        let want = reference(&g, 0.04, 0.06, 1.0, 0.5, 0.5, 6);
+        for (i, cell) in want.iter().enumerate() {
+            for (c, want) in cell.iter().enumerate() {
+                let got = out.data()[i * 2 + c] as f64;
+                assert!(
+                    (got - want).abs() < 1e-5,
+                    "{w} x {h}, cell {i}: {got} vs {want}"
+                );
+            }
+        }
+    }
+}
