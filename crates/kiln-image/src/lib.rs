@@ -131,6 +131,7 @@ mod tests {
             "image.fused",
             "image.fractal",
             "image.cells",
+            "image.domain_warp",
             "image.checker",
             "image.stripes",
             "image.bricks",
