@@ -71,11 +71,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
              h_n - talus) / 8 to every lower neighbour beyond the talus, all flows from the \
              heights before it; total height kept; grey.",
         )
-        .input(InputSpec::required(
-            "height",
-            IMAGE_TYPE,
-            "the heightmap",
-        ))
+        .input(InputSpec::required("height", IMAGE_TYPE, "the heightmap"))
         .param(
             ParamSpec::new(
                 "iterations",
@@ -107,7 +103,11 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             .with_rule(Rule::between(0.0, 1.0)),
         )
         .param(edges_param())
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the eroded height, grey")),
+        .output(OutputSpec::new(
+            "out",
+            IMAGE_TYPE,
+            "the eroded height, grey",
+        )),
         |call, out| {
             let img = call.heavy::<Image>(0, "height")?;
             let iterations = call.param_int(0)?;

@@ -20,7 +20,11 @@ fn graph(w: i64, h: i64, formula: &str, op: &str, params: &[(&str, Value)]) -> G
     for (k, v) in params {
         g.set_param("n", k, v.clone()).unwrap();
     }
-    let port = if op == "image.erode" { "height" } else { "image" };
+    let port = if op == "image.erode" {
+        "height"
+    } else {
+        "image"
+    };
     g.wire("src.out", &format!("n.{port}"));
     if op == "image.slope_blur" {
         g.wire("src.out", "n.slope");
@@ -136,7 +140,10 @@ fn sharpen_adds_back_the_difference_from_a_direct_gaussian() {
             }
             let p = src.get(x as u32, y as u32)[0] as f64;
             let got = out.get(x as u32, y as u32);
-            assert!((got[0] as f64 - (p + 0.7 * (p - b))).abs() < 1e-5, "({x}, {y})");
+            assert!(
+                (got[0] as f64 - (p + 0.7 * (p - b))).abs() < 1e-5,
+                "({x}, {y})"
+            );
             assert_eq!(got[3], 1.0);
         }
     }
@@ -163,7 +170,10 @@ fn motion_and_slope_blur_match_naive_loops() {
     let (src, out) = (eval(&g, "src"), eval(&g, "n"));
     for x in 6..15i64 {
         let s: f64 = (0..=4).map(|d| src.get((x - d) as u32, 1)[0] as f64).sum();
-        assert!((out.get(x as u32, 1)[0] as f64 - s / 5.0).abs() < 1e-6, "{x}");
+        assert!(
+            (out.get(x as u32, 1)[0] as f64 - s / 5.0).abs() < 1e-6,
+            "{x}"
+        );
     }
 }
 
@@ -199,7 +209,10 @@ fn erosion_moves_an_eighth_of_the_excess_to_each_lower_neighbour() {
     };
     assert!(steepest(&out) < steepest(&src));
     // A slope gentler than the talus does not move (0.001 a pixel, talus 0.004).
-    let p = [("iterations", Value::Int(5)), ("edges", Value::str("clamp"))];
+    let p = [
+        ("iterations", Value::Int(5)),
+        ("edges", Value::str("clamp")),
+    ];
     let (src, out) = run(8, 3, "px * 0.001", "image.erode", &p);
     assert_eq!(src.pixels, out.pixels);
 }
@@ -246,7 +259,11 @@ fn a_tile_filtered_with_wrapped_edges_stays_a_tile() {
         for (k, v) in p {
             g.set_param("n", k, v.clone()).unwrap();
         }
-        let port = if op == "image.erode" { "height" } else { "image" };
+        let port = if op == "image.erode" {
+            "height"
+        } else {
+            "image"
+        };
         g.wire("src.out", &format!("n.{port}"));
         if op == "image.slope_blur" {
             g.wire("src.out", "n.slope");
@@ -297,6 +314,12 @@ fn mismatched_slope_and_too_many_iterations_are_refused() {
         .err()
         .expect("sizes differ");
     assert!(err.to_string().contains("slope"), "{err}");
-    let g = graph(8, 8, "px", "image.erode", &[("iterations", Value::Int(1001))]);
+    let g = graph(
+        8,
+        8,
+        "px",
+        "image.erode",
+        &[("iterations", Value::Int(1001))],
+    );
     assert!(!validate(&g, &kiln_image::registry()).is_empty());
 }

@@ -69,7 +69,10 @@ fn tiled_simplex_and_warp_continue_across_the_seams() {
             assert!(inside > 0.0, "{op} {fractal} is flat");
             // The seam is one more step of the same smooth field: no larger than the
             // largest step inside (with a little room for the sample point's rounding).
-            assert!(seam <= inside * 1.05 + 1e-6, "{op} {fractal}: {seam} vs {inside}");
+            assert!(
+                seam <= inside * 1.05 + 1e-6,
+                "{op} {fractal}: {seam} vs {inside}"
+            );
         }
     }
     // Twice the cells over twice the size is the tile four times.
@@ -94,9 +97,12 @@ fn tiled_simplex_and_warp_continue_across_the_seams() {
 
 #[test]
 fn an_odd_simplex_period_is_refused_naming_it() {
-    let err = eval(&node("image.fractal", &params(&[("period", Value::Int(3))])))
-        .err()
-        .expect("an odd period is refused");
+    let err = eval(&node(
+        "image.fractal",
+        &params(&[("period", Value::Int(3))]),
+    ))
+    .err()
+    .expect("an odd period is refused");
     let msg = err.to_string();
     assert!(msg.contains("period") && msg.contains("even"), "{msg}");
     // Perlin takes any period.
@@ -129,7 +135,11 @@ fn no_warp_is_the_fractal_and_a_warp_reads_it_at_the_offset_point() {
     let f = |s: u64, fr: Fractal| FractalNoise::new(Basis::Simplex, fr, s, 4, 2.0, 0.5, 0);
     use kiln_image::field::Noise2;
     let [sx, sy] = warp_seeds(seed);
-    let (base, nx, ny) = (f(seed, Fractal::Fbm), f(sx, Fractal::Fbm), f(sy, Fractal::Fbm));
+    let (base, nx, ny) = (
+        f(seed, Fractal::Fbm),
+        f(sx, Fractal::Fbm),
+        f(sy, Fractal::Fbm),
+    );
     for (px, py) in [(0u32, 0u32), (17, 30), (47, 5)] {
         let x = (px as f64 + 0.5) / 48.0 * 4.0;
         let y = (py as f64 + 0.5) / 48.0 * 4.0;
@@ -137,4 +147,43 @@ fn no_warp_is_the_fractal_and_a_warp_reads_it_at_the_offset_point() {
         let want = (n * 0.5 + 0.5).clamp(0.0, 1.0) as f32;
         assert!((img.get(px, py)[0] - want).abs() < 1e-6, "({px}, {py})");
     }
+}
+
+#[test]
+fn simplex_and_warp_fused_with_their_readers_give_the_same_bits() {
+    use kiln_image::fuse::fuse;
+    let mut g = Graph::new();
+    g.add_node("w", "image.domain_warp").unwrap();
+    g.add_node("f", "image.fractal").unwrap();
+    for id in ["w", "f"] {
+        for (k, v) in params(&[("width", Value::Int(37)), ("height", Value::Int(21))]) {
+            g.set_param(id, k, v).unwrap();
+        }
+    }
+    g.add_node("n", "image.mix").unwrap();
+    g.set_const("n", "t", 0.4).unwrap();
+    g.wire("w.out", "n.a");
+    g.wire("f.out", "n.b");
+    g.add_node("inv", "image.invert").unwrap();
+    g.wire("n.out", "inv.image");
+    let reg = kiln_image::registry();
+    let (fused, report) = fuse(&g, &reg, &["inv"]);
+    assert_eq!(report.groups.len(), 1);
+    assert_eq!(fused.len(), 1, "one node for the four");
+    let run = |g: &Graph| {
+        let mut ev = LazyEvaluator::new(kiln_image::registry());
+        let out = ev
+            .evaluate(g, &Request::new(["inv"]), &EvalContext::new())
+            .unwrap();
+        out.get("inv").unwrap().as_heavy::<Image>().unwrap().clone()
+    };
+    let (a, b) = (run(&g), run(&fused));
+    let bits = |i: &Image| -> Vec<u32> {
+        i.pixels
+            .as_flattened()
+            .iter()
+            .map(|c| c.to_bits())
+            .collect()
+    };
+    assert_eq!(bits(&a), bits(&b));
 }

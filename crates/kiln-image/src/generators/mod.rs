@@ -189,24 +189,24 @@ const PERIOD_DOC: &str = "cells after which the pattern repeats in both directio
 /// `image.domain_warp`).
 pub(crate) fn fractal_params(spec: OpSpec) -> OpSpec {
     let spec = spec
-    .param(
-        ParamSpec::new(
-            "basis",
-            ValueType::String,
-            Value::str("perlin"),
-            "perlin, value or simplex (simplex tiles with an even period only)",
+        .param(
+            ParamSpec::new(
+                "basis",
+                ValueType::String,
+                Value::str("perlin"),
+                "perlin, value or simplex (simplex tiles with an even period only)",
+            )
+            .with_rule(Rule::OneOf(&["perlin", "value", "simplex"])),
         )
-        .with_rule(Rule::OneOf(&["perlin", "value", "simplex"])),
-    )
-    .param(
-        ParamSpec::new(
-            "fractal",
-            ValueType::String,
-            Value::str("fbm"),
-            "fbm, ridged, billow or turbulence",
-        )
-        .with_rule(Rule::OneOf(&["fbm", "ridged", "billow", "turbulence"])),
-    );
+        .param(
+            ParamSpec::new(
+                "fractal",
+                ValueType::String,
+                Value::str("fbm"),
+                "fbm, ridged, billow or turbulence",
+            )
+            .with_rule(Rule::OneOf(&["fbm", "ridged", "billow", "turbulence"])),
+        );
     common(spec, PERIOD_DOC)
         .param(
             ParamSpec::new(
@@ -257,12 +257,11 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         )
         .reads(Reads::SEED),
     );
-    let spec = fractal_params(spec)
-        .output(OutputSpec::new(
-            "out",
-            IMAGE_TYPE,
-            "the noise, grey in [0, 1]",
-        ));
+    let spec = fractal_params(spec).output(OutputSpec::new(
+        "out",
+        IMAGE_TYPE,
+        "the noise, grey in [0, 1]",
+    ));
     reg.register(FnOp::new(spec, |call, out| {
         per_pixel::exec(call, out, fractal)
     }))?;

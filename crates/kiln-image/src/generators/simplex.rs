@@ -85,7 +85,10 @@ mod tests {
     fn gradients_are_unit_vectors_at_their_angles() {
         for (k, (gx, gy)) in GRADIENTS.iter().enumerate() {
             let a = k as f64 * std::f64::consts::PI / 8.0;
-            assert!((gx - a.cos()).abs() < 1e-15 && (gy - a.sin()).abs() < 1e-15, "{k}");
+            assert!(
+                (gx - a.cos()).abs() < 1e-15 && (gy - a.sin()).abs() < 1e-15,
+                "{k}"
+            );
         }
     }
 
