@@ -25,7 +25,7 @@ pub enum Edges {
 }
 
 impl Edges {
-    fn parse(s: &str) -> Edges {
+    pub(crate) fn parse(s: &str) -> Edges {
         if s == "clamp" {
             Edges::Clamp
         } else {
@@ -43,7 +43,7 @@ impl Edges {
 }
 
 /// An image `w` x `h` whose row `y` is `row(y, out)`, rows on the rayon pool.
-fn by_rows(
+pub(crate) fn by_rows(
     call: &OpCall<'_>,
     w: u32,
     h: u32,
@@ -170,7 +170,7 @@ pub fn bilinear(img: &Image, x: f64, y: f64, edges: Edges) -> [f32; 4] {
     })
 }
 
-fn edges_param() -> ParamSpec {
+pub(crate) fn edges_param() -> ParamSpec {
     ParamSpec::new(
         "edges",
         ValueType::String,

@@ -4,8 +4,9 @@
 //! ([`image::Image`], linear `f32` RGBA) and its binary codec ([`image::ImageCodec`]), and the
 //! image nodes:
 //!
-//! * generators: `image.noise` (fBm of Perlin noise), `image.fractal` (Perlin or value noise
-//!   as fBm, ridged, billow, turbulence), `image.cells` (Worley F1, F2, F2 - F1, cell id), the
+//! * generators: `image.noise` (fBm of Perlin noise), `image.fractal` (Perlin, value or
+//!   simplex noise as fBm, ridged, billow, turbulence), `image.domain_warp` (fractal noise at
+//!   coordinates pushed by noise), `image.cells` (Worley F1, F2, F2 - F1, cell id), the
 //!   patterns `image.checker`, `image.stripes`, `image.bricks`, `image.gradient`,
 //!   `image.shape`, `image.fill` and `image.expr` (a formula per pixel, [`expr`]); the noise
 //!   and cells tile with a `period` ([`generators`]);
@@ -14,7 +15,10 @@
 //!   (ten modes, a mask), `image.row` (a list of images side by side), `image.levels`, `image.gamma`, `image.posterize`,
 //!   `image.threshold`, `image.grey`, `image.swizzle`;
 //! * neighbourhood filters and transforms: `image.blur`, `image.gaussian`, `image.normal`,
-//!   `image.warp`, `image.transform`, `image.mirror`, `image.kaleidoscope`, `image.polar`;
+//!   `image.warp`, `image.box_blur`, `image.sharpen`, `image.edges`, `image.emboss`
+//!   ([`kernels`]), `image.directional_blur`, `image.slope_blur` ([`streak_blur`]),
+//!   `image.erode` ([`erosion`]), `image.transform`, `image.mirror`, `image.kaleidoscope`,
+//!   `image.polar`;
 //! * drawing many shapes at once: `image.rects`, a list of rectangles as a plot map (a
 //!   collective input, [`plot`]);
 //! * on numbers: `noise.perlin`, `color.ramp`, `math.expr`; and `input.image`, the named
@@ -44,6 +48,7 @@
 #![deny(missing_docs)]
 
 pub mod blur;
+pub mod erosion;
 pub mod expr;
 pub mod field;
 pub mod filters;
@@ -53,6 +58,7 @@ pub mod fused;
 pub mod generators;
 pub mod image;
 pub mod image_ops;
+pub mod kernels;
 pub mod noise;
 pub mod patterns;
 pub mod per_pixel;
@@ -60,6 +66,7 @@ pub mod plot;
 pub mod ramp;
 pub mod row;
 pub mod shapes;
+pub mod streak_blur;
 pub mod tone;
 pub mod transforms;
 
@@ -81,6 +88,9 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     patterns::register(reg)?;
     plot::register(reg)?;
     filters::register(reg)?;
+    kernels::register(reg)?;
+    streak_blur::register(reg)?;
+    erosion::register(reg)?;
     tone::register(reg)?;
     transforms::register(reg)?;
     reg.register(fused::FusedOp::new())?;
@@ -131,6 +141,7 @@ mod tests {
             "image.fused",
             "image.fractal",
             "image.cells",
+            "image.domain_warp",
             "image.checker",
             "image.stripes",
             "image.bricks",
@@ -140,6 +151,13 @@ mod tests {
             "image.gaussian",
             "image.normal",
             "image.warp",
+            "image.box_blur",
+            "image.sharpen",
+            "image.edges",
+            "image.emboss",
+            "image.directional_blur",
+            "image.slope_blur",
+            "image.erode",
             "image.levels",
             "image.gamma",
             "image.posterize",

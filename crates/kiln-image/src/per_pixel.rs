@@ -41,6 +41,7 @@ pub fn builder(op: &str) -> Option<Build> {
         "image.rect" => rect,
         "image.expr" => crate::expr::ops::build,
         "image.fractal" => crate::generators::fractal,
+        "image.domain_warp" => crate::generators::domain_warp::domain_warp,
         "image.cells" => crate::generators::cellular,
         "image.checker" => crate::patterns::checker,
         "image.stripes" => crate::patterns::stripes,

@@ -13,6 +13,9 @@ pub enum Basis {
     Perlin,
     /// Value noise: a random value per lattice point, blended by the quintic fade, in [-1, 1].
     Value,
+    /// Simplex noise on a skewed triangular lattice ([`super::simplex`]), in [-1, 1]; its
+    /// period must be even.
+    Simplex,
 }
 
 /// How octaves are summed.
@@ -92,6 +95,13 @@ impl Lattice {
 
     /// The noise at `(x, y)`.
     pub fn at(&self, x: f64, y: f64) -> f64 {
+        if self.basis == Basis::Simplex {
+            // Indices come wrapped to the period; the table wraps them at 256.
+            return super::simplex::simplex(x, y, self.period, |i, j| {
+                let a = self.perm[(i & 255) as usize] as usize;
+                self.perm[(a + (j & 255) as usize) & 255]
+            });
+        }
         let (fx, fy) = (x.floor(), y.floor());
         let (i, j) = (fx as i64, fy as i64);
         let (dx, dy) = (x - fx, y - fy);
@@ -100,7 +110,7 @@ impl Lattice {
             let h = self.hash(i + ci, j + cj);
             match self.basis {
                 Basis::Perlin => grad(h, dx - ox, dy - oy),
-                Basis::Value => self.values[h as usize],
+                Basis::Value | Basis::Simplex => self.values[h as usize],
             }
         };
         let a = corner(0, 0, 0.0, 0.0);

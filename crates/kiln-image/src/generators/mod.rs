@@ -6,7 +6,9 @@
 //! top against bottom. Each is a per-pixel op (it fuses with the ops it feeds).
 
 pub mod cells;
+pub mod domain_warp;
 pub mod lattice;
+pub mod simplex;
 
 use crate::field::{Binary, Coord, Px, Step, Tape, Ternary};
 use crate::fn_op::FnOp;
@@ -41,7 +43,7 @@ fn choice(p: &[Value], i: usize) -> Result<&str, OpError> {
 
 /// The sample point of a pixel: `(u, v * h / w) * cells` untiled, `(u, v) * cells` tiled
 /// (the lattice's period then fits the height as well).
-fn sample_point(t: &mut Tape<'_>, cells: f64, tiled: bool) -> Result<[u32; 2], OpError> {
+pub(crate) fn sample_point(t: &mut Tape<'_>, cells: f64, tiled: bool) -> Result<[u32; 2], OpError> {
     let c = t.constant(cells)?;
     let u = t.push(Step::Coord(Coord::U))?;
     let x = t.binary(Binary::Mul, u, c)?;
@@ -64,19 +66,17 @@ fn grey(t: &mut Tape<'_>, g: u32) -> Result<Px, OpError> {
 }
 
 /// Params of `image.fractal` after `width`, `height`.
-const F_BASIS: usize = 2;
+pub(crate) const F_BASIS: usize = 2;
 
-/// The builder of `image.fractal`.
-pub(crate) fn fractal<'a>(
-    t: &mut Tape<'a>,
-    _: &[Arg<'_>],
+/// The fractal noise of the params of `image.fractal` from `F_BASIS` on, with its seed
+/// mixed from `seed`; an odd period with the simplex basis is refused, naming `period`.
+pub(crate) fn fractal_noise(
     p: &[Value],
-    ctx: &EvalContext,
-) -> Result<Px, OpError> {
-    let (w, h) = per_pixel::size(p, ctx)?;
-    t.set_size(w, h, 0)?;
+    seed: u64,
+) -> Result<(FractalNoise, Fractal, f64, i64), OpError> {
     let basis = match choice(p, F_BASIS)? {
         "value" => Basis::Value,
+        "simplex" => Basis::Simplex,
         _ => Basis::Perlin,
     };
     let sum = match choice(p, F_BASIS + 1)? {
@@ -87,14 +87,29 @@ pub(crate) fn fractal<'a>(
     };
     let cells = float(p, F_BASIS + 2)?;
     let period = int(p, F_BASIS + 3)?;
+    if basis == Basis::Simplex && period % 2 != 0 {
+        return Err(OpError::param(
+            F_BASIS + 3,
+            format!(
+                "simplex noise tiles with an even period only (its lattice shifts by half a \
+                 cell per row), found {period}"
+            ),
+        ));
+    }
     let octaves = int(p, F_BASIS + 4)?.clamp(1, MAX_OCTAVES) as u32;
     let lacunarity = float(p, F_BASIS + 5)?;
     let gain = float(p, F_BASIS + 6)?;
-    let seed = mix_seed(int(p, F_BASIS + 7)?, ctx.seed);
     let noise = FractalNoise::new(basis, sum, seed, octaves, lacunarity, gain, period);
-    let id = t.add_noise(Arc::new(noise))?;
-    let [x, y] = sample_point(t, cells, period > 0)?;
-    let n = t.push(Step::Noise { noise: id, x, y })?;
+    Ok((noise, sum, cells, period))
+}
+
+/// The seed of `image.fractal`'s params mixed with the evaluation's.
+pub(crate) fn fractal_seed(p: &[Value], ctx: &EvalContext) -> Result<u64, OpError> {
+    Ok(mix_seed(int(p, F_BASIS + 7)?, ctx.seed))
+}
+
+/// A fractal noise value `n` as grey: fBm and billow (in [-1, 1]) mapped to [0, 1].
+pub(crate) fn fractal_grey(t: &mut Tape<'_>, n: u32, sum: Fractal) -> Result<Px, OpError> {
     let g = if matches!(sum, Fractal::Fbm | Fractal::Billow) {
         let half = t.constant(0.5)?;
         let m = t.binary(Binary::Mul, n, half)?;
@@ -103,6 +118,22 @@ pub(crate) fn fractal<'a>(
         n
     };
     grey(t, g)
+}
+
+/// The builder of `image.fractal`.
+pub(crate) fn fractal<'a>(
+    t: &mut Tape<'a>,
+    _: &[Arg<'_>],
+    p: &[Value],
+    ctx: &EvalContext,
+) -> Result<Px, OpError> {
+    let (w, h) = per_pixel::size(p, ctx)?;
+    t.set_size(w, h, 0)?;
+    let (noise, sum, cells, period) = fractal_noise(p, fractal_seed(p, ctx)?)?;
+    let id = t.add_noise(Arc::new(noise))?;
+    let [x, y] = sample_point(t, cells, period > 0)?;
+    let n = t.push(Step::Noise { noise: id, x, y })?;
+    fractal_grey(t, n, sum)
 }
 
 /// Params of `image.cells` after `width`, `height`.
@@ -154,35 +185,29 @@ fn common(spec: OpSpec, period_doc: &'static str) -> OpSpec {
 const PERIOD_DOC: &str = "cells after which the pattern repeats in both directions (0: never); equal to `cells` \
      for a seamless tile";
 
-/// Register `image.fractal` and `image.cells`.
-pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let spec = with_size_params(
-        OpSpec::new(
-            "image.fractal",
-            "Lattice noise (Perlin gradient or value noise) summed over octaves as fBm, \
-             ridged, billow or turbulence, as a grey image; tileable with a `period`.",
+/// The params of `image.fractal` after `width` and `height` (also those of
+/// `image.domain_warp`).
+pub(crate) fn fractal_params(spec: OpSpec) -> OpSpec {
+    let spec = spec
+        .param(
+            ParamSpec::new(
+                "basis",
+                ValueType::String,
+                Value::str("perlin"),
+                "perlin, value or simplex (simplex tiles with an even period only)",
+            )
+            .with_rule(Rule::OneOf(&["perlin", "value", "simplex"])),
         )
-        .reads(Reads::SEED),
-    )
-    .param(
-        ParamSpec::new(
-            "basis",
-            ValueType::String,
-            Value::str("perlin"),
-            "perlin or value",
-        )
-        .with_rule(Rule::OneOf(&["perlin", "value"])),
-    )
-    .param(
-        ParamSpec::new(
-            "fractal",
-            ValueType::String,
-            Value::str("fbm"),
-            "fbm, ridged, billow or turbulence",
-        )
-        .with_rule(Rule::OneOf(&["fbm", "ridged", "billow", "turbulence"])),
-    );
-    let spec = common(spec, PERIOD_DOC)
+        .param(
+            ParamSpec::new(
+                "fractal",
+                ValueType::String,
+                Value::str("fbm"),
+                "fbm, ridged, billow or turbulence",
+            )
+            .with_rule(Rule::OneOf(&["fbm", "ridged", "billow", "turbulence"])),
+        );
+    common(spec, PERIOD_DOC)
         .param(
             ParamSpec::new(
                 "octaves",
@@ -219,14 +244,28 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             Value::Int(0),
             "noise seed, mixed with the evaluation's seed",
         ))
-        .output(OutputSpec::new(
-            "out",
-            IMAGE_TYPE,
-            "the noise, grey in [0, 1]",
-        ));
+}
+
+/// Register `image.fractal`, `image.domain_warp` and `image.cells`.
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    let spec = with_size_params(
+        OpSpec::new(
+            "image.fractal",
+            "Lattice noise (Perlin gradient, value or simplex noise) summed over octaves as \
+             fBm, ridged, billow or turbulence, as a grey image; tileable with a `period` \
+             (an even one for simplex).",
+        )
+        .reads(Reads::SEED),
+    );
+    let spec = fractal_params(spec).output(OutputSpec::new(
+        "out",
+        IMAGE_TYPE,
+        "the noise, grey in [0, 1]",
+    ));
     reg.register(FnOp::new(spec, |call, out| {
         per_pixel::exec(call, out, fractal)
     }))?;
+    domain_warp::register(reg)?;
 
     let spec = with_size_params(
         OpSpec::new(
