@@ -3,6 +3,7 @@
 mod adjacency;
 pub mod attrib;
 pub mod boolean;
+mod boolean_source;
 pub mod copy;
 pub mod deform;
 pub mod extrude;

@@ -2,7 +2,7 @@
 //! `mesh.boolean`, `mesh.simplify`, `mesh.scatter`, `mesh.copy_to_points`.
 
 use super::ports::{choice, count, float, mesh, put, seed};
-use crate::edit::boolean::{BooleanOp, boolean};
+use crate::edit::boolean::{BooleanOp, boolean_at};
 use crate::edit::extrude::{Extrude, extrude};
 use crate::edit::{copy, restructure, scatter, simplify, subdivide};
 use crate::value::MESH_TYPE;
@@ -86,7 +86,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         FnOp::new(
             "mesh.boolean",
             "Union, difference or intersection of two closed meshes (boolmesh, Manifold's \
-             algorithm); triangles out, no attributes.",
+             algorithm); triangles out, attributes and groups carried from the faces they came from.",
         )
         .required("a", MESH_TYPE, "the first solid")
         .required("b", MESH_TYPE, "the second solid")
@@ -102,7 +102,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 "difference" => BooleanOp::Difference,
                 _ => BooleanOp::Intersection,
             };
-            let r = boolean(mesh(call, 0)?, mesh(call, 1)?, op)
+            let r = boolean_at(call.node, mesh(call, 0)?, mesh(call, 1)?, op)
                 .map_err(|e| OpError::new(e.to_string()))?;
             put(out, r);
             Ok(())
