@@ -4,6 +4,7 @@ mod adjacency;
 pub mod attrib;
 pub mod boolean;
 mod boolean_source;
+pub mod by_attribute;
 pub mod copy;
 pub mod deform;
 pub mod extrude;
