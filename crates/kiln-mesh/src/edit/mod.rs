@@ -11,6 +11,7 @@ pub mod extrude;
 pub mod from_image;
 pub mod noise3;
 pub mod normals;
+pub mod packed;
 pub mod restructure;
 pub mod scatter;
 pub mod simplify;
