@@ -52,30 +52,32 @@ fn check_glb(bytes: &[u8], mesh: &Mesh, dir: &Path, name: &str) {
     let (lo, hi) = bounds(mesh).unwrap();
     assert_eq!((bb.min, bb.max), (lo.to_array(), hi.to_array()));
     if let Ok(folder) = std::env::var("KILN_GLTF_VALIDATOR") {
-        let script = dir.join("validate.js");
-        std::fs::write(
-            &script,
-            "const v = require(process.argv[2] + '/node_modules/gltf-validator');\n\
-             const data = new Uint8Array(require('fs').readFileSync(process.argv[3]));\n\
-             v.validateBytes(data).then(r => console.log(r.issues.numErrors + ' ' + JSON.stringify(r.issues.messages)))\n\
-             .catch(e => { console.error(e); process.exit(2); });\n",
-        )
-        .unwrap();
-        let o = std::process::Command::new("node")
-            .args([
-                script.to_str().unwrap(),
-                &folder,
-                dir.join("out").join(name).to_str().unwrap(),
-            ])
-            .output()
-            .expect("node runs");
-        let (stdout, stderr) = text(&o);
-        assert!(o.status.success(), "{stderr}");
-        assert!(
-            stdout.starts_with("0 "),
-            "{name}: the validator reports errors: {stdout}"
-        );
+        validate(&folder, dir, &dir.join("out").join(name));
     }
+}
+
+/// The Khronos validator installed in `folder` finds no error in the glb at `path`.
+fn validate(folder: &str, dir: &Path, path: &Path) {
+    let script = dir.join("validate.js");
+    std::fs::write(
+        &script,
+        "const v = require(process.argv[2] + '/node_modules/gltf-validator');\n\
+         const data = new Uint8Array(require('fs').readFileSync(process.argv[3]));\n\
+         v.validateBytes(data).then(r => console.log(r.issues.numErrors + ' ' + JSON.stringify(r.issues.messages)))\n\
+         .catch(e => { console.error(e); process.exit(2); });\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new("node")
+        .args([script.to_str().unwrap(), folder, path.to_str().unwrap()])
+        .output()
+        .expect("node runs");
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stdout.starts_with("0 "),
+        "{}: the validator reports errors: {stdout}",
+        path.display()
+    );
 }
 
 #[test]
@@ -188,4 +190,65 @@ fn a_mesh_input_is_read_from_a_file_and_keyed_by_its_content() {
         "{:?}",
         text(&o)
     );
+}
+
+#[test]
+fn packed_rocks_are_glb_nodes_sharing_one_mesh_and_expanded_in_obj() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = r#"{
+      "kiln": 1,
+      "nodes": {
+        "ground": {"op": "mesh.grid", "params": {"cols": 4, "rows": 4}, "inputs": {"size": [8.0, 8.0]}},
+        "spots": {"op": "mesh.scatter", "params": {"count": 12, "seed": 3}, "inputs": {"mesh": "ground.out"}},
+        "ball": {"op": "mesh.icosphere", "params": {"level": 1}},
+        "rocks": {"op": "mesh.copy_to_points", "params": {"packed": true}, "inputs": {"source": "ball.out", "target": "spots.out"}},
+        "both": {"op": "mesh.merge", "inputs": {"a": "ground.out", "b": "rocks.out"}}
+      },
+      "outputs": {"scene": "both.out"}
+    }"#;
+    std::fs::write(dir.path().join("packed.json"), graph).unwrap();
+    let o = kiln(
+        &[
+            "run",
+            "packed.json",
+            "--out",
+            "out",
+            "-q",
+            "--output",
+            "scene.glb",
+            "--output",
+            "scene.obj",
+            "--preview",
+        ],
+        dir.path(),
+    );
+    assert!(o.status.success(), "{:?}", text(&o));
+    let out = dir.path().join("out");
+    let obj =
+        kiln_io::mesh_files::decode_obj(&std::fs::read(out.join("scene.obj")).unwrap()).unwrap();
+    // The OBJ holds the ground's 16 quads and 12 icospheres of 80 triangles each.
+    assert_eq!(obj.prims.len(), 16 + 12 * 80);
+    let bytes = std::fs::read(out.join("scene.glb")).unwrap();
+    let doc = gltf::Gltf::from_slice(&bytes).expect("a valid glb");
+    assert_eq!(doc.meshes().count(), 2);
+    let nodes: Vec<_> = doc.nodes().collect();
+    assert_eq!(nodes.len(), 1 + 12);
+    let ball = nodes[1].mesh().unwrap().index();
+    assert!(
+        nodes[1..]
+            .iter()
+            .all(|n| n.mesh().map(|m| m.index()) == Some(ball))
+    );
+    // Every instance sits on the ground's plane (y = 0) within its extent.
+    for n in &nodes[1..] {
+        let (t, _, s) = n.transform().decomposed();
+        assert!(
+            t[1].abs() < 1e-5 && t[0].abs() <= 4.0 && t[2].abs() <= 4.0,
+            "{t:?}"
+        );
+        assert_eq!(s, [1.0; 3]);
+    }
+    if let Ok(folder) = std::env::var("KILN_GLTF_VALIDATOR") {
+        validate(&folder, dir.path(), &out.join("scene.glb"));
+    }
 }

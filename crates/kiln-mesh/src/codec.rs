@@ -7,17 +7,21 @@
 //! order), the attributes of each class in the order point, vertex, primitive, detail (count,
 //! then per attribute its name, a u8 type, 0 float, 1 int, 2 vec2, 3 vec3, 4 vec4, and its
 //! values as a count and 4-byte components), then the point groups and the primitive groups
-//! (count, then per group its name and its members as a count and u32s). A name is a count
-//! and UTF-8 bytes. A decoded mesh is checked whole ([`Mesh::check`]) before it is returned.
+//! (count, then per group its name and its members as a count and u32s), then the packed
+//! sets (count, then per set its source in this same form, with no packed sets of its own,
+//! and its transforms as a count and 12 f32 each, an affine matrix's columns). A name is a
+//! count and UTF-8 bytes. A decoded mesh is checked whole ([`Mesh::check`]) before it is returned.
 
 use crate::attribute::{AttribClass, AttribValues, Attributes};
 use crate::geometry::{Mesh, PrimKind, Primitive};
 use crate::group::Groups;
+use crate::packed::Packed;
 use crate::value::MESH;
-use glam::{Vec2, Vec3, Vec4};
+use glam::{Affine3A, Vec2, Vec3, Vec4};
 use kiln_core::codec::{ByteReader, CodecError, HeavyCodec, write_f32s, write_len};
 use kiln_core::value::{Heavy, Value};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The codec of meshes (see the [module docs](self)).
 #[derive(Clone, Copy, Debug, Default)]
@@ -65,66 +69,108 @@ impl HeavyCodec for MeshCodec {
         let m = value
             .downcast::<Mesh>()
             .ok_or_else(|| CodecError::wrong_type(self, value))?;
-        write_len(out, m.points.len());
-        let flat: Vec<f32> = m.points.iter().flat_map(|p| p.to_array()).collect();
-        write_f32s(out, &flat);
-        write_u32s(out, &m.vertices);
-        write_len(out, m.prims.len());
-        for p in &m.prims {
-            out.extend_from_slice(&p.count.to_le_bytes());
-            out.push(matches!(p.kind, PrimKind::Polyline) as u8);
-        }
-        for class in AttribClass::ALL {
-            let a = m.attrs(class);
-            write_len(out, a.len());
-            for (name, v) in a.iter() {
-                write_name(out, name);
-                write_values(out, v);
-            }
-        }
-        for map in [&m.groups.points, &m.groups.prims] {
-            write_len(out, map.len());
-            for (name, members) in map {
-                write_name(out, name);
-                write_u32s(out, members);
-            }
-        }
+        write_mesh(m, out);
         Ok(())
     }
     fn decode(&self, input: &mut ByteReader<'_>) -> Result<Value, CodecError> {
-        let mut m = Mesh::new();
-        let n = input.count(12, "points")?;
-        let flat = input.f32_vec(n * 3, "points")?;
-        m.points = flat.chunks_exact(3).map(Vec3::from_slice).collect();
-        m.vertices = read_u32s(input, "vertices")?;
-        let n = input.count(5, "primitives")?;
-        let mut start = 0u32;
-        m.prims.reserve(n);
-        for _ in 0..n {
-            let at = input.position();
-            let count = input.u32("primitive vertex count")?;
-            let kind = match input.u8("primitive kind")? {
-                0 => PrimKind::Polygon,
-                1 => PrimKind::Polyline,
-                k => return Err(CodecError::invalid(at + 4, format!("primitive kind {k}"))),
-            };
-            m.prims.push(Primitive { start, count, kind });
-            start = start
-                .checked_add(count)
-                .ok_or_else(|| CodecError::invalid(at, "primitives hold too many vertices"))?;
-        }
-        for class in AttribClass::ALL {
-            *m.attrs_mut(class) = read_attrs(input)?;
-        }
-        m.groups = Groups {
-            points: read_groups(input)?,
-            prims: read_groups(input)?,
-        };
-        let at = input.position();
-        m.check()
-            .map_err(|e| CodecError::invalid(at, format!("not a whole mesh: {e}")))?;
-        Ok(m.into_value())
+        read_mesh(input, true).map(Mesh::into_value)
     }
+}
+
+/// The binary form of `m`: its geometry, then its packed sets (each source in this form,
+/// then its transforms as 12 floats each).
+fn write_mesh(m: &Mesh, out: &mut Vec<u8>) {
+    write_len(out, m.points.len());
+    let flat: Vec<f32> = m.points.iter().flat_map(|p| p.to_array()).collect();
+    write_f32s(out, &flat);
+    write_u32s(out, &m.vertices);
+    write_len(out, m.prims.len());
+    for p in &m.prims {
+        out.extend_from_slice(&p.count.to_le_bytes());
+        out.push(matches!(p.kind, PrimKind::Polyline) as u8);
+    }
+    for class in AttribClass::ALL {
+        let a = m.attrs(class);
+        write_len(out, a.len());
+        for (name, v) in a.iter() {
+            write_name(out, name);
+            write_values(out, v);
+        }
+    }
+    for map in [&m.groups.points, &m.groups.prims] {
+        write_len(out, map.len());
+        for (name, members) in map {
+            write_name(out, name);
+            write_u32s(out, members);
+        }
+    }
+    write_len(out, m.packed.len());
+    for p in &m.packed {
+        write_mesh(&p.source, out);
+        write_len(out, p.transforms.len());
+        let flat: Vec<f32> = p
+            .transforms
+            .iter()
+            .flat_map(|t| t.to_cols_array())
+            .collect();
+        write_f32s(out, &flat);
+    }
+}
+
+/// A mesh in [`write_mesh`]'s form; `outer` is false for a packed source, which holds no
+/// packed sets of its own.
+fn read_mesh(input: &mut ByteReader<'_>, outer: bool) -> Result<Mesh, CodecError> {
+    let mut m = Mesh::new();
+    let n = input.count(12, "points")?;
+    let flat = input.f32_vec(n * 3, "points")?;
+    m.points = flat.chunks_exact(3).map(Vec3::from_slice).collect();
+    m.vertices = read_u32s(input, "vertices")?;
+    let n = input.count(5, "primitives")?;
+    let mut start = 0u32;
+    m.prims.reserve(n);
+    for _ in 0..n {
+        let at = input.position();
+        let count = input.u32("primitive vertex count")?;
+        let kind = match input.u8("primitive kind")? {
+            0 => PrimKind::Polygon,
+            1 => PrimKind::Polyline,
+            k => return Err(CodecError::invalid(at + 4, format!("primitive kind {k}"))),
+        };
+        m.prims.push(Primitive { start, count, kind });
+        start = start
+            .checked_add(count)
+            .ok_or_else(|| CodecError::invalid(at, "primitives hold too many vertices"))?;
+    }
+    for class in AttribClass::ALL {
+        *m.attrs_mut(class) = read_attrs(input)?;
+    }
+    m.groups = Groups {
+        points: read_groups(input)?,
+        prims: read_groups(input)?,
+    };
+    let at = input.position();
+    let sets = input.count(8, "packed sets")?;
+    if sets > 0 && !outer {
+        return Err(CodecError::invalid(at, "a packed source holds packed sets"));
+    }
+    for _ in 0..sets {
+        // Sources are read with `outer` false: one level deep at most.
+        let source = read_mesh(input, false)?;
+        let n = input.count(48, "instances")?;
+        let flat = input.f32_vec(n * 12, "instances")?;
+        let transforms = flat
+            .chunks_exact(12)
+            .map(Affine3A::from_cols_slice)
+            .collect();
+        m.packed.push(Packed {
+            source: Arc::new(source),
+            transforms,
+        });
+    }
+    let at = input.position();
+    m.check()
+        .map_err(|e| CodecError::invalid(at, format!("not a whole mesh: {e}")))?;
+    Ok(m)
 }
 
 fn read_u32s(input: &mut ByteReader<'_>, what: &'static str) -> Result<Vec<u32>, CodecError> {

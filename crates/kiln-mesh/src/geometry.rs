@@ -8,6 +8,7 @@
 
 use crate::attribute::{AttribClass, Attributes};
 use crate::group::Groups;
+use crate::packed::Packed;
 use glam::Vec3;
 
 /// What a primitive is.
@@ -56,6 +57,9 @@ pub struct Mesh {
     pub detail_attrs: Attributes,
     /// Named sets of points and of primitives.
     pub groups: Groups,
+    /// Packed instances: shared source meshes placed by transforms, beside the geometry
+    /// above (see [`crate::packed`]).
+    pub packed: Vec<Packed>,
 }
 
 impl Mesh {
@@ -194,6 +198,15 @@ impl Mesh {
                 }
             }
         }
-        self.groups.check(self.points.len(), self.prims.len())
+        self.groups.check(self.points.len(), self.prims.len())?;
+        for (k, p) in self.packed.iter().enumerate() {
+            p.check().map_err(|e| format!("packed set {k}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// How many packed instances the mesh holds, over every packed set.
+    pub fn instance_count(&self) -> usize {
+        self.packed.iter().map(|p| p.transforms.len()).sum()
     }
 }

@@ -25,6 +25,7 @@ pub mod group;
 pub mod limits;
 pub mod measure;
 mod ops;
+pub mod packed;
 mod value;
 
 pub use attribute::{AttribClass, AttribValues, Attributes};
@@ -33,6 +34,7 @@ pub use geometry::{Mesh, PrimKind, Primitive};
 pub use group::Groups;
 pub use limits::{LimitError, MAX_POINTS, MAX_PRIMS, MAX_VERTICES, check_size};
 pub use ops::INPUT_MESH_OP;
+pub use packed::Packed;
 pub use value::{MESH, MESH_TYPE};
 
 use kiln_core::registry::{Registry, RegistryError};

@@ -41,7 +41,12 @@ impl HeavyData for Mesh {
             .flat_map(|&c| self.attrs(c).iter())
             .map(|(_, v)| v.len() * v.width() * 4)
             .sum();
-        self.points.len() * 12 + self.vertices.len() * 4 + self.prims.len() * 12 + attrs
+        let packed: usize = self
+            .packed
+            .iter()
+            .map(|p| p.source.byte_size() + p.transforms.len() * 48)
+            .sum();
+        self.points.len() * 12 + self.vertices.len() * 4 + self.prims.len() * 12 + attrs + packed
     }
     fn hash_content(&self, h: &mut KeyHasher) {
         h.u64(self.points.len() as u64);
@@ -70,6 +75,14 @@ impl HeavyData for Mesh {
                 h.u64(m.len() as u64);
                 m.iter().for_each(|&i| h.u64(i as u64));
             }
+        }
+        h.u64(self.packed.len() as u64);
+        for p in &self.packed {
+            p.source.hash_content(h);
+            h.u64(p.transforms.len() as u64);
+            p.transforms
+                .iter()
+                .for_each(|t| h.f32_slice(&t.to_cols_array()));
         }
     }
     fn as_any(&self) -> &dyn Any {

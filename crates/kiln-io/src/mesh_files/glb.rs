@@ -1,5 +1,6 @@
-//! glTF 2.0 binary (`.glb`) through `gltf-json`: one scene, one node, one mesh of one
-//! indexed triangle primitive with `POSITION` (with its min and max), `NORMAL` (from `N`,
+//! glTF 2.0 binary (`.glb`) through `gltf-json`: one scene, one node of the mesh's own
+//! geometry and one node per packed instance (the instances of one packed set share one glTF
+//! mesh); each glTF mesh is one indexed triangle primitive with `POSITION` (with its min and max), `NORMAL` (from `N`,
 //! made unit length) and `TEXCOORD_0` (from `uv`, flipped to glTF's top-left origin) when
 //! the mesh has them. Polylines are not written.
 
@@ -66,19 +67,24 @@ fn push_f32s(bin: &mut Vec<u8>, values: impl Iterator<Item = f32>) -> (usize, us
     (start, bin.len() - start)
 }
 
-/// The glb bytes of `mesh`.
-pub fn encode_glb(mesh: &Mesh) -> Result<Vec<u8>, GlbError> {
+/// Write `mesh`'s triangles into `root` and `bin` as one glTF mesh (none when it has no
+/// triangles).
+fn push_mesh(
+    root: &mut json::Root,
+    bin: &mut Vec<u8>,
+    mesh: &Mesh,
+) -> Result<Option<json::Index<json::Mesh>>, GlbError> {
     let c = Corners::of(mesh);
-    let mut root = json::Root::default();
-    let mut bin = Vec::new();
-    let mut nodes = Vec::new();
     // The positions' bounds are written as JSON numbers, which are finite.
     if let Some((i, p)) = c.positions.iter().enumerate().find(|(_, p)| !p.is_finite()) {
         return Err(GlbError(format!(
             "point {i} is at {p}: a glb holds finite positions only"
         )));
     }
-    if !c.triangles.is_empty() {
+    if c.triangles.is_empty() {
+        return Ok(None);
+    }
+    {
         use json::accessor::{ComponentType as C, Type as T};
         use json::buffer::Target::{ArrayBuffer, ElementArrayBuffer};
         let mut attributes = BTreeMap::new();
@@ -90,24 +96,24 @@ pub fn encode_glb(mesh: &Mesh) -> Result<Vec<u8>, GlbError> {
             ),
             |(lo, hi), &p| (lo.min(p), hi.max(p)),
         );
-        let (o, l) = push_f32s(&mut bin, c.positions.iter().flat_map(|p| p.to_array()));
-        let v = view(&mut root, o, l, ArrayBuffer);
+        let (o, l) = push_f32s(bin, c.positions.iter().flat_map(|p| p.to_array()));
+        let v = view(root, o, l, ArrayBuffer);
         let bounds = Some((lo.to_array().to_vec(), hi.to_array().to_vec()));
-        let a = accessor(&mut root, v, n, C::F32, T::Vec3, bounds);
+        let a = accessor(root, v, n, C::F32, T::Vec3, bounds);
         attributes.insert(Valid(json::mesh::Semantic::Positions), a);
         if let Some(normals) = &c.normals {
             let unit = normals
                 .iter()
                 .map(|v| v.try_normalize().unwrap_or(glam::Vec3::Y));
-            let (o, l) = push_f32s(&mut bin, unit.flat_map(|p| p.to_array()));
-            let v = view(&mut root, o, l, ArrayBuffer);
-            let a = accessor(&mut root, v, n, C::F32, T::Vec3, None);
+            let (o, l) = push_f32s(bin, unit.flat_map(|p| p.to_array()));
+            let v = view(root, o, l, ArrayBuffer);
+            let a = accessor(root, v, n, C::F32, T::Vec3, None);
             attributes.insert(Valid(json::mesh::Semantic::Normals), a);
         }
         if let Some(uvs) = &c.uvs {
-            let (o, l) = push_f32s(&mut bin, uvs.iter().flat_map(|t| [t.x, 1.0 - t.y]));
-            let v = view(&mut root, o, l, ArrayBuffer);
-            let a = accessor(&mut root, v, n, C::F32, T::Vec2, None);
+            let (o, l) = push_f32s(bin, uvs.iter().flat_map(|t| [t.x, 1.0 - t.y]));
+            let v = view(root, o, l, ArrayBuffer);
+            let a = accessor(root, v, n, C::F32, T::Vec2, None);
             attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), a);
         }
         let start = bin.len();
@@ -115,8 +121,8 @@ pub fn encode_glb(mesh: &Mesh) -> Result<Vec<u8>, GlbError> {
             .iter()
             .flatten()
             .for_each(|i| bin.extend(i.to_le_bytes()));
-        let v = view(&mut root, start, bin.len() - start, ElementArrayBuffer);
-        let indices = accessor(&mut root, v, c.triangles.len() * 3, C::U32, T::Scalar, None);
+        let v = view(root, start, bin.len() - start, ElementArrayBuffer);
+        let indices = accessor(root, v, c.triangles.len() * 3, C::U32, T::Scalar, None);
         let primitive = json::mesh::Primitive {
             attributes,
             extensions: Default::default(),
@@ -132,10 +138,44 @@ pub fn encode_glb(mesh: &Mesh) -> Result<Vec<u8>, GlbError> {
             primitives: vec![primitive],
             weights: None,
         });
+        Ok(Some(m))
+    }
+}
+
+/// The glb bytes of `mesh`: its own triangles as one node, and each packed set's source as
+/// one glTF mesh shared by one node per instance (its transform as translation, rotation
+/// and scale).
+pub fn encode_glb(mesh: &Mesh) -> Result<Vec<u8>, GlbError> {
+    let mut root = json::Root::default();
+    let mut bin = Vec::new();
+    let mut nodes = Vec::new();
+    if let Some(m) = push_mesh(&mut root, &mut bin, mesh)? {
         nodes.push(root.push(json::Node {
             mesh: Some(m),
             ..Default::default()
         }));
+    }
+    for set in &mesh.packed {
+        let Some(m) = push_mesh(&mut root, &mut bin, &set.source)? else {
+            continue;
+        };
+        for (k, t) in set.transforms.iter().enumerate() {
+            let (s, r, p) = t.to_scale_rotation_translation();
+            if !(s.is_finite() && r.is_finite() && p.is_finite()) {
+                return Err(GlbError(format!(
+                    "instance {k} has a transform that is not finite"
+                )));
+            }
+            nodes.push(root.push(json::Node {
+                mesh: Some(m),
+                translation: Some(p.to_array()),
+                rotation: Some(json::scene::UnitQuaternion(r.normalize().to_array())),
+                scale: Some(s.to_array()),
+                ..Default::default()
+            }));
+        }
+    }
+    if !bin.is_empty() {
         root.push(json::Buffer {
             byte_length: USize64::from(bin.len()),
             extensions: Default::default(),

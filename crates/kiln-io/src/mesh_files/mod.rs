@@ -62,8 +62,18 @@ impl MeshFormat {
         }
     }
 
-    /// The bytes of `mesh` in this format.
+    /// The bytes of `mesh` in this format. glb places packed instances as nodes sharing one
+    /// glTF mesh; OBJ, PLY and STL write them expanded ([`kiln_mesh::edit::packed::unpack`]).
     pub fn encode(self, mesh: &Mesh) -> Result<Vec<u8>, String> {
+        let expanded;
+        let mesh =
+            if mesh.packed.is_empty() || matches!(self, MeshFormat::Glb | MeshFormat::Preview) {
+                mesh
+            } else {
+                expanded = kiln_mesh::edit::packed::unpack(self.extension(), mesh)
+                    .map_err(|e| e.to_string())?;
+                &expanded
+            };
         Ok(match self {
             MeshFormat::Obj => encode_obj(mesh),
             MeshFormat::Glb => encode_glb(mesh).map_err(|e| e.to_string())?,

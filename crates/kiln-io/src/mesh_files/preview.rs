@@ -3,7 +3,7 @@
 //! front right and above (along −(1, 0.8, 1.4)), orthographic, framing the bounding sphere;
 //! each triangle is lit flat by a Lambert term from a light over the camera's left shoulder
 //! (both sides lit, so open surfaces read as well as closed ones) over a grey gradient.
-//! Polylines are not drawn.
+//! Polylines are not drawn; packed instances are drawn expanded.
 
 use super::corners::Corners;
 use glam::{Vec2, Vec3};
@@ -22,6 +22,16 @@ pub fn render_preview(mesh: &Mesh, size: u32) -> Vec<u8> {
             rgba.extend([to8(g), to8(g), to8(g * 1.1), 255]);
         }
     }
+    // Packed instances are drawn as the geometry they stand for (past the size limits, only
+    // the mesh's own geometry is drawn).
+    let expanded;
+    let mesh = match kiln_mesh::edit::packed::unpack("preview", mesh) {
+        Ok(m) if !mesh.packed.is_empty() => {
+            expanded = m;
+            &expanded
+        }
+        _ => mesh,
+    };
     let c = Corners::of(mesh);
     let Some((lo, hi)) = bounds(&c.positions) else {
         return rgba;

@@ -26,10 +26,23 @@ pub fn copy_transform(target: &Mesh, i: usize) -> Affine3A {
     Affine3A::from_scale_rotation_translation(axes * uniform, rot, target.points[i])
 }
 
+/// The transform of each point of `target` (see [`copy_transform`]).
+pub fn copy_transforms(target: &Mesh) -> Vec<Affine3A> {
+    (0..target.points.len())
+        .map(|i| copy_transform(target, i))
+        .collect()
+}
+
 /// One copy of `source` per point of `target` (see the module docs). Point and vertex
 /// attributes of the source are copied along (normals turned with the copy).
 pub fn copy_to_points(node: &str, source: &Mesh, target: &Mesh) -> Result<Mesh, LimitError> {
-    let n = target.points.len() as u64;
+    copy_by(node, source, &copy_transforms(target))
+}
+
+/// One copy of `source`'s geometry per transform of `transforms`, as one mesh: copy `i`'s
+/// primitives get the primitive attribute `copy` = `i` (see the module docs).
+pub fn copy_by(node: &str, source: &Mesh, transforms: &[Affine3A]) -> Result<Mesh, LimitError> {
+    let n = transforms.len() as u64;
     check_size(
         node,
         n.saturating_mul(source.points.len() as u64),
@@ -50,7 +63,7 @@ pub fn copy_to_points(node: &str, source: &Mesh, target: &Mesh) -> Result<Mesh, 
     let point_n = source.point_attrs.vec3("N");
     let mut normals: Vec<Vec3> = Vec::with_capacity(if point_n.is_some() { n * sp } else { 0 });
     for i in 0..n {
-        let m = copy_transform(target, i);
+        let m = transforms[i];
         let normal = Mat3::from(m.matrix3).inverse().transpose();
         let (po, vo) = ((i * sp) as u32, (i * sv) as u32);
         out.points

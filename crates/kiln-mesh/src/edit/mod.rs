@@ -3,12 +3,15 @@
 mod adjacency;
 pub mod attrib;
 pub mod boolean;
+mod boolean_source;
+pub mod by_attribute;
 pub mod copy;
 pub mod deform;
 pub mod extrude;
 pub mod from_image;
 pub mod noise3;
 pub mod normals;
+pub mod packed;
 pub mod restructure;
 pub mod scatter;
 pub mod simplify;

@@ -81,7 +81,8 @@ pub fn reverse(mesh: &Mesh) -> Mesh {
 }
 
 /// `a` and `b` as one mesh: `b`'s elements after `a`'s, attributes only one side has
-/// filled with zeros on the other, groups of both (by name, united); detail from `a`.
+/// filled with zeros on the other, groups of both (by name, united), the packed sets of
+/// both; detail from `a`.
 pub fn merge(node: &str, a: &Mesh, b: &Mesh) -> Result<Mesh, LimitError> {
     check_size(
         node,
@@ -122,6 +123,7 @@ pub fn merge(node: &str, a: &Mesh, b: &Mesh) -> Result<Mesh, LimitError> {
             out.groups.set(class, name, all);
         }
     }
+    out.packed.extend(b.packed.iter().cloned());
     Ok(out)
 }
 

@@ -1,10 +1,10 @@
 //! Ops that rebuild topology: `mesh.subdivide`, `mesh.extrude`, `mesh.merge`, `mesh.fuse`,
-//! `mesh.boolean`, `mesh.simplify`, `mesh.scatter`, `mesh.copy_to_points`.
+//! `mesh.boolean`, `mesh.simplify`, `mesh.scatter`, `mesh.copy_to_points`, `mesh.unpack`.
 
 use super::ports::{choice, count, float, mesh, put, seed};
-use crate::edit::boolean::{BooleanOp, boolean};
+use crate::edit::boolean::{BooleanOp, boolean_at};
 use crate::edit::extrude::{Extrude, extrude};
-use crate::edit::{copy, restructure, scatter, simplify, subdivide};
+use crate::edit::{copy, packed, restructure, scatter, simplify, subdivide};
 use crate::value::MESH_TYPE;
 use kiln_core::op::{FnOp, OpError};
 use kiln_core::registry::{Registry, RegistryError};
@@ -86,7 +86,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         FnOp::new(
             "mesh.boolean",
             "Union, difference or intersection of two closed meshes (boolmesh, Manifold's \
-             algorithm); triangles out, no attributes.",
+             algorithm); triangles out, attributes and groups carried from the faces they came from.",
         )
         .required("a", MESH_TYPE, "the first solid")
         .required("b", MESH_TYPE, "the second solid")
@@ -102,7 +102,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 "difference" => BooleanOp::Difference,
                 _ => BooleanOp::Intersection,
             };
-            let r = boolean(mesh(call, 0)?, mesh(call, 1)?, op)
+            let r = boolean_at(call.node, mesh(call, 0)?, mesh(call, 1)?, op)
                 .map_err(|e| OpError::new(e.to_string()))?;
             put(out, r);
             Ok(())
@@ -143,14 +143,34 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             }),
     )?;
     reg.register(
-        FnOp::new("mesh.copy_to_points", "A copy of `source` on every point of `target`, turned by `orient` or `N` (+Y to N) and scaled by `pscale` and `scale`.")
+        FnOp::new("mesh.copy_to_points", "A copy of `source` on every point of `target`, turned by `orient` or `N` (+Y to N) and scaled by `pscale` and `scale`; with `packed`, instances (one shared source and a transform per copy) instead of copied geometry.")
             .required("source", MESH_TYPE, "the mesh copied")
             .required("target", MESH_TYPE, "the points copied onto")
+            .param("packed", false, "make packed instances (`mesh.unpack` expands them; files place or expand them)")
             .output_of("out", MESH_TYPE, "every copy, as one mesh")
             .run(|call, out| {
-                put(out, copy::copy_to_points(call.node, mesh(call, 0)?, mesh(call, 1)?)?);
+                let (source, target) = (mesh(call, 0)?, mesh(call, 1)?);
+                let m = if call.param_bool(0)? {
+                    packed::pack_to_points(call.node, source, target)?
+                } else {
+                    copy::copy_to_points(call.node, source, target)?
+                };
+                put(out, m);
                 Ok(())
             }),
+    )?;
+    reg.register(
+        FnOp::new(
+            "mesh.unpack",
+            "Turn packed instances into real geometry, after the mesh's own (each copy's \
+             primitives get `copy`, its instance's index).",
+        )
+        .required("mesh", MESH_TYPE, "the mesh with packed instances")
+        .output_of("out", MESH_TYPE, "the mesh with every instance as geometry")
+        .run(|call, out| {
+            put(out, packed::unpack(call.node, mesh(call, 0)?)?);
+            Ok(())
+        }),
     )?;
     Ok(())
 }

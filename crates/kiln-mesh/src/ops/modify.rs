@@ -1,12 +1,14 @@
-//! Ops that move points or set attributes in place: `mesh.transform`, `mesh.displace`,
+//! Ops that move points or set attributes in place: `mesh.transform`,
+//! `mesh.transform_by_attribute`, `mesh.displace`,
 //! `mesh.bend`, `mesh.twist`, `mesh.taper`, `mesh.normals`, `mesh.uv`, `mesh.reverse`,
 //! `mesh.triangulate`.
 
 use super::ports::{choice, count, float, mesh, put, seed, vec3};
+use crate::edit::by_attribute::{self, DrivingAttributes};
 use crate::edit::{deform, normals, restructure, uv};
 use crate::value::MESH_TYPE;
 use glam::{Affine3A, EulerRot, Quat};
-use kiln_core::op::FnOp;
+use kiln_core::op::{FnOp, OpError};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::Value;
 
@@ -47,6 +49,29 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 let rot = Quat::from_euler(EulerRot::ZYX, r.z, r.y, r.x);
                 let t = Affine3A::from_scale_rotation_translation(vec3(call, 3)?, rot, vec3(call, 1)?);
                 deform::transform(&mut m, t);
+                put(out, m);
+                Ok(())
+            }),
+    )?;
+    reg.register(
+        FnOp::new("mesh.transform_by_attribute", "Transform each point by its own point attributes: scaled by `scale` (float or vec3) times `pscale`, turned by `orient` (a vec4 quaternion, or a vec3 of degrees), both about `pivot`, then moved by `translate` (vec3); an absent attribute (or an empty name) leaves its part out; `N` turns with the points.")
+            .required("mesh", MESH_TYPE, "the mesh")
+            .input("pivot", Value::Vec3([0.0; 3]), "the centre of the scale and rotation")
+            .param("translate", "translate", "the vec3 point attribute added to the position")
+            .param("orient", "orient", "the point attribute of the rotation (vec4 quaternion x, y, z, w, or vec3 degrees about X, Y, Z)")
+            .param("scale", "scale", "the point attribute of the scale (float, or vec3 per axis)")
+            .param("pscale", "pscale", "the float point attribute of the uniform scale")
+            .output_of("out", MESH_TYPE, OUT)
+            .run(|call, out| {
+                let mut m = mesh(call, 0)?.clone();
+                let by = DrivingAttributes {
+                    translate: call.param_str(0)?.into(),
+                    orient: call.param_str(1)?.into(),
+                    scale: call.param_str(2)?.into(),
+                    pscale: call.param_str(3)?.into(),
+                };
+                by_attribute::transform_by_attributes(&mut m, &by, vec3(call, 1)?)
+                    .map_err(|e| OpError::new(format!("node `{}` (mesh.transform_by_attribute): {e}", call.node)))?;
                 put(out, m);
                 Ok(())
             }),
