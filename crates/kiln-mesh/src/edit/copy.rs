@@ -62,8 +62,7 @@ pub fn copy_by(node: &str, source: &Mesh, transforms: &[Affine3A]) -> Result<Mes
     let mut copy_id = Vec::with_capacity(n * sf);
     let point_n = source.point_attrs.vec3("N");
     let mut normals: Vec<Vec3> = Vec::with_capacity(if point_n.is_some() { n * sp } else { 0 });
-    for i in 0..n {
-        let m = transforms[i];
+    for (i, &m) in transforms.iter().enumerate().take(n) {
         let normal = Mat3::from(m.matrix3).inverse().transpose();
         let (po, vo) = ((i * sp) as u32, (i * sv) as u32);
         out.points
