@@ -47,7 +47,10 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod auto_tone;
 pub mod blur;
+pub mod channels;
+pub mod curves;
 pub mod erosion;
 pub mod expr;
 pub mod field;
@@ -92,6 +95,9 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     streak_blur::register(reg)?;
     erosion::register(reg)?;
     tone::register(reg)?;
+    curves::register(reg)?;
+    auto_tone::register(reg)?;
+    channels::register(reg)?;
     transforms::register(reg)?;
     reg.register(fused::FusedOp::new())?;
     reg.register(kiln_std::graph_io::GraphInput::without_default(
@@ -170,6 +176,11 @@ mod tests {
             "image.polar",
             "image.rects",
             "image.row",
+            "image.curves",
+            "image.auto_levels",
+            "image.histogram_range",
+            "image.split",
+            "image.merge_channels",
             super::INPUT_IMAGE_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());

@@ -55,6 +55,8 @@ pub fn builder(op: &str) -> Option<Build> {
         "image.threshold" => crate::tone::threshold,
         "image.grey" => crate::tone::grey,
         "image.swizzle" => crate::tone::swizzle,
+        "image.curves" => crate::curves::curves,
+        "image.merge_channels" => crate::channels::merge,
         _ => return None,
     })
 }
