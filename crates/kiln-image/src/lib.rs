@@ -50,6 +50,7 @@
 pub mod auto_tone;
 pub mod blur;
 pub mod channels;
+pub mod colour;
 pub mod curves;
 pub mod erosion;
 pub mod expr;
@@ -98,6 +99,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     curves::register(reg)?;
     auto_tone::register(reg)?;
     channels::register(reg)?;
+    colour::register(reg)?;
     transforms::register(reg)?;
     reg.register(fused::FusedOp::new())?;
     reg.register(kiln_std::graph_io::GraphInput::without_default(
@@ -181,6 +183,8 @@ mod tests {
             "image.histogram_range",
             "image.split",
             "image.merge_channels",
+            "image.hsv",
+            "image.colorize",
             super::INPUT_IMAGE_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());

@@ -57,6 +57,8 @@ pub fn builder(op: &str) -> Option<Build> {
         "image.swizzle" => crate::tone::swizzle,
         "image.curves" => crate::curves::curves,
         "image.merge_channels" => crate::channels::merge,
+        "image.hsv" => crate::colour::hsv,
+        "image.colorize" => crate::colour::colorize,
         _ => return None,
     })
 }
