@@ -63,6 +63,7 @@ pub mod generators;
 pub mod image;
 pub mod image_ops;
 pub mod kernels;
+pub mod material_maps;
 pub mod noise;
 pub mod patterns;
 pub mod per_pixel;
@@ -100,6 +101,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     auto_tone::register(reg)?;
     channels::register(reg)?;
     colour::register(reg)?;
+    material_maps::register(reg)?;
     transforms::register(reg)?;
     reg.register(fused::FusedOp::new())?;
     reg.register(kiln_std::graph_io::GraphInput::without_default(
@@ -185,6 +187,8 @@ mod tests {
             "image.merge_channels",
             "image.hsv",
             "image.colorize",
+            "image.ambient_occlusion",
+            "image.curvature",
             super::INPUT_IMAGE_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());
