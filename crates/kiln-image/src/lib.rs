@@ -72,6 +72,7 @@ pub mod ramp;
 pub mod row;
 pub mod shapes;
 pub mod streak_blur;
+pub mod tilings;
 pub mod tone;
 pub mod transforms;
 
@@ -102,6 +103,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     channels::register(reg)?;
     colour::register(reg)?;
     material_maps::register(reg)?;
+    tilings::register(reg)?;
     transforms::register(reg)?;
     reg.register(fused::FusedOp::new())?;
     reg.register(kiln_std::graph_io::GraphInput::without_default(
@@ -189,6 +191,8 @@ mod tests {
             "image.colorize",
             "image.ambient_occlusion",
             "image.curvature",
+            "image.hexagons",
+            "image.weave",
             super::INPUT_IMAGE_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());

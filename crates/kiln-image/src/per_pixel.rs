@@ -59,6 +59,8 @@ pub fn builder(op: &str) -> Option<Build> {
         "image.merge_channels" => crate::channels::merge,
         "image.hsv" => crate::colour::hsv,
         "image.colorize" => crate::colour::colorize,
+        "image.hexagons" => crate::tilings::hexagons,
+        "image.weave" => crate::tilings::weave,
         _ => return None,
     })
 }
