@@ -13,7 +13,13 @@
 //! * per-pixel maths and tone: `image.add`, `image.sub`, `image.mul`, `image.mix`,
 //!   `image.gain`, `image.invert`, `image.clamp`, `image.ramp`, `image.rect`, `image.blend`
 //!   (ten modes, a mask), `image.row` (a list of images side by side), `image.levels`, `image.gamma`, `image.posterize`,
-//!   `image.threshold`, `image.grey`, `image.swizzle`;
+//!   `image.threshold`, `image.grey`, `image.swizzle`, `image.curves` ([`curves`]),
+//!   `image.hsv`, `image.colorize` ([`colour`]), `image.merge_channels` ([`channels`]);
+//! * tone from the whole image: `image.auto_levels`, `image.histogram_range` ([`auto_tone`]);
+//!   channels as images: `image.split` ([`channels`]);
+//! * material maps from a height: `image.ambient_occlusion`, `image.curvature`
+//!   ([`material_maps`]);
+//! * tilings: `image.hexagons`, `image.weave` ([`tilings`]);
 //! * neighbourhood filters and transforms: `image.blur`, `image.gaussian`, `image.normal`,
 //!   `image.warp`, `image.box_blur`, `image.sharpen`, `image.edges`, `image.emboss`
 //!   ([`kernels`]), `image.directional_blur`, `image.slope_blur` ([`streak_blur`]),
