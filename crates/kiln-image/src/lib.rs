@@ -13,7 +13,13 @@
 //! * per-pixel maths and tone: `image.add`, `image.sub`, `image.mul`, `image.mix`,
 //!   `image.gain`, `image.invert`, `image.clamp`, `image.ramp`, `image.rect`, `image.blend`
 //!   (ten modes, a mask), `image.row` (a list of images side by side), `image.levels`, `image.gamma`, `image.posterize`,
-//!   `image.threshold`, `image.grey`, `image.swizzle`;
+//!   `image.threshold`, `image.grey`, `image.swizzle`, `image.curves` ([`curves`]),
+//!   `image.hsv`, `image.colorize` ([`colour`]), `image.merge_channels` ([`channels`]);
+//! * tone from the whole image: `image.auto_levels`, `image.histogram_range` ([`auto_tone`]);
+//!   channels as images: `image.split` ([`channels`]);
+//! * material maps from a height: `image.ambient_occlusion`, `image.curvature`
+//!   ([`material_maps`]);
+//! * tilings: `image.hexagons`, `image.weave` ([`tilings`]);
 //! * neighbourhood filters and transforms: `image.blur`, `image.gaussian`, `image.normal`,
 //!   `image.warp`, `image.box_blur`, `image.sharpen`, `image.edges`, `image.emboss`
 //!   ([`kernels`]), `image.directional_blur`, `image.slope_blur` ([`streak_blur`]),
@@ -47,7 +53,11 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod auto_tone;
 pub mod blur;
+pub mod channels;
+pub mod colour;
+pub mod curves;
 pub mod erosion;
 pub mod expr;
 pub mod field;
@@ -59,6 +69,7 @@ pub mod generators;
 pub mod image;
 pub mod image_ops;
 pub mod kernels;
+pub mod material_maps;
 pub mod noise;
 pub mod patterns;
 pub mod per_pixel;
@@ -67,6 +78,7 @@ pub mod ramp;
 pub mod row;
 pub mod shapes;
 pub mod streak_blur;
+pub mod tilings;
 pub mod tone;
 pub mod transforms;
 
@@ -92,6 +104,12 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     streak_blur::register(reg)?;
     erosion::register(reg)?;
     tone::register(reg)?;
+    curves::register(reg)?;
+    auto_tone::register(reg)?;
+    channels::register(reg)?;
+    colour::register(reg)?;
+    material_maps::register(reg)?;
+    tilings::register(reg)?;
     transforms::register(reg)?;
     reg.register(fused::FusedOp::new())?;
     reg.register(kiln_std::graph_io::GraphInput::without_default(
@@ -170,6 +188,17 @@ mod tests {
             "image.polar",
             "image.rects",
             "image.row",
+            "image.curves",
+            "image.auto_levels",
+            "image.histogram_range",
+            "image.split",
+            "image.merge_channels",
+            "image.hsv",
+            "image.colorize",
+            "image.ambient_occlusion",
+            "image.curvature",
+            "image.hexagons",
+            "image.weave",
             super::INPUT_IMAGE_OP,
         ];
         assert_eq!(reg.len(), before + ids.len());

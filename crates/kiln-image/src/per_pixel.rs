@@ -55,6 +55,12 @@ pub fn builder(op: &str) -> Option<Build> {
         "image.threshold" => crate::tone::threshold,
         "image.grey" => crate::tone::grey,
         "image.swizzle" => crate::tone::swizzle,
+        "image.curves" => crate::curves::curves,
+        "image.merge_channels" => crate::channels::merge,
+        "image.hsv" => crate::colour::hsv,
+        "image.colorize" => crate::colour::colorize,
+        "image.hexagons" => crate::tilings::hexagons,
+        "image.weave" => crate::tilings::weave,
         _ => return None,
     })
 }

@@ -158,6 +158,12 @@ pub fn run_tape(tape: &Tape<'_>, run: Run, regs: &mut Registers) {
                     *o = r.eval(t)[channel as usize] as f64;
                 }
             }
+            Step::Curve { curve, x } => {
+                let c = &tape.curves[curve as usize];
+                for (o, &x) in out.iter_mut().zip(lane(x)) {
+                    *o = c.eval(x);
+                }
+            }
         }
     }
 }

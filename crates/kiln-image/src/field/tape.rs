@@ -3,6 +3,7 @@
 //! earlier registers. A tape is built forward (every operand is an earlier step), so running
 //! it needs no recursion, and one tape is what every per-pixel op of a fused chain appends to.
 
+use crate::curves::MonotoneCurve;
 use crate::image::Image;
 use crate::ramp::Ramp;
 use kiln_core::op::OpError;
@@ -152,6 +153,13 @@ pub enum Step {
         /// 0 red, 1 green, 2 blue, 3 alpha.
         channel: u8,
     },
+    /// The tone curve `curve` of the tape at `x`.
+    Curve {
+        /// Index into the tape's curves.
+        curve: u16,
+        /// The value mapped.
+        x: Reg,
+    },
 }
 
 /// Most steps one tape may hold (a formula or a fused chain beyond it is refused).
@@ -168,6 +176,8 @@ pub struct Tape<'a> {
     pub noises: Vec<Arc<dyn Noise2 + 'a>>,
     /// The ramps ramp steps read.
     pub ramps: Vec<Arc<Ramp>>,
+    /// The tone curves curve steps read.
+    pub curves: Vec<Arc<MonotoneCurve>>,
     /// The size of the image the tape makes, once a generator or a leaf has set it.
     pub size: Option<(u32, u32)>,
 }
@@ -260,5 +270,12 @@ impl<'a> Tape<'a> {
     pub fn add_ramp(&mut self, r: Ramp) -> Result<u16, OpError> {
         self.ramps.push(Arc::new(r));
         u16::try_from(self.ramps.len() - 1).map_err(|_| OpError::new("a field has too many ramps"))
+    }
+
+    /// Add a tone curve, returning its index for [`Step::Curve`].
+    pub fn add_curve(&mut self, c: MonotoneCurve) -> Result<u16, OpError> {
+        self.curves.push(Arc::new(c));
+        u16::try_from(self.curves.len() - 1)
+            .map_err(|_| OpError::new("a field has too many curves"))
     }
 }

@@ -1,0 +1,138 @@
+//! Channels as separate images: `image.split` (one image to four grey images, one per
+//! channel: outputs `r`, `g`, `b`, `a`) and `image.merge_channels` (up to four inputs into
+//! the channels of one image). A grey image's channel is its red one, so a split merged back
+//! is the image it came from, bit for bit. `image.merge_channels` is a per-pixel builder (it
+//! fuses); `image.split` has four outputs, so it ends a fused chain (one channel alone, as a
+//! per-pixel op, is `image.swizzle` with `"rrr1"`, `"ggg1"`, ...).
+
+use crate::field::{Px, Tape};
+use crate::filters::by_rows;
+use crate::fn_op::FnOp;
+use crate::image::{IMAGE_TYPE, Image};
+use crate::per_pixel::{self, Arg};
+use kiln_core::context::EvalContext;
+use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, Rule};
+use kiln_core::registry::{Registry, RegistryError};
+use kiln_core::value::{Value, ValueType};
+
+/// The channel names, in order.
+const NAMES: [&str; 4] = ["r", "g", "b", "a"];
+
+fn split(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
+    let img = call.heavy::<Image>(0, "image")?;
+    if img.pixels.len() as u64 != u64::from(img.width) * u64::from(img.height) {
+        return Err(OpError::input(
+            0,
+            format!(
+                "holds {} pixels, not {} x {}",
+                img.pixels.len(),
+                img.width,
+                img.height
+            ),
+        ));
+    }
+    let w = img.width as usize;
+    for (c, slot) in out.iter_mut().enumerate().take(4) {
+        *slot = by_rows(call, img.width, img.height, |y, row| {
+            let src = &img.pixels[y as usize * w..(y as usize + 1) * w];
+            for (o, p) in row.iter_mut().zip(src) {
+                *o = [p[c], p[c], p[c], 1.0];
+            }
+        })?
+        .into_value();
+    }
+    Ok(())
+}
+
+/// The builder of `image.merge_channels`: channel `k` from input `k`, the red channel of an
+/// image or a number; at least one input must be an image (it gives the size).
+pub(crate) fn merge<'a>(
+    t: &mut Tape<'a>,
+    a: &[Arg<'_>],
+    _: &[Value],
+    _: &EvalContext,
+) -> Result<Px, OpError> {
+    if !a.iter().any(|x| matches!(x, Arg::Pixels(_))) {
+        return Err(OpError::input(
+            0,
+            "none of r, g, b, a is an image: at least one must be, to give the size",
+        ));
+    }
+    let mut px = [0; 4];
+    for (k, r) in px.iter_mut().enumerate() {
+        *r = match a.get(k) {
+            Some(Arg::Pixels(p)) => p[0],
+            Some(Arg::Value(v)) => {
+                let f = v.as_f64().ok_or_else(|| {
+                    OpError::input(
+                        k,
+                        format!("expected an image or a number, found {}", v.type_name()),
+                    )
+                })?;
+                t.constant(f as f32 as f64)?
+            }
+            None => t.constant(if k == 3 { 1.0 } else { 0.0 })?,
+        };
+    }
+    Ok(px)
+}
+
+/// Register `image.split` and `image.merge_channels`.
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    let mut spec = OpSpec::new(
+        "image.split",
+        "Split an image into four grey images, one per channel (`r`, `g`, `b`, `a`): each \
+         output holds its channel in r, g and b, alpha 1.",
+    )
+    .input(InputSpec::required("image", IMAGE_TYPE, "the source image"));
+    for (name, doc) in NAMES.into_iter().zip([
+        "the red channel as grey",
+        "the green channel as grey",
+        "the blue channel as grey",
+        "the alpha channel as grey",
+    ]) {
+        spec = spec.output(OutputSpec::new(name, IMAGE_TYPE, doc));
+    }
+    reg.register(FnOp::new(spec, split))?;
+    let mut spec = OpSpec::new(
+        "image.merge_channels",
+        "Merge up to four inputs into one image's r, g, b and a: an image input gives its red \
+         channel (a grey image's value), a number a constant; unwired, r, g and b are 0 and a \
+         is 1. At least one input must be an image; images must share a size.",
+    );
+    for (k, (name, doc)) in NAMES
+        .into_iter()
+        .zip([
+            "red: a grey image or a number",
+            "green: a grey image or a number",
+            "blue: a grey image or a number",
+            "alpha: a grey image or a number",
+        ])
+        .enumerate()
+    {
+        spec = spec.input(
+            InputSpec::optional(
+                name,
+                ValueType::Any,
+                Value::Float(if k == 3 { 1.0 } else { 0.0 }),
+                doc,
+            )
+            .with_rule(Rule::Check(image_or_number)),
+        );
+    }
+    reg.register(FnOp::new(
+        spec.output(OutputSpec::new("out", IMAGE_TYPE, "the merged image")),
+        |call, out| per_pixel::exec(call, out, merge),
+    ))
+}
+
+fn image_or_number(v: &Value, _: &kiln_core::op::RuleEnv) -> Result<(), kiln_core::op::Violation> {
+    match v {
+        Value::Heavy(_) => Ok(()),
+        _ if v.as_f64().is_some_and(f64::is_finite) => Ok(()),
+        _ => Err(kiln_core::op::Violation::new(
+            "an image or a finite number",
+            v.type_name(),
+        )),
+    }
+}
