@@ -252,3 +252,41 @@ fn packed_rocks_are_glb_nodes_sharing_one_mesh_and_expanded_in_obj() {
         validate(&folder, dir.path(), &out.join("scene.glb"));
     }
 }
+
+#[test]
+fn merge_all_queues_its_wires_by_source_id_whatever_the_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(
+        cwd.join("pile.json"),
+        r#"{"kiln": 1,
+            "nodes": {
+              "floor": {"op": "mesh.grid"},
+              "ball": {"op": "mesh.icosphere"},
+              "cube": {"op": "mesh.box"},
+              "all": {"op": "mesh.merge_all",
+                      "inputs": {"meshes": {"wires": ["floor.out", "ball.out", "cube.out"]}}}
+            },
+            "outputs": {"merged": "all.out", "b": "ball.out", "c": "cube.out", "f": "floor.out"}}"#,
+    )
+    .unwrap();
+    let mut args = vec!["run", "pile.json", "--out", "out", "-q"];
+    for o in ["merged.obj", "b.obj", "c.obj", "f.obj"] {
+        args.extend(["--output", o]);
+    }
+    let o = kiln(&args, cwd);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let read = |name: &str| {
+        let bytes = std::fs::read(cwd.join("out").join(format!("{name}.obj"))).unwrap();
+        kiln_io::mesh_files::decode_obj(&bytes).unwrap()
+    };
+    let all = read("merged");
+    // Queued by source id: ball, cube, floor.
+    let parts = [read("b"), read("c"), read("f")];
+    let want: Vec<glam::Vec3> = parts.iter().flat_map(|m| m.points.clone()).collect();
+    assert_eq!(all.points, want);
+    let faces: usize = parts.iter().map(|m| m.prims.len()).sum();
+    assert_eq!(all.prims.len(), faces);
+    // Each part keeps its own topology: closed sphere and box (2 each), the open sheet (1).
+    assert_eq!(euler_characteristic(&all), 2 + 2 + 1);
+}

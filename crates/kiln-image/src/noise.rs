@@ -94,26 +94,45 @@ fn lerp(t: f64, a: f64, b: f64) -> f64 {
     a + t * (b - a)
 }
 
-/// Dot product of the gradient picked by `hash` with `(x, y)`: four diagonals and four axes.
-#[inline]
-fn grad(hash: u8, x: f64, y: f64) -> f64 {
-    match hash & 7 {
-        0 => x + y,
-        1 => -x + y,
-        2 => x - y,
-        3 => -x - y,
-        4 => x,
-        5 => -x,
-        6 => y,
-        _ => -y,
-    }
+/// `x` with its sign flipped when `flip` is set: the same bits as `-x`, without a branch.
+#[inline(always)]
+fn flip_sign(x: f64, flip: bool) -> f64 {
+    f64::from_bits(x.to_bits() ^ ((flip as u64) << 63))
 }
 
+/// Dot product of the gradient picked by `hash` with `(x, y)`: four diagonals and four axes,
+/// by the low three bits: `x + y`, `-x + y`, `x - y`, `-x - y`, `x`, `-x`, `y`, `-y`.
+///
+/// Computed without branches (the hash is random, so a branch on it is mispredicted about
+/// every other time): a sign flip is an exclusive or of the sign bit, which gives the same
+/// bits as negation, and `x - y` is `x + (-y)` in IEEE arithmetic.
+#[inline(always)]
+pub(crate) fn grad(hash: u8, x: f64, y: f64) -> f64 {
+    let h = hash & 7;
+    let diagonal = flip_sign(x, h & 1 != 0) + flip_sign(y, h & 2 != 0);
+    let axis = flip_sign(if h & 2 != 0 { y } else { x }, h & 1 != 0);
+    if h & 4 != 0 { axis } else { diagonal }
+}
+
+/// Below this magnitude a float may have a fraction; at or above it, it is whole.
+const WHOLE: f64 = 4_503_599_627_370_496.0; // 2^52
+
 /// The lattice cell of `v` wrapped to 0..=255, and the position inside the cell.
-#[inline]
+///
+/// `floor` through a conversion to an integer (a libm call is what `f64::floor` costs on a
+/// baseline x86-64), falling back to `f64::floor` for huge values, infinities and NaN. The
+/// position is `v - floor(v)`, which is never `-0.0`; adding `+0.0` turns the one `-0.0`
+/// the conversion could give (at `v = -0.0`) into `+0.0`, so the bits are those of
+/// `v - v.floor()` for every `v`.
+#[inline(always)]
 fn cell(v: f64) -> (usize, f64) {
-    let f = v.floor();
-    ((f as i64 & 255) as usize, v - f)
+    let f = if v.abs() < WHOLE {
+        let t = v as i64 as f64;
+        if t > v { t - 1.0 } else { t }
+    } else {
+        v.floor()
+    };
+    ((f as i64 & 255) as usize, (v - f) + 0.0)
 }
 
 impl Perlin {
@@ -134,6 +153,7 @@ impl Perlin {
 
     /// One octave of gradient noise at `(x, y)`: continuous, zero at integer points, within
     /// [-1, 1].
+    #[inline]
     pub fn noise(&self, x: f64, y: f64) -> f64 {
         let (xi, x) = cell(x);
         let (yi, y) = cell(y);
@@ -307,6 +327,78 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ken Perlin's eight 2D gradients as a plain branch per case, the form the branchless
+    /// [`grad`] must match bit for bit.
+    fn grad_by_case(hash: u8, x: f64, y: f64) -> f64 {
+        match hash & 7 {
+            0 => x + y,
+            1 => -x + y,
+            2 => x - y,
+            3 => -x - y,
+            4 => x,
+            5 => -x,
+            6 => y,
+            _ => -y,
+        }
+    }
+
+    const AWKWARD: [f64; 16] = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        1e-300,
+        -1e-300,
+        0.999_999_999_999_999_9,
+        -255.5,
+        4_503_599_627_370_495.5,
+        -4_503_599_627_370_497.0,
+        1e300,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+
+    #[test]
+    fn branchless_gradients_match_the_cases_bit_for_bit() {
+        for h in 0..=255u8 {
+            for &x in &AWKWARD {
+                for &y in &AWKWARD {
+                    let (a, b) = (grad(h, x, y), grad_by_case(h, x, y));
+                    assert!(
+                        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                        "hash {h}, ({x}, {y}): {a} against {b}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lattice_cells_match_floor_bit_for_bit() {
+        let mut values = AWKWARD.to_vec();
+        let mut state = 7u64;
+        for _ in 0..10_000 {
+            let r = splitmix64(&mut state);
+            let scale = [1.0, 1e3, 1e9, 1e16][(r & 3) as usize];
+            values.push(((r >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * scale);
+        }
+        for v in values {
+            let f = v.floor();
+            let want = ((f as i64 & 255) as usize, v - f);
+            let got = cell(v);
+            assert_eq!(got.0, want.0, "cell index of {v}");
+            assert!(
+                got.1.to_bits() == want.1.to_bits() || (got.1.is_nan() && want.1.is_nan()),
+                "position in the cell of {v}: {} against {}",
+                got.1,
+                want.1
+            );
+        }
+    }
 
     #[test]
     fn deterministic_and_seed_dependent() {

@@ -344,3 +344,31 @@ fn booleans_of_two_boxes_are_closed_with_the_volumes_of_set_algebra() {
     let e = boolean(&a, &open, BooleanOp::Union).unwrap_err();
     assert!(e.to_string().contains("input `b`"), "{e}");
 }
+
+#[test]
+fn merging_a_list_equals_merging_in_pairs_and_keeps_groups_sorted() {
+    let a = cube(Vec3::ONE);
+    let mut b = grid("g", Vec2::ONE, 2, 2).unwrap();
+    b.groups.set(AttribClass::Primitive, "top", vec![1, 3]);
+    let mut c = cube(Vec3::splat(2.0));
+    c.groups.set(AttribClass::Primitive, "top", vec![0]);
+    let pairs = restructure::merge("m", &restructure::merge("m", &a, &b).unwrap(), &c).unwrap();
+    let all = restructure::merge_all("m", &[&a, &b, &c]).unwrap();
+    assert_eq!(all, pairs);
+    // Cube (6 faces), grid (4), cube (6): the group is b's faces 1 and 3 shifted by 6 and
+    // c's face 0 shifted by 10.
+    assert_eq!(all.groups.prims["top"], [7, 9, 10]);
+    assert_eq!((all.points.len(), all.prims.len()), (8 + 9 + 8, 6 + 4 + 6));
+    all.check().unwrap();
+    assert_eq!(restructure::merge_all("m", &[]).unwrap(), Mesh::new());
+    assert_eq!(restructure::merge_all("m", &[&a]).unwrap(), a);
+}
+
+#[test]
+fn merging_a_list_past_the_limit_fails_before_copying() {
+    let big = grid("g", Vec2::ONE, 1000, 1000).unwrap();
+    let many: Vec<&Mesh> = std::iter::repeat_n(&big, 60).collect();
+    let e = restructure::merge_all("pile", &many).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("pile") && msg.contains("MAX_"), "{msg}");
+}

@@ -42,3 +42,17 @@ fn a_generator_cooks_in_a_graph_and_its_errors_name_the_node() {
         .to_string();
     assert!(e.contains("huge") && e.contains("MAX_POINTS"), "{e}");
 }
+
+#[test]
+fn merge_all_unwired_is_an_empty_mesh() {
+    // Several wires into its collective input are queued by the plan (design 013); the
+    // graph-file test is in kiln-cli's mesh_examples.rs.
+    let mut g = Graph::new();
+    g.add_node("none", "mesh.merge_all").unwrap();
+    let mut eval = LazyEvaluator::new(kiln_mesh::registry());
+    let out = eval
+        .evaluate(&g, &Request::new(["none"]), &EvalContext::new())
+        .unwrap();
+    let m = out.get("none").unwrap().as_heavy::<Mesh>().unwrap();
+    assert_eq!((m.points.len(), m.prims.len()), (0, 0));
+}

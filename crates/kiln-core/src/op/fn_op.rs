@@ -169,6 +169,12 @@ impl<S: sealed::Shape> FnOpBuilder<S> {
         self.spec = self.spec.input(InputSpec::optional(name, ty, default, doc));
         self.to()
     }
+    /// Add an input declared in full (for example a collective one, see
+    /// [`InputSpec::collective`]).
+    pub fn input_spec(mut self, input: InputSpec) -> FnOpBuilder<General> {
+        self.spec = self.spec.input(input);
+        self.to()
+    }
     /// Add an input of type `ty` that the graph must wire or set.
     pub fn required(
         mut self,

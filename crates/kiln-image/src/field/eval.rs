@@ -24,21 +24,92 @@ pub struct Run {
     pub time: f64,
 }
 
-/// Registers of one run: `steps x LANES` floats, reused from run to run.
-pub struct Registers(Vec<f64>);
+/// Registers of one run: `steps x LANES` floats, reused from run to run, and the colours
+/// of the last ramp looked up (a ramp's four channels are four steps reading one lookup).
+pub struct Registers {
+    lanes: Vec<f64>,
+    ramp: Vec<[f32; 4]>,
+    ramp_of: Option<(u16, Reg)>,
+}
 
 impl Registers {
     /// Registers for `tape`.
     pub fn for_tape(tape: &Tape<'_>) -> Registers {
-        Registers(vec![0.0; tape.steps.len() * LANES])
+        Registers {
+            lanes: vec![0.0; tape.steps.len() * LANES],
+            ramp: vec![[0.0; 4]; LANES],
+            ramp_of: None,
+        }
     }
     /// The lanes of register `r`.
     pub fn lanes(&self, r: Reg) -> &[f64] {
         let s = r as usize * LANES;
-        &self.0[s..s + LANES]
+        &self.lanes[s..s + LANES]
     }
 }
 
+/// `out[k] = f(a[k])`: the operator is chosen once per step, so the loop body is the
+/// operation alone.
+#[inline(always)]
+fn map1(out: &mut [f64], a: &[f64], f: impl Fn(f64) -> f64) {
+    for (o, &x) in out.iter_mut().zip(a) {
+        *o = f(x);
+    }
+}
+
+#[inline(always)]
+fn map2(out: &mut [f64], a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64) {
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = f(x, y);
+    }
+}
+
+#[inline(always)]
+fn map3(out: &mut [f64], a: &[f64], b: &[f64], c: &[f64], f: impl Fn(f64, f64, f64) -> f64) {
+    for (((o, &x), &y), &z) in out.iter_mut().zip(a).zip(b).zip(c) {
+        *o = f(x, y, z);
+    }
+}
+
+/// Each element through [`unary`] with `f` fixed: one loop per operator.
+fn unary_lanes(f: Unary, out: &mut [f64], a: &[f64]) {
+    macro_rules! each {
+        ($($op:ident),*) => {
+            match f {
+                $(Unary::$op => map1(out, a, |x| unary(Unary::$op, x)),)*
+            }
+        };
+    }
+    each!(
+        Neg, Abs, Floor, Ceil, Fract, Sqrt, Sin, Cos, Tan, Exp, Ln, Round32, Saturate
+    )
+}
+
+/// Each pair through [`binary`] with `f` fixed.
+fn binary_lanes(f: Binary, out: &mut [f64], a: &[f64], b: &[f64]) {
+    macro_rules! each {
+        ($($op:ident),*) => {
+            match f {
+                $(Binary::$op => map2(out, a, b, |x, y| binary(Binary::$op, x, y)),)*
+            }
+        };
+    }
+    each!(Add, Sub, Mul, Div, Mod, Pow, Min, Max, Atan2, Step, Lt, Le)
+}
+
+/// Each triple through [`ternary`] with `f` fixed.
+fn ternary_lanes(f: Ternary, out: &mut [f64], a: &[f64], b: &[f64], c: &[f64]) {
+    macro_rules! each {
+        ($($op:ident),*) => {
+            match f {
+                $(Ternary::$op => map3(out, a, b, c, |x, y, z| ternary(Ternary::$op, x, y, z)),)*
+            }
+        };
+    }
+    each!(Mix, Clamp, Smoothstep, Select)
+}
+
+#[inline(always)]
 fn unary(f: Unary, x: f64) -> f64 {
     match f {
         Unary::Neg => -x,
@@ -57,7 +128,7 @@ fn unary(f: Unary, x: f64) -> f64 {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn binary(f: Binary, a: f64, b: f64) -> f64 {
     match f {
         Binary::Add => a + b,
@@ -76,10 +147,12 @@ fn binary(f: Binary, a: f64, b: f64) -> f64 {
 }
 
 /// `x` clamped to `[lo, hi]`, NaN bounds left out (never a panic, unlike `f64::clamp`).
+#[inline(always)]
 fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
     x.max(lo).min(hi)
 }
 
+#[inline(always)]
 fn ternary(f: Ternary, a: f64, b: f64, c: f64) -> f64 {
     match f {
         Ternary::Mix => a * (1.0 - c) + b * c,
@@ -101,8 +174,9 @@ fn ternary(f: Ternary, a: f64, b: f64, c: f64) -> f64 {
 /// Run every step of `tape` over `run`, leaving each step's lanes in `regs`.
 pub fn run_tape(tape: &Tape<'_>, run: Run, regs: &mut Registers) {
     let n = run.n;
+    regs.ramp_of = None;
     for (i, step) in tape.steps.iter().enumerate() {
-        let (done, rest) = regs.0.split_at_mut(i * LANES);
+        let (done, rest) = regs.lanes.split_at_mut(i * LANES);
         let out = &mut rest[..n];
         let lane = |r: Reg| &done[r as usize * LANES..r as usize * LANES + n];
         match *step {
@@ -130,22 +204,9 @@ pub fn run_tape(tape: &Tape<'_>, run: Run, regs: &mut Registers) {
                     *o = p[channel as usize] as f64;
                 }
             }
-            Step::Unary(f, a) => {
-                for (o, &x) in out.iter_mut().zip(lane(a)) {
-                    *o = unary(f, x);
-                }
-            }
-            Step::Binary(f, a, b) => {
-                for ((o, &x), &y) in out.iter_mut().zip(lane(a)).zip(lane(b)) {
-                    *o = binary(f, x, y);
-                }
-            }
-            Step::Ternary(f, a, b, c) => {
-                let (la, lb, lc) = (lane(a), lane(b), lane(c));
-                for k in 0..n {
-                    out[k] = ternary(f, la[k], lb[k], lc[k]);
-                }
-            }
+            Step::Unary(f, a) => unary_lanes(f, out, lane(a)),
+            Step::Binary(f, a, b) => binary_lanes(f, out, lane(a), lane(b)),
+            Step::Ternary(f, a, b, c) => ternary_lanes(f, out, lane(a), lane(b), lane(c)),
             Step::Noise { noise, x, y } => {
                 let f = &tape.noises[noise as usize];
                 for ((o, &px), &py) in out.iter_mut().zip(lane(x)).zip(lane(y)) {
@@ -153,9 +214,18 @@ pub fn run_tape(tape: &Tape<'_>, run: Run, regs: &mut Registers) {
                 }
             }
             Step::Ramp { ramp, t, channel } => {
-                let r = &tape.ramps[ramp as usize];
-                for (o, &t) in out.iter_mut().zip(lane(t)) {
-                    *o = r.eval(t)[channel as usize] as f64;
+                // The channels of one lookup are consecutive steps: look up once, read four
+                // times. Registers are written only by their own step, so `t`'s lanes are
+                // the ones looked up while the key holds.
+                if regs.ramp_of != Some((ramp, t)) {
+                    let r = &tape.ramps[ramp as usize];
+                    for (c, &t) in regs.ramp[..n].iter_mut().zip(lane(t)) {
+                        *c = r.eval(t);
+                    }
+                    regs.ramp_of = Some((ramp, t));
+                }
+                for (o, c) in out.iter_mut().zip(&regs.ramp[..n]) {
+                    *o = c[channel as usize] as f64;
                 }
             }
             Step::Curve { curve, x } => {

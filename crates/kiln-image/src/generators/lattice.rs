@@ -4,7 +4,7 @@
 //! the sample point, so an image spanning whole periods tiles seamlessly.
 
 use crate::field::Noise2;
-use crate::noise::splitmix64;
+use crate::noise::{grad, splitmix64};
 
 /// Which lattice noise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,19 +43,6 @@ pub struct Lattice {
 
 fn fade(t: f64) -> f64 {
     t * t * t * (t * (t * 6.0 - 15.0) + 10.0)
-}
-
-fn grad(h: u8, x: f64, y: f64) -> f64 {
-    match h & 7 {
-        0 => x + y,
-        1 => -x + y,
-        2 => x - y,
-        3 => -x - y,
-        4 => x,
-        5 => -x,
-        6 => y,
-        _ => -y,
-    }
 }
 
 impl Lattice {

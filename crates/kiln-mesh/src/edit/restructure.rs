@@ -84,17 +84,43 @@ pub fn reverse(mesh: &Mesh) -> Mesh {
 /// filled with zeros on the other, groups of both (by name, united), the packed sets of
 /// both; detail from `a`.
 pub fn merge(node: &str, a: &Mesh, b: &Mesh) -> Result<Mesh, LimitError> {
+    merge_all(node, &[a, b])
+}
+
+/// Every mesh of `meshes` as one, in their order (see [`merge`]: each one's elements after
+/// those of the meshes before it; detail from the first). The total size is checked against
+/// the limits before anything is copied, and each mesh is copied once, so merging n meshes
+/// costs their total size. No mesh gives an empty mesh.
+pub fn merge_all(node: &str, meshes: &[&Mesh]) -> Result<Mesh, LimitError> {
+    let total = |f: fn(&Mesh) -> usize| meshes.iter().map(|m| f(m) as u64).sum::<u64>();
     check_size(
         node,
-        (a.points.len() + b.points.len()) as u64,
-        (a.prims.len() + b.prims.len()) as u64,
-        (a.vertices.len() + b.vertices.len()) as u64,
+        total(|m| m.points.len()),
+        total(|m| m.prims.len()),
+        total(|m| m.vertices.len()),
     )?;
-    let mut out = a.clone();
+    let Some((first, rest)) = meshes.split_first() else {
+        return Ok(Mesh::default());
+    };
+    let mut out = (*first).clone();
+    out.points
+        .reserve(total(|m| m.points.len()) as usize - first.points.len());
+    out.vertices
+        .reserve(total(|m| m.vertices.len()) as usize - first.vertices.len());
+    out.prims
+        .reserve(total(|m| m.prims.len()) as usize - first.prims.len());
+    for b in rest {
+        append(&mut out, b);
+    }
+    Ok(out)
+}
+
+/// `b`'s elements appended after `out`'s (the step of [`merge_all`]).
+fn append(out: &mut Mesh, b: &Mesh) {
     let (np, nv, nf) = (
-        a.points.len() as u32,
-        a.vertices.len() as u32,
-        a.prims.len() as u32,
+        out.points.len() as u32,
+        out.vertices.len() as u32,
+        out.prims.len() as u32,
     );
     out.points.extend_from_slice(&b.points);
     out.vertices.extend(b.vertices.iter().map(|&v| v + np));
@@ -108,23 +134,19 @@ pub fn merge(node: &str, a: &Mesh, b: &Mesh) -> Result<Mesh, LimitError> {
         .append(nv as usize, &b.vertex_attrs, b.vertices.len());
     out.prim_attrs
         .append(nf as usize, &b.prim_attrs, b.prims.len());
-    for (class, theirs, shift) in [
-        (AttribClass::Point, &b.groups.points, np),
-        (AttribClass::Primitive, &b.groups.prims, nf),
+    // Shifted past every member so far, the new members keep each group sorted and
+    // distinct.
+    for (mine, theirs, shift) in [
+        (&mut out.groups.points, &b.groups.points, np),
+        (&mut out.groups.prims, &b.groups.prims, nf),
     ] {
         for (name, members) in theirs {
-            let mut all = out
-                .groups
-                .of(class)
-                .and_then(|g| g.get(name))
-                .cloned()
-                .unwrap_or_default();
-            all.extend(members.iter().map(|&m| m + shift));
-            out.groups.set(class, name, all);
+            mine.entry(name.clone())
+                .or_default()
+                .extend(members.iter().map(|&m| m + shift));
         }
     }
     out.packed.extend(b.packed.iter().cloned());
-    Ok(out)
 }
 
 /// Points within `distance` of an earlier point are fused into it (the earliest within

@@ -1,13 +1,16 @@
-//! Ops that rebuild topology: `mesh.subdivide`, `mesh.extrude`, `mesh.merge`, `mesh.fuse`,
+//! Ops that rebuild topology: `mesh.subdivide`, `mesh.extrude`, `mesh.merge`, `mesh.merge_all`, `mesh.fuse`,
 //! `mesh.boolean`, `mesh.simplify`, `mesh.scatter`, `mesh.copy_to_points`, `mesh.unpack`.
 
 use super::ports::{choice, count, float, mesh, put, seed};
 use crate::edit::boolean::{BooleanOp, boolean_at};
 use crate::edit::extrude::{Extrude, extrude};
 use crate::edit::{copy, packed, restructure, scatter, simplify, subdivide};
+use crate::geometry::Mesh;
 use crate::value::MESH_TYPE;
-use kiln_core::op::{FnOp, OpError};
+use kiln_core::list_type::list_of;
+use kiln_core::op::{FnOp, InputSpec, OpError};
 use kiln_core::registry::{Registry, RegistryError};
+use kiln_core::value::Value;
 
 /// Register the ops of this file.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
@@ -69,6 +72,43 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 out,
                 restructure::merge(call.node, mesh(call, 0)?, mesh(call, 1)?)?,
             );
+            Ok(())
+        }),
+    )?;
+    reg.register(
+        FnOp::new(
+            "mesh.merge_all",
+            "Every mesh that reaches `meshes` as one, in their order: each one's elements after \
+             those before it, attributes and groups of all, detail from the first. A \
+             collective input: several wires queue in order of their source's node id, then \
+             port; a list source gives its elements.",
+        )
+        .input_spec(
+            InputSpec::optional(
+                "meshes",
+                list_of(MESH_TYPE),
+                Value::List(Vec::new().into()),
+                "the meshes (none when unwired: an empty mesh)",
+            )
+            .collective(),
+        )
+        .output_of("out", MESH_TYPE, "the merged mesh")
+        .run(|call, out| {
+            let items = call
+                .inputs
+                .first()
+                .and_then(Value::as_list)
+                .ok_or_else(|| OpError::input(0, "expected a list of meshes"))?;
+            let meshes = items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    v.as_heavy::<Mesh>().ok_or_else(|| {
+                        OpError::input(0, format!("item {i} is {}, expected a mesh", v.type_name()))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            put(out, restructure::merge_all(call.node, &meshes)?);
             Ok(())
         }),
     )?;
