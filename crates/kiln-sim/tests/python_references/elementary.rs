@@ -44,8 +44,17 @@ fn elementary_rows_match_the_numpy_reference_exactly() {
         let bottom = |g: &Grid| text_rows(g).pop().unwrap();
         assert_eq!(bottom(grid(&seed)), rows[0], "{name}: the start");
         for (t, out) in outs.iter().enumerate() {
-            assert_eq!(bottom(grid(out)), rows[t + 1], "{name}: generation {}", t + 1);
+            assert_eq!(
+                bottom(grid(out)),
+                rows[t + 1],
+                "{name}: generation {}",
+                t + 1
+            );
         }
-        assert_eq!(&text_rows(grid(outs.last().unwrap())), rows, "{name}: the diagram");
+        assert_eq!(
+            &text_rows(grid(outs.last().unwrap())),
+            rows,
+            "{name}: the diagram"
+        );
     }
 }

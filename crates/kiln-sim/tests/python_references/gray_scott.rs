@@ -52,7 +52,11 @@ fn check(case: &Case) {
     // The tolerance separates rounding from a wrong model.
     assert!(case.float("float32_gap") < TOLERANCE / 2.0);
     for (wrong, distance) in case.sensitivities() {
-        assert!(distance > 20.0 * TOLERANCE, "{}: {wrong} {distance}", case.name());
+        assert!(
+            distance > 20.0 * TOLERANCE,
+            "{}: {wrong} {distance}",
+            case.name()
+        );
     }
 }
 

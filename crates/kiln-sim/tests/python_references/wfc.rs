@@ -49,7 +49,10 @@ fn obeys_every_rule(case: &Case, w: &Wave) {
     };
     let (east, south) = (table("east"), table("south"));
     let side = |key: &str| -> BTreeSet<usize> {
-        case.get(key).split_whitespace().map(|t| t.parse().unwrap()).collect()
+        case.get(key)
+            .split_whitespace()
+            .map(|t| t.parse().unwrap())
+            .collect()
     };
     let t = tiles(w);
     let (wd, ht) = (w.width as usize, w.height as usize);
@@ -60,7 +63,10 @@ fn obeys_every_rule(case: &Case, w: &Wave) {
                 assert!(east[here][t[y][x + 1]], "({x}, {y}) and its east neighbour");
             }
             if y + 1 < ht {
-                assert!(south[here][t[y + 1][x]], "({x}, {y}) and its south neighbour");
+                assert!(
+                    south[here][t[y + 1][x]],
+                    "({x}, {y}) and its south neighbour"
+                );
             }
         }
     }
@@ -77,7 +83,12 @@ fn obeys_every_rule(case: &Case, w: &Wave) {
 fn as_text(w: &Wave) -> String {
     let rows: Vec<String> = tiles(w)
         .iter()
-        .map(|r| r.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(","))
+        .map(|r| {
+            r.iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
         .collect();
     rows.join(" ")
 }
@@ -98,18 +109,29 @@ fn wfc_maps_obey_every_adjacency_rule_the_reference_tables() {
 fn small_wfc_grids_give_solutions_the_reference_enumerated() {
     for (name, seeds, at_least) in [("dungeon_3x2", 40, 10), ("rows_of_one_kind", 24, 4)] {
         let case = case("wfc.txt", name);
-        let solutions: BTreeSet<&str> =
-            case.field("solutions").rows.iter().map(|r| r.as_str()).collect();
+        let solutions: BTreeSet<&str> = case
+            .field("solutions")
+            .rows
+            .iter()
+            .map(|r| r.as_str())
+            .collect();
         assert_eq!(solutions.len() as i64, case.int("solutions"), "{name}");
         let mut seen = BTreeSet::new();
         for seed in 0..seeds {
             let w = solve(&case, seed);
             obeys_every_rule(&case, &w);
             let text = as_text(&w);
-            assert!(solutions.contains(text.as_str()), "{name} seed {seed}: {text}");
+            assert!(
+                solutions.contains(text.as_str()),
+                "{name} seed {seed}: {text}"
+            );
             seen.insert(text);
         }
-        assert!(seen.len() >= at_least, "{name}: only {} different outputs", seen.len());
+        assert!(
+            seen.len() >= at_least,
+            "{name}: only {} different outputs",
+            seen.len()
+        );
     }
 }
 
@@ -123,7 +145,11 @@ fn a_tile_set_the_reference_finds_unsolvable_is_a_contradiction() {
             kiln_sim::registry(),
         );
         let e = d
-            .tick(&graph(&case, seed), &Request::new(["sim"]), &EvalContext::new())
+            .tick(
+                &graph(&case, seed),
+                &Request::new(["sim"]),
+                &EvalContext::new(),
+            )
             .unwrap_err()
             .to_string();
         assert!(e.contains("contradiction"), "seed {seed}: {e}");
