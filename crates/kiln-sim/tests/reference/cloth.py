@@ -110,7 +110,7 @@ def main():
     for name, y in wrong.items():
         fields.append(("sensitivity", f"{name} {py_float(np.abs(y - x).max())}"))
     write_text("cloth.txt", __doc__.split("\n\n")[0] + "\nWritten by tests/reference/cloth.py.", [fields])
-    print([f for f in fields if f[0] not in ("energy", "positions")], e0, swing)
+    print([f for f in fields if f[0] not in ("energy", "positions")], "energy", e0, "swing", swing)
 
 
 if __name__ == "__main__":

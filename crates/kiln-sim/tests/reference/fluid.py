@@ -86,7 +86,7 @@ def step(s, dt, stagger=0.5, last_projection=True):
     return project(v) if last_projection else v
 
 
-def stream_field(rng):
+def stream_field():
     """A smooth velocity from a stream function ψ at cell corners: vx = ψ(x, y) − ψ(x, y−1),
     vy = −(ψ(x, y) − ψ(x−1, y)), whose backward-difference divergence is exactly zero."""
     ys, xs = np.mgrid[0:H, 0:W].astype(float)
@@ -119,7 +119,7 @@ def main():
         ("sensitivity", f"unprojected {py_float(np.abs(want - s).max())}"),
     ])
 
-    start = stream_field(rng).astype(np.float32)
+    start = stream_field().astype(np.float32)
     s = start.astype(np.float64)
     dt = float(np.float32(0.1))
     ticks = 20
