@@ -1,6 +1,8 @@
 //! Graphs of one simulation wired through a latch, and runs of them.
 #![allow(dead_code)]
 
+pub mod fixture;
+
 use kiln_core::prelude::*;
 use kiln_core::recurrence::Recurrent;
 use kiln_sim::Grid;
@@ -67,4 +69,39 @@ pub fn same_bits(a: &Grid, b: &Grid) -> bool {
             .iter()
             .zip(b.data())
             .all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// `const → latch → step → latch.signal`: a run from the state `start` (a `const` node's
+/// value), the step's output named `sim`.
+pub fn seeded_graph(start: Value, step: &str, step_params: &[(&str, Value)]) -> Graph {
+    let mut g = Graph::new();
+    g.add_node("seed", "const").unwrap();
+    g.set_param("seed", "value", start).unwrap();
+    g.add_node("state", "latch").unwrap();
+    g.add_node("sim", step).unwrap();
+    for (k, v) in step_params {
+        g.set_param("sim", k, v.clone()).unwrap();
+    }
+    g.wire("seed.out", "state.init");
+    g.wire("state.out", "sim.state");
+    g.wire("sim.out", "state.signal");
+    g
+}
+
+/// The seed's value and the output `sim` of each of `ticks` ticks, by the lazy evaluator.
+pub fn run_lazy(g: &Graph, ticks: u64) -> (Value, Vec<Value>) {
+    let mut driver = Recurrent::new(
+        LazyEvaluator::new(kiln_sim::registry()),
+        kiln_sim::registry(),
+    );
+    let req = Request::new(["seed", "sim"]);
+    let ctx = EvalContext::new();
+    let mut seed = Value::Empty;
+    let mut outs = vec![];
+    for _ in 0..ticks {
+        let o = driver.tick(g, &req, &ctx).unwrap();
+        seed = o.get("seed").unwrap().clone();
+        outs.push(o.get("sim").unwrap().clone());
+    }
+    (seed, outs)
 }
