@@ -1,7 +1,8 @@
 //! Simulations written as meshes through lists of plain values: the grown tree's segments
 //! as closed tubes (tree_mesh), the toppling stack's bodies as boxes placed by their poses
 //! (stack_mesh), and particles emitted from an icosphere's points along its normals
-//! (spores). Every glb parses with the `gltf` crate and is read back by kiln-io.
+//! (spores). Every glb parses with the `gltf` crate, is read back by kiln-io, and passes
+//! the Khronos validator when `KILN_GLTF_VALIDATOR` names the folder it is installed in.
 
 mod support;
 
@@ -9,7 +10,7 @@ use glam::Vec3;
 use kiln_mesh::Mesh;
 use kiln_mesh::measure::bounds;
 use std::path::Path;
-use support::{examples, kiln, text};
+use support::{examples, kiln, text, validate};
 
 fn render(cwd: &Path, example: &str, args: &[&str]) {
     let graph = examples().join(format!("{example}.json"));
@@ -19,9 +20,10 @@ fn render(cwd: &Path, example: &str, args: &[&str]) {
     assert!(o.status.success(), "kiln {}: {:?}", all.join(" "), text(&o));
 }
 
-/// The glb at `path`: it parses, its first primitive's position bounds are the mesh's, and
-/// the mesh kiln-io reads back from it.
-fn glb(path: &Path) -> Mesh {
+/// The glb at `path` (in the render folder of `dir`): it parses, its first primitive's
+/// position bounds are the mesh's, the Khronos validator finds no error when
+/// `KILN_GLTF_VALIDATOR` names its folder; and the mesh kiln-io reads back from it.
+fn glb(dir: &Path, path: &Path) -> Mesh {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let doc = gltf::Gltf::from_slice(&bytes).expect("a valid glb");
     let mesh = kiln_io::mesh_files::decode_glb(&bytes).unwrap();
@@ -29,6 +31,9 @@ fn glb(path: &Path) -> Mesh {
     let bb = prim.bounding_box();
     let (lo, hi) = bounds(&mesh).unwrap();
     assert_eq!((bb.min, bb.max), (lo.to_array(), hi.to_array()));
+    if let Ok(folder) = std::env::var("KILN_GLTF_VALIDATOR") {
+        validate(&folder, dir, path);
+    }
     mesh
 }
 
@@ -37,8 +42,8 @@ fn the_grown_tree_is_written_as_tubes_around_its_branches() {
     let dir = tempfile::tempdir().unwrap();
     render(dir.path(), "tree_mesh", &["--ticks", "60"]);
     let (early, last) = (
-        glb(&dir.path().join("o/tree_mesh_010.glb")),
-        glb(&dir.path().join("o/tree_mesh_059.glb")),
+        glb(dir.path(), &dir.path().join("o/tree_mesh_010.glb")),
+        glb(dir.path(), &dir.path().join("o/tree_mesh_059.glb")),
     );
     // Six-sided capped tubes: 6 quads and 2 hexagons, 6 · 2 + 2 · 4 = 20 triangles each.
     for m in [&early, &last] {
@@ -68,8 +73,8 @@ fn the_stack_is_written_as_boxes_that_stand_then_lie_on_the_ground() {
         }
         only
     };
-    let first = glb(&dir.path().join("o/stack_mesh_000.glb"));
-    let last = glb(&dir.path().join("o/stack_mesh_089.glb"));
+    let first = glb(dir.path(), &dir.path().join("o/stack_mesh_000.glb"));
+    let last = glb(dir.path(), &dir.path().join("o/stack_mesh_089.glb"));
     // The ground's two triangles and 12 boxes of 12.
     assert_eq!(first.prims.len(), 2 + 12 * 12);
     assert_eq!(last.prims.len(), 2 + 12 * 12);
