@@ -53,10 +53,16 @@ fn the_grown_tree_is_written_as_tubes_around_its_branches() {
     let (lo, hi) = bounds(&last).unwrap();
     // In the XY plane, a tube radius (0.012) deep; rooted at the origin; its crown within
     // the attractors' disk (centre height 1.55, radius 0.9) and a tube radius.
-    assert!((lo.z + 0.012).abs() < 1e-4 && (hi.z - 0.012).abs() < 1e-4, "{lo} {hi}");
+    assert!(
+        (lo.z + 0.012).abs() < 1e-4 && (hi.z - 0.012).abs() < 1e-4,
+        "{lo} {hi}"
+    );
     assert!((lo.y + 0.012).abs() < 0.02, "{lo}");
     assert!(hi.y > 1.5 && hi.y < 1.55 + 0.9 + 0.05, "{hi}");
-    assert!(lo.x > -0.95 && hi.x < 0.95 && hi.x - lo.x > 0.8, "{lo} {hi}");
+    assert!(
+        lo.x > -0.95 && hi.x < 0.95 && hi.x - lo.x > 0.8,
+        "{lo} {hi}"
+    );
 }
 
 #[test]
@@ -131,6 +137,10 @@ fn spores_leave_the_balls_surface_along_its_normals() {
     // Later ticks hold the earlier particles, further out.
     let third = read(2);
     assert_eq!(third.len(), made(3.0));
-    assert!(third[..first.len()].iter().all(|p| p.length() > 1.0 + 2.5 * dt * v));
+    assert!(
+        third[..first.len()]
+            .iter()
+            .all(|p| p.length() > 1.0 + 2.5 * dt * v)
+    );
     assert!(dir.path().join("o/spores_000.png").exists());
 }

@@ -5,8 +5,8 @@
 use glam::{Quat, Vec3};
 use kiln_core::prelude::*;
 use kiln_core::record::Record;
-use kiln_mesh::edit::poses::{Pose, copy_to_poses};
 use kiln_mesh::edit::packed::unpack;
+use kiln_mesh::edit::poses::{Pose, copy_to_poses};
 use kiln_mesh::generate::cube;
 use kiln_mesh::measure::bounds;
 use kiln_mesh::{AttribValues, Mesh};
@@ -53,7 +53,10 @@ fn a_turned_point_is_where_the_quaternion_formula_puts_it() {
         let want = turn(unit(q), [0.3, -1.2, 2.0]);
         for i in 0..3 {
             let got = m.points[0][i] as f64;
-            assert!((got - (want[i] + at[i])).abs() < 1e-5, "{q:?}: {got} vs {want:?}");
+            assert!(
+                (got - (want[i] + at[i])).abs() < 1e-5,
+                "{q:?}: {got} vs {want:?}"
+            );
         }
     }
 }
@@ -97,8 +100,15 @@ fn each_copys_box_is_centred_on_its_position() {
             }
         }
         let (lo, hi) = bounds(&one).unwrap();
-        assert!(((lo + hi) / 2.0 - pose.position).length() < 1e-5, "copy {i}");
-        assert!((hi - lo - extents[i]).length() < 1e-5, "copy {i}: {}", hi - lo);
+        assert!(
+            ((lo + hi) / 2.0 - pose.position).length() < 1e-5,
+            "copy {i}"
+        );
+        assert!(
+            (hi - lo - extents[i]).length() < 1e-5,
+            "copy {i}: {}",
+            hi - lo
+        );
     }
     // Packed: the same geometry once unpacked.
     let packed = copy_to_poses("p", &source, &poses, true).unwrap();
@@ -141,5 +151,8 @@ fn the_op_reads_records_and_names_a_bad_one() {
         .evaluate(&g, &Request::new(["pile"]), &EvalContext::new())
         .unwrap_err()
         .to_string();
-    assert!(e.contains("pile") && e.contains("element 1") && e.contains("rotation"), "{e}");
+    assert!(
+        e.contains("pile") && e.contains("element 1") && e.contains("rotation"),
+        "{e}"
+    );
 }

@@ -69,7 +69,11 @@ fn without_a_radius_segments_are_polylines_through_their_ends() {
     let segs = branches();
     let m = segments_mesh("l", &segs, 0.0, 6).unwrap();
     assert_eq!(m.prims.len(), segs.len());
-    assert!(m.prims.iter().all(|p| p.kind == PrimKind::Polyline && p.count == 2));
+    assert!(
+        m.prims
+            .iter()
+            .all(|p| p.kind == PrimKind::Polyline && p.count == 2)
+    );
     for (i, s) in segs.iter().enumerate() {
         let pts = m.prim_points(i);
         assert_eq!(m.points[pts[0] as usize], Vec3::new(s.x, s.y, 0.0));
@@ -97,7 +101,10 @@ fn the_op_reads_a_list_of_vec4_and_refuses_what_is_not_one() {
     assert_eq!(euler_characteristic(m), 8);
     // Around the segments in the XY plane: z within the radius, y from -r to 2.3 + r.
     let (lo, hi) = bounds(m).unwrap();
-    assert!((lo.z + 0.1).abs() < 1e-5 && (hi.z - 0.1).abs() < 1e-5, "{lo} {hi}");
+    assert!(
+        (lo.z + 0.1).abs() < 1e-5 && (hi.z - 0.1).abs() < 1e-5,
+        "{lo} {hi}"
+    );
     assert!(lo.y >= -0.1 - 1e-5 && hi.y <= 2.4 + 1e-5, "{lo} {hi}");
     g.set_const(
         "tubes",

@@ -26,8 +26,8 @@
 use crate::particles::{PARTICLES_TYPE, Particle, Particles};
 use crate::rng::Rng;
 use crate::sim_op::SimOp;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
 use kiln_core::list_type::list_of;
+use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 use rayon::prelude::*;
@@ -343,7 +343,10 @@ fn vec3_list(call: &OpCall<'_>, i: usize) -> Result<Vec<[f32; 3]>, OpError> {
             Value::Vec3(p) if p.iter().all(|c| c.is_finite()) => Ok(p.map(|c| c as f32)),
             v => Err(OpError::input(
                 i,
-                format!("element {k}: expected a finite vec3, found {}", v.type_name()),
+                format!(
+                    "element {k}: expected a finite vec3, found {}",
+                    v.type_name()
+                ),
             )),
         })
         .collect()

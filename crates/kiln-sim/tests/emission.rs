@@ -108,8 +108,8 @@ fn particles_move_along_their_points_normals_at_speed() {
             .position(|q| (0..3).all(|i| (q[i] - back[i]).abs() < 1e-5))
             .expect("it left from a point");
         // Outwards along the radius: the velocity is the point's direction times speed.
-        for i in 0..3 {
-            assert!((p.vel[i] - 2.0 * points[k][i] / r).abs() < 1e-5);
+        for (v, c) in p.vel.iter().zip(points[k]) {
+            assert!((v - 2.0 * c / r).abs() < 1e-5);
         }
     }
 }
@@ -122,9 +122,8 @@ fn emitting_graph() -> Graph {
         &[("seed", Value::Int(4))],
     );
     let points = icosahedron();
-    let list = |f: &dyn Fn(&[f32; 3]) -> [f64; 3]| {
-        Value::list(points.iter().map(|p| Value::Vec3(f(p))))
-    };
+    let list =
+        |f: &dyn Fn(&[f32; 3]) -> [f64; 3]| Value::list(points.iter().map(|p| Value::Vec3(f(p))));
     g.set_const("sim", "points", list(&|p| p.map(|c| c as f64)))
         .unwrap();
     g.set_const("sim", "normals", list(&|p| p.map(|c| -c as f64)))
@@ -189,8 +188,7 @@ fn a_normal_list_of_another_length_is_refused_naming_the_port() {
     );
     let e = d
         .tick(&g, &Request::new(["sim"]), &EvalContext::new())
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     let msg = e.to_string();
     assert!(
         msg.contains("normals") && msg.contains("12 points"),

@@ -23,11 +23,7 @@ pub const MAX_SIDES: u32 = 64;
 /// (saturating), `sides` per tube, or polylines when `tubes` is false.
 pub fn segments_size(count: u64, tubes: bool, sides: u32) -> (u64, u64, u64) {
     if !tubes {
-        return (
-            count.saturating_mul(2),
-            count,
-            count.saturating_mul(2),
-        );
+        return (count.saturating_mul(2), count, count.saturating_mul(2));
     }
     let n = sides as u64;
     (

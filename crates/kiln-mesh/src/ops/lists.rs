@@ -31,10 +31,7 @@ fn check_len(node: &str, i: Option<usize>, n: usize) -> Result<(), OpError> {
 }
 
 /// Input `i` as a list, its length checked.
-fn list_input<'a>(
-    call: &'a kiln_core::op::OpCall<'_>,
-    i: usize,
-) -> Result<&'a [Value], OpError> {
+fn list_input<'a>(call: &'a kiln_core::op::OpCall<'_>, i: usize) -> Result<&'a [Value], OpError> {
     let v = call.inputs.get(i);
     let items = v.and_then(Value::as_list).ok_or_else(|| {
         OpError::input(
