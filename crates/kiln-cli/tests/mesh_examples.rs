@@ -10,7 +10,7 @@ mod support;
 use kiln_mesh::Mesh;
 use kiln_mesh::measure::{bounds, euler_characteristic, is_closed_manifold, volume};
 use std::path::Path;
-use support::{examples, kiln, text};
+use support::{examples, kiln, text, validate};
 
 /// Run `name` writing OBJ, glb and a preview; the mesh read back from the OBJ, and the glb.
 fn run(name: &str, output: &str, dir: &Path) -> (Mesh, Vec<u8>) {
@@ -54,30 +54,6 @@ fn check_glb(bytes: &[u8], mesh: &Mesh, dir: &Path, name: &str) {
     if let Ok(folder) = std::env::var("KILN_GLTF_VALIDATOR") {
         validate(&folder, dir, &dir.join("out").join(name));
     }
-}
-
-/// The Khronos validator installed in `folder` finds no error in the glb at `path`.
-fn validate(folder: &str, dir: &Path, path: &Path) {
-    let script = dir.join("validate.js");
-    std::fs::write(
-        &script,
-        "const v = require(process.argv[2] + '/node_modules/gltf-validator');\n\
-         const data = new Uint8Array(require('fs').readFileSync(process.argv[3]));\n\
-         v.validateBytes(data).then(r => console.log(r.issues.numErrors + ' ' + JSON.stringify(r.issues.messages)))\n\
-         .catch(e => { console.error(e); process.exit(2); });\n",
-    )
-    .unwrap();
-    let o = std::process::Command::new("node")
-        .args([script.to_str().unwrap(), folder, path.to_str().unwrap()])
-        .output()
-        .expect("node runs");
-    let (stdout, stderr) = text(&o);
-    assert!(o.status.success(), "{stderr}");
-    assert!(
-        stdout.starts_with("0 "),
-        "{}: the validator reports errors: {stdout}",
-        path.display()
-    );
 }
 
 #[test]

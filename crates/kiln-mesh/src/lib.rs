@@ -12,6 +12,11 @@
 //! Attribute names follow Houdini's: `N` normals, `uv` texture coordinates, `Cd` colour,
 //! `pscale` uniform scale, `orient` a quaternion (x, y, z, w), `up` an up vector.
 //!
+//! Other domains meet meshes through lists of plain values: `mesh.point_list` gives a mesh's
+//! positions and normals as lists of vec3, `mesh.segments` makes polylines or tubes of a
+//! list of 2D segments ([`edit::segments`]), and `mesh.copy_to_poses` places copies by a
+//! list of position and rotation records ([`edit::poses`]).
+//!
 //! [`register`] adds the codec to a registry; [`registry`] is the standard library of
 //! `kiln-std` with it.
 #![deny(missing_docs)]

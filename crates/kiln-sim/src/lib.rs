@@ -13,7 +13,7 @@
 //! | `sim.ca1d.init`, `sim.ca1d.step` | elementary 1D automata, as a space-time diagram ([`elementary`]) |
 //! | `sim.smoothlife.init`, `sim.smoothlife.step` | SmoothLife ([`smoothlife`]) |
 //! | `sim.fluid.init`, `sim.fluid.step` | 2D stable fluids with dye ([`fluid`]) |
-//! | `sim.particles.init`, `sim.particles.step` | particles: emit, forces, collide, age and die ([`particle_step`]) |
+//! | `sim.particles.init`, `sim.particles.step` | particles: emit (from the emitter, or from given points along their normals), forces, collide, age and die ([`particle_step`]) |
 //! | `sim.particles.splat`, `sim.particles.points` | particles drawn into an image, or listed as points ([`particle_view`]) |
 //! | `sim.cloth.init`, `sim.cloth.step`, `sim.cloth.view` | mass–spring cloth with Verlet ([`cloth`]) |
 //! | `sim.wfc.init`, `sim.wfc.step`, `sim.wfc.view` | wave function collapse, simple tiled model ([`wfc`]) |
@@ -26,6 +26,11 @@
 //! only, so the bits do not depend on the thread count. Grid storage is recycled
 //! ([`pool`]): once the previous state has no holder left, its buffer is the next step's
 //! output, so a latch loop allocates no grid after its first ticks.
+//!
+//! This crate knows no mesh: simulations meet meshes through lists of plain values that a
+//! graph wires between the domains (`sim.tree.lines` and `sim.rigid.points` out, the
+//! `points` and `normals` of `sim.particles.step` in; kiln-mesh's `mesh.segments`,
+//! `mesh.copy_to_poses` and `mesh.point_list` on the other side).
 //!
 //! ```
 //! use kiln_core::prelude::*;

@@ -9,7 +9,11 @@
 //!    numbers come from the node's `seed` and its index, so a run is the same on any thread
 //!    count: it starts at `emitter` plus a random offset within `±spread` on each axis (one
 //!    offset per burst), moves at `speed` in a random direction, lives `life` (± `life_jitter`
-//!    of it), and takes a random hue (one per burst);
+//!    of it), and takes a random hue (one per burst). Given emission points (the `points`
+//!    input, a list of vec3, such as `mesh.point_list` makes of a mesh), a particle starts
+//!    at one of them instead of `emitter` (plus the same offset), picked by its own random
+//!    numbers, and, given normals (`normals`, one per point), moves at `speed` along its
+//!    point's normal instead of a random direction;
 //! 3. forces: `gravity`, drag towards the `wind` (`drag` per second), a value-noise field of
 //!    `noise` strength and `noise_scale` cells, and a vortex of `vortex` strength turning
 //!    about the vertical axis through `vortex_center`;
@@ -22,6 +26,7 @@
 use crate::particles::{PARTICLES_TYPE, Particle, Particles};
 use crate::rng::Rng;
 use crate::sim_op::SimOp;
+use kiln_core::list_type::list_of;
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
@@ -107,7 +112,24 @@ pub(crate) fn noise3(seed: u64, p: [f32; 3]) -> [f32; 3] {
     out
 }
 
-fn emit(s: &ParticleSettings, index: u64, group: u64) -> Particle {
+/// Where particles are emitted from instead of the settings' `emitter`: points, and the
+/// direction each point sends its particles in (see the module docs). Both empty (the
+/// default): the emitter, in random directions.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EmitFrom<'a> {
+    /// The points a new particle picks from (empty: the emitter).
+    pub points: &'a [[f32; 3]],
+    /// Each point's direction of emission, not necessarily unit (empty, or a point past its
+    /// end or with a zero normal: a random direction).
+    pub normals: &'a [[f32; 3]],
+}
+
+fn unit(v: [f32; 3]) -> Option<[f32; 3]> {
+    let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    (len > 0.0 && len.is_finite()).then(|| v.map(|c| c / len))
+}
+
+fn emit(s: &ParticleSettings, from: EmitFrom<'_>, index: u64, group: u64) -> Particle {
     let mut r = Rng::new(s.seed ^ index.wrapping_mul(0xA076_1D64_78BD_642F));
     let mut g = Rng::new(s.seed ^ group.wrapping_mul(0xE703_7ED1_A0B4_28DB) ^ 0x5555);
     let offset = [0, 1, 2].map(|i| (g.next_f32() * 2.0 - 1.0) * s.spread[i]);
@@ -118,8 +140,17 @@ fn emit(s: &ParticleSettings, index: u64, group: u64) -> Particle {
     let rxy = (1.0 - z * z).max(0.0).sqrt();
     let dir = [rxy * a.cos(), z, rxy * a.sin()];
     let life = s.life * (1.0 + s.life_jitter * (r.next_f32() * 2.0 - 1.0));
+    // The point is drawn after every number the emitter draws, so without points the
+    // particle is the same bits as before points existed.
+    let (origin, dir) = if from.points.is_empty() {
+        (s.emitter, dir)
+    } else {
+        let k = r.below(from.points.len() as u64) as usize;
+        let along = from.normals.get(k).and_then(|&n| unit(n));
+        (from.points[k], along.unwrap_or(dir))
+    };
     Particle {
-        pos: [0, 1, 2].map(|i| s.emitter[i] + offset[i]),
+        pos: [0, 1, 2].map(|i| origin[i] + offset[i]),
         vel: dir.map(|d| d * s.speed),
         age: 0.0,
         life,
@@ -169,8 +200,14 @@ fn update(p: &mut Particle, s: &ParticleSettings) {
     }
 }
 
-/// One step of `state` (see the module docs).
+/// One step of `state` (see the module docs), emitting from the settings' `emitter`.
 pub fn step(state: &Particles, s: &ParticleSettings) -> Particles {
+    step_from(state, s, EmitFrom::default())
+}
+
+/// One step of `state` (see the module docs), emitting from `from`'s points when it has
+/// any.
+pub fn step_from(state: &Particles, s: &ParticleSettings, from: EmitFrom<'_>) -> Particles {
     let mut items: Vec<Particle> = Vec::with_capacity(state.items.len() + 16);
     items.extend(state.items.iter().filter_map(|p| {
         let mut p = *p;
@@ -190,14 +227,14 @@ pub fn step(state: &Particles, s: &ParticleSettings) -> Particles {
         for b in first..last {
             for _ in 0..s.burst {
                 if items.len() < MAX_PARTICLES {
-                    items.push(emit(s, emitted, b + 1));
+                    items.push(emit(s, from, emitted, b + 1));
                     emitted += 1;
                 }
             }
         }
     }
     while count > 0 && items.len() < MAX_PARTICLES {
-        items.push(emit(s, emitted, 0));
+        items.push(emit(s, from, emitted, 0));
         emitted += 1;
         count -= 1;
     }
@@ -275,6 +312,46 @@ const VEC_INPUTS: [(&str, [f64; 3], &str); 6] = [
     ),
 ];
 
+/// Input `i` as a list of finite vec3, its length checked against
+/// [`kiln_std::lists::MAX_LIST_LEN`] before the copy is made.
+fn vec3_list(call: &OpCall<'_>, i: usize) -> Result<Vec<[f32; 3]>, OpError> {
+    let v = call.inputs.get(i);
+    let items = v.and_then(Value::as_list).ok_or_else(|| {
+        OpError::input(
+            i,
+            format!(
+                "expected a list of vec3, found {}",
+                v.map_or("nothing", Value::type_name)
+            ),
+        )
+    })?;
+    let limit = kiln_std::lists::MAX_LIST_LEN;
+    if items.len() as u64 > limit {
+        return Err(OpError::input(
+            i,
+            format!(
+                "the list has {} elements, over the limit of {limit} \
+                 (kiln_std::lists::MAX_LIST_LEN)",
+                items.len()
+            ),
+        ));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(k, v)| match v {
+            Value::Vec3(p) if p.iter().all(|c| c.is_finite()) => Ok(p.map(|c| c as f32)),
+            v => Err(OpError::input(
+                i,
+                format!(
+                    "element {k}: expected a finite vec3, found {}",
+                    v.type_name()
+                ),
+            )),
+        })
+        .collect()
+}
+
 fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
     let state = call.heavy::<Particles>(0, "a particle system")?;
     let f = |i: usize| call.float(i).map(|v| v as f32);
@@ -303,8 +380,24 @@ fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
         burst: call.param_int(1)?.clamp(0, 1_000_000) as u32,
         seed: call.param_int(0)? as u64,
     };
+    let points = vec3_list(call, v0 + 7)?;
+    let normals = vec3_list(call, v0 + 8)?;
+    if !normals.is_empty() && normals.len() != points.len() {
+        return Err(OpError::input(
+            v0 + 8,
+            format!(
+                "expected one normal per point ({} points), found {} normals",
+                points.len(),
+                normals.len()
+            ),
+        ));
+    }
+    let from = EmitFrom {
+        points: &points,
+        normals: &normals,
+    };
     call.check_cancel()?;
-    out[0] = step(state, &s).into_value();
+    out[0] = step_from(state, &s, from).into_value();
     Ok(())
 }
 
@@ -318,7 +411,8 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.register(SimOp::new(init, run_init))?;
     let mut step = OpSpec::new(
         "sim.particles.step",
-        "One step of a particle system: age and die, emit (a rate and bursts), forces \
+        "One step of a particle system: age and die, emit (a rate and bursts, from the \
+         emitter or from given points along their normals), forces \
          (gravity, wind and drag, noise, vortex), semi-implicit Euler, collide with a floor \
          plane and a sphere.",
     )
@@ -353,6 +447,18 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             )
             .with_rule(Rule::NON_NEGATIVE),
         )
+        .input(InputSpec::optional(
+            "points",
+            list_of(ValueType::Vec3),
+            Value::list([]),
+            "points to emit from instead of `emitter` (empty: the emitter)",
+        ))
+        .input(InputSpec::optional(
+            "normals",
+            list_of(ValueType::Vec3),
+            Value::list([]),
+            "each point's direction of emission (empty: random directions)",
+        ))
         .output(OutputSpec::new(
             "out",
             PARTICLES_TYPE,

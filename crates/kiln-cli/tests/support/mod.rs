@@ -95,3 +95,27 @@ pub fn kiln_watchdog(args: &[&str], cwd: &Path) -> Output {
         stderr: err.join().unwrap(),
     }
 }
+
+/// The Khronos validator installed in `folder` finds no error in the glb at `path`.
+pub fn validate(folder: &str, dir: &Path, path: &Path) {
+    let script = dir.join("validate.js");
+    std::fs::write(
+        &script,
+        "const v = require(process.argv[2] + '/node_modules/gltf-validator');\n\
+         const data = new Uint8Array(require('fs').readFileSync(process.argv[3]));\n\
+         v.validateBytes(data).then(r => console.log(r.issues.numErrors + ' ' + JSON.stringify(r.issues.messages)))\n\
+         .catch(e => { console.error(e); process.exit(2); });\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new("node")
+        .args([script.to_str().unwrap(), folder, path.to_str().unwrap()])
+        .output()
+        .expect("node runs");
+    let (stdout, stderr) = text(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stdout.starts_with("0 "),
+        "{}: the validator reports errors: {stdout}",
+        path.display()
+    );
+}

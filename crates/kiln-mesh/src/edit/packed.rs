@@ -11,6 +11,16 @@ use std::sync::Arc;
 /// copies: a mesh with no geometry of its own and one packed set. A source holding packed
 /// instances is unpacked first, so instances never nest.
 pub fn pack_to_points(node: &str, source: &Mesh, target: &Mesh) -> Result<Mesh, LimitError> {
+    pack_by(node, source, copy_transforms(target))
+}
+
+/// `source` packed once per transform: a mesh with no geometry of its own and one packed
+/// set (a source holding packed instances is unpacked first).
+pub fn pack_by(
+    node: &str,
+    source: &Mesh,
+    transforms: Vec<glam::Affine3A>,
+) -> Result<Mesh, LimitError> {
     let flat = if source.packed.is_empty() {
         source.clone()
     } else {
@@ -19,7 +29,7 @@ pub fn pack_to_points(node: &str, source: &Mesh, target: &Mesh) -> Result<Mesh, 
     let mut out = Mesh::new();
     out.packed.push(Packed {
         source: Arc::new(flat),
-        transforms: copy_transforms(target),
+        transforms,
     });
     Ok(out)
 }

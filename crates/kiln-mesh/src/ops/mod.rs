@@ -3,6 +3,7 @@
 mod attributes;
 mod build;
 mod generators;
+mod lists;
 mod modify;
 pub(crate) mod ports;
 mod spec_op;
@@ -19,6 +20,7 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     modify::register(reg)?;
     build::register(reg)?;
     attributes::register(reg)?;
+    lists::register(reg)?;
     with_image::register(reg)?;
     reg.register(kiln_std::graph_io::GraphInput::without_default(
         INPUT_MESH_OP,
