@@ -372,3 +372,64 @@ fn merging_a_list_past_the_limit_fails_before_copying() {
     let msg = e.to_string();
     assert!(msg.contains("pile") && msg.contains("MAX_"), "{msg}");
 }
+
+#[test]
+fn a_boolean_gives_the_same_bits_every_time() {
+    // boolmesh walked randomly seeded hash maps and broke ties in its ear clipping by
+    // memory address; the fuzzer found a box and a tapered box whose union was triangulated
+    // differently from call to call (vendor/boolmesh/KILN-PATCH.md). An empty result (a box
+    // minus itself) is an empty mesh.
+    use kiln_mesh::edit::boolean::{BooleanOp, boolean};
+    let a = cube(Vec3::ONE);
+    let mut tapered = a.clone();
+    deform::taper(&mut tapered, 0.5);
+    let mut shifted = icosphere("s", 1.0, 2).unwrap();
+    deform::transform(
+        &mut shifted,
+        Affine3A::from_translation(Vec3::new(0.4, 0.3, 0.2)),
+    );
+    let ball = icosphere("b", 1.0, 2).unwrap();
+    let mut carried = ball.clone();
+    carried.point_attrs.insert(
+        "w",
+        AttribValues::Float((0..carried.points.len()).map(|i| i as f32).collect()),
+    );
+    for (pair, (x, y)) in [
+        (&a, &a),
+        (&tapered, &a),
+        (&ball, &shifted),
+        (&carried, &shifted),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for op in [
+            BooleanOp::Union,
+            BooleanOp::Difference,
+            BooleanOp::Intersection,
+        ] {
+            let first = boolean(x, y, op).unwrap();
+            for _ in 0..6 {
+                assert_eq!(boolean(x, y, op).unwrap(), first, "pair {pair}, {op:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_boolean_with_nothing_left_is_an_empty_mesh() {
+    use kiln_mesh::edit::boolean::{BooleanOp, boolean};
+    let a = cube(Vec3::ONE);
+    let mut far = a.clone();
+    deform::transform(
+        &mut far,
+        Affine3A::from_translation(Vec3::new(5.0, 0.0, 0.0)),
+    );
+    for (x, y, op) in [
+        (&a, &a, BooleanOp::Difference),
+        (&a, &far, BooleanOp::Intersection),
+    ] {
+        let r = boolean(x, y, op).unwrap();
+        assert_eq!((r.points.len(), r.prims.len()), (0, 0), "{op:?}");
+    }
+}

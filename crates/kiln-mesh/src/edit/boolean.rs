@@ -91,10 +91,12 @@ pub fn boolean_at(node: &str, a: &Mesh, b: &Mesh, op: BooleanOp) -> Result<Mesh,
         return boolean_carrying(node, a, b, op);
     }
     let (ma, mb) = (manifold(a, "a")?, manifold(b, "b")?);
-    let r = compute_boolean(&ma, &mb, op_type(op)).map_err(BooleanError::Failed)?;
     let mut out = Mesh::new();
-    out.points = to_points(&r);
     out.detail_attrs = a.detail_attrs.clone();
+    let Some(r) = run(&ma, &mb, op)? else {
+        return Ok(out);
+    };
+    out.points = to_points(&r);
     let n = out.points.len();
     for t in r.hs.chunks_exact(3) {
         let tri = [t[0].tail, t[1].tail, t[2].tail];
@@ -104,6 +106,20 @@ pub fn boolean_at(node: &str, a: &Mesh, b: &Mesh, op: BooleanOp) -> Result<Mesh,
     }
     compact(&mut out);
     Ok(out)
+}
+
+/// The boolean through boolmesh; `None` when the result is empty (boolmesh reports an
+/// empty result as an error, "empty pos matrix").
+fn run<S: boolmesh::Data>(
+    a: &Manifold<S>,
+    b: &Manifold<S>,
+    op: BooleanOp,
+) -> Result<Option<Manifold<S>>, BooleanError> {
+    match compute_boolean(a, b, op_type(op)) {
+        Ok(r) => Ok(Some(r)),
+        Err(e) if e == "empty pos matrix" => Ok(None),
+        Err(e) => Err(BooleanError::Failed(e)),
+    }
 }
 
 /// `a` `op` `b` (see the module docs).
@@ -151,7 +167,11 @@ fn boolean_carrying(node: &str, a: &Mesh, b: &Mesh, op: BooleanOp) -> Result<Mes
     let a_corners = 3 * triangle_parents(a).len() as u32;
     let ma = manifold_with_sources(a, "a", 0)?;
     let mb = manifold_with_sources(b, "b", a_corners)?;
-    let r = compute_boolean(&ma, &mb, op_type(op)).map_err(BooleanError::Failed)?;
+    let Some(r) = run(&ma, &mb, op)? else {
+        let mut out = Mesh::new();
+        out.detail_attrs = a.detail_attrs.clone();
+        return Ok(out);
+    };
     let points = to_points(&r);
     let n = points.len();
     let source = |h: usize| -> Vec<Weighted> {
