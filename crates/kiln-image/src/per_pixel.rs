@@ -293,6 +293,9 @@ impl Noise2 for FbmNoise {
     fn sample(&self, x: f64, y: f64) -> f64 {
         self.perlin.fbm(x, y, &self.fbm)
     }
+    fn sample_lanes(&self, xs: &[f64], ys: &[f64], out: &mut [f64]) {
+        self.perlin.fbm_lanes(xs, ys, &self.fbm, out);
+    }
 }
 
 pub(crate) fn noise<'a>(

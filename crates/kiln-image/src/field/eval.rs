@@ -208,10 +208,7 @@ pub fn run_tape(tape: &Tape<'_>, run: Run, regs: &mut Registers) {
             Step::Binary(f, a, b) => binary_lanes(f, out, lane(a), lane(b)),
             Step::Ternary(f, a, b, c) => ternary_lanes(f, out, lane(a), lane(b), lane(c)),
             Step::Noise { noise, x, y } => {
-                let f = &tape.noises[noise as usize];
-                for ((o, &px), &py) in out.iter_mut().zip(lane(x)).zip(lane(y)) {
-                    *o = f.sample(px, py);
-                }
+                tape.noises[noise as usize].sample_lanes(lane(x), lane(y), out);
             }
             Step::Ramp { ramp, t, channel } => {
                 // The channels of one lookup are consecutive steps: look up once, read four

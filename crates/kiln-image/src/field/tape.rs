@@ -113,6 +113,15 @@ pub enum Ternary {
 pub trait Noise2: Send + Sync {
     /// The field at `(x, y)`.
     fn sample(&self, x: f64, y: f64) -> f64;
+
+    /// The field at each `(xs[k], ys[k])` into `out[k]` (the three have one length): the
+    /// same bits as [`Noise2::sample`] at each point. A noise may override it to run its
+    /// points side by side.
+    fn sample_lanes(&self, xs: &[f64], ys: &[f64], out: &mut [f64]) {
+        for ((o, &x), &y) in out.iter_mut().zip(xs).zip(ys) {
+            *o = self.sample(x, y);
+        }
+    }
 }
 
 /// One step of a tape.
