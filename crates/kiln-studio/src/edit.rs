@@ -279,7 +279,10 @@ fn apply_in_place(doc: &mut Json, edit: &Edit) -> Result<(), EditError> {
                 }
             }
             if let Some(outs) = doc.get_mut("outputs").and_then(Json::as_object_mut) {
-                outs.retain(|_, v| v.as_str().is_none_or(|r| referenced_node(r) != node));
+                outs.retain(|_, v| {
+                    let from = v.get("from").unwrap_or(v);
+                    from.as_str().is_none_or(|r| referenced_node(r) != node)
+                });
             }
             if let Some(p) = doc
                 .get_mut("editor")

@@ -297,7 +297,8 @@ fn draw(doc: &Json, registry: &Registry, calls: &dyn Fn(&str) -> Option<Arc<Asse
             None,
             json!({"kind": "json"}),
         );
-        put_source(&mut s, Some(src));
+        // An output written `{"from": ..., "color": ...}` is drawn from its `from`.
+        put_source(&mut s, Some(src.get("from").unwrap_or(src)));
         n.insert("inputs".into(), json!([s]));
         n.insert("params".into(), json!([]));
         n.insert("outputs".into(), json!([]));
