@@ -137,3 +137,35 @@ fn render_frames_and_animations_follow_the_colour_space() {
     );
     assert_eq!(codes(&cwd.join("s/pic_000.png")), DATA);
 }
+
+/// The `gAMA` chunk of a PNG file and whether it has an `sRGB` chunk, read from the file
+/// layout (length, type, data, CRC).
+fn colour_chunks(png: &[u8]) -> (Option<u32>, bool) {
+    let (mut gamma, mut srgb, mut at) = (None, false, 8);
+    while at + 8 <= png.len() {
+        let len = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        match &png[at + 4..at + 8] {
+            b"gAMA" => gamma = Some(u32::from_be_bytes(png[at + 8..at + 12].try_into().unwrap())),
+            b"sRGB" => srgb = true,
+            _ => {}
+        }
+        at += 12 + len;
+    }
+    (gamma, srgb)
+}
+
+#[test]
+fn the_normal_map_examples_write_their_normals_as_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    for (example, colour, normal) in [("rust", "rust", "rust_normal"), ("stone", "stone", "stone_normal")] {
+        let graph = support::examples().join(format!("{example}.json"));
+        go(
+            cwd,
+            &["run", graph.to_str().unwrap(), "--out", example, "-q", "--size", "32x32"],
+        );
+        let bytes = |name: &str| std::fs::read(cwd.join(example).join(format!("{name}.png"))).unwrap();
+        assert_eq!(colour_chunks(&bytes(colour)), (Some(45_455), true), "{colour}");
+        assert_eq!(colour_chunks(&bytes(normal)), (Some(100_000), false), "{normal}");
+    }
+}
