@@ -219,7 +219,13 @@ fn draw(doc: &Json, registry: &Registry, calls: &dyn Fn(&str) -> Option<Arc<Asse
                     i.default.as_ref().map(value_json),
                     widget(i.ty, i.rule.as_ref()),
                 );
-                put_source(&mut s, file_inputs.and_then(|m| m.get(i.name.as_ref())));
+                // A former param given under `params` (older files) is the input's constant.
+                let given = file_inputs.and_then(|m| m.get(i.name.as_ref())).or_else(|| {
+                    file_params
+                        .filter(|_| i.was_param)
+                        .and_then(|m| m.get(i.name.as_ref()))
+                });
+                put_source(&mut s, given);
                 inputs.push(s);
             }
             for p in &spec.params {
