@@ -257,7 +257,11 @@ pub(crate) struct RenderArgs {
     /// With --ticks: how PNG frames (and the --gif / --apng frames) code colour: `srgb`
     /// (sRGB-encoded, the default) or `data` (the values as they are), for every image output,
     /// or with NAME= for one (repeatable; beats the graph file's `"color"` of the output).
-    #[arg(long = "color", value_name = "[NAME=]SPACE", conflicts_with = "seconds")]
+    #[arg(
+        long = "color",
+        value_name = "[NAME=]SPACE",
+        conflicts_with = "seconds"
+    )]
     pub(crate) color: Vec<String>,
     /// With --gif or --apng: write only the animations, not the numbered frames.
     #[arg(long)]

@@ -45,9 +45,15 @@ fn run_writes_srgb_unless_the_file_or_the_flag_asks_for_data() {
     assert_eq!(codes(&cwd.join("a/pic.png")), SRGB);
     assert_eq!(codes(&cwd.join("a/mask.png")), DATA);
     // `--color data` for every output; `--color NAME=srgb` beats the file for one.
-    go(cwd, &["run", "g.json", "--out", "b", "-q", "--color", "data"]);
+    go(
+        cwd,
+        &["run", "g.json", "--out", "b", "-q", "--color", "data"],
+    );
     assert_eq!(codes(&cwd.join("b/pic.png")), DATA);
-    go(cwd, &["run", "g.json", "--out", "c", "-q", "--color", "mask=srgb"]);
+    go(
+        cwd,
+        &["run", "g.json", "--out", "c", "-q", "--color", "mask=srgb"],
+    );
     assert_eq!(codes(&cwd.join("c/mask.png")), SRGB);
     assert_eq!(codes(&cwd.join("c/pic.png")), SRGB);
     // At 16 bits too: round(65535 · 0.7353570) = 48192 for 0.5.
@@ -59,10 +65,21 @@ fn run_writes_srgb_unless_the_file_or_the_flag_asks_for_data() {
     // A bad space or an output that is not written: errors naming them.
     let o = kiln(&["run", "g.json", "--out", "e", "--color", "gamma"], cwd);
     assert!(!o.status.success());
-    assert!(text(&o).1.contains("expected srgb or data"), "{:?}", text(&o));
-    let o = kiln(&["run", "g.json", "--out", "e", "--color", "nope=data"], cwd);
+    assert!(
+        text(&o).1.contains("expected srgb or data"),
+        "{:?}",
+        text(&o)
+    );
+    let o = kiln(
+        &["run", "g.json", "--out", "e", "--color", "nope=data"],
+        cwd,
+    );
     assert!(!o.status.success());
-    assert!(text(&o).1.contains("`nope` is not an output"), "{:?}", text(&o));
+    assert!(
+        text(&o).1.contains("`nope` is not an output"),
+        "{:?}",
+        text(&o)
+    );
 }
 
 #[test]
@@ -90,7 +107,15 @@ fn a_written_png_reads_back_as_the_linear_values() {
         go(
             cwd,
             &[
-                "run", "copy.json", "--out", &out, "-q", "--set", &set, "--output", "back.exr",
+                "run",
+                "copy.json",
+                "--out",
+                &out,
+                "-q",
+                "--set",
+                &set,
+                "--output",
+                "back.exr",
             ],
         );
         let back = image::open(cwd.join(&out).join("back.exr"))
@@ -101,7 +126,11 @@ fn a_written_png_reads_back_as_the_linear_values() {
         for c in 0..3 {
             let e = codes[c] as f64 / 255.0;
             let want = if linear { decode(e) } else { e };
-            assert!((p[c] as f64 - want).abs() < 1e-6, "{name} {c}: {} vs {want}", p[c]);
+            assert!(
+                (p[c] as f64 - want).abs() < 1e-6,
+                "{name} {c}: {} vs {want}",
+                p[c]
+            );
         }
         assert!((p[3] as f64 - 128.0 / 255.0).abs() < 1e-6);
         // Within 8-bit quantisation of what was written.
@@ -119,7 +148,9 @@ fn render_frames_and_animations_follow_the_colour_space() {
     std::fs::write(cwd.join("g.json"), GRAPH).unwrap();
     go(
         cwd,
-        &["render", "g.json", "--ticks", "2", "--out", "r", "-q", "--apng"],
+        &[
+            "render", "g.json", "--ticks", "2", "--out", "r", "-q", "--apng",
+        ],
     );
     assert_eq!(codes(&cwd.join("r/pic_000.png")), SRGB);
     assert_eq!(codes(&cwd.join("r/mask_001.png")), DATA);
@@ -158,14 +189,34 @@ fn colour_chunks(png: &[u8]) -> (Option<u32>, bool) {
 fn the_normal_map_examples_write_their_normals_as_data() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
-    for (example, colour, normal) in [("rust", "rust", "rust_normal"), ("stone", "stone", "stone_normal")] {
+    for (example, colour, normal) in [
+        ("rust", "rust", "rust_normal"),
+        ("stone", "stone", "stone_normal"),
+    ] {
         let graph = support::examples().join(format!("{example}.json"));
         go(
             cwd,
-            &["run", graph.to_str().unwrap(), "--out", example, "-q", "--size", "32x32"],
+            &[
+                "run",
+                graph.to_str().unwrap(),
+                "--out",
+                example,
+                "-q",
+                "--size",
+                "32x32",
+            ],
         );
-        let bytes = |name: &str| std::fs::read(cwd.join(example).join(format!("{name}.png"))).unwrap();
-        assert_eq!(colour_chunks(&bytes(colour)), (Some(45_455), true), "{colour}");
-        assert_eq!(colour_chunks(&bytes(normal)), (Some(100_000), false), "{normal}");
+        let bytes =
+            |name: &str| std::fs::read(cwd.join(example).join(format!("{name}.png"))).unwrap();
+        assert_eq!(
+            colour_chunks(&bytes(colour)),
+            (Some(45_455), true),
+            "{colour}"
+        );
+        assert_eq!(
+            colour_chunks(&bytes(normal)),
+            (Some(100_000), false),
+            "{normal}"
+        );
     }
 }

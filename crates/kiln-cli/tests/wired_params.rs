@@ -68,10 +68,7 @@ fn a_wired_value_out_of_range_names_the_node_and_port() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();
     std::fs::write(cwd.join("wired.json"), WIRED).unwrap();
-    let o = kiln(
-        &["run", "wired.json", "--out", "o", "--set", "oct=40"],
-        cwd,
-    );
+    let o = kiln(&["run", "wired.json", "--out", "o", "--set", "oct=40"], cwd);
     assert!(!o.status.success());
     let (_, err) = text(&o);
     assert!(
@@ -86,7 +83,9 @@ fn a_wired_value_out_of_range_names_the_node_and_port() {
     let v = kiln(&["validate", "bad.json"], cwd);
     assert_eq!(v.status.code(), Some(1));
     assert!(
-        text(&v).0.contains("input `octaves`: expected an int from 1 to 16, found 0"),
+        text(&v)
+            .0
+            .contains("input `octaves`: expected an int from 1 to 16, found 0"),
         "{:?}",
         text(&v)
     );

@@ -227,30 +227,30 @@ pub fn octaves_input(default: i64) -> InputSpec {
 
 fn fbm_param_specs(spec: OpSpec) -> OpSpec {
     spec.input(octaves_input(5))
-    .param(
-        ParamSpec::new(
-            "lacunarity",
-            ValueType::Float,
-            Value::Float(2.0),
-            "frequency factor from one octave to the next",
+        .param(
+            ParamSpec::new(
+                "lacunarity",
+                ValueType::Float,
+                Value::Float(2.0),
+                "frequency factor from one octave to the next",
+            )
+            .with_rule(Rule::Finite),
         )
-        .with_rule(Rule::Finite),
-    )
-    .param(
-        ParamSpec::new(
-            "gain",
-            ValueType::Float,
-            Value::Float(0.5),
-            "amplitude factor from one octave to the next",
+        .param(
+            ParamSpec::new(
+                "gain",
+                ValueType::Float,
+                Value::Float(0.5),
+                "amplitude factor from one octave to the next",
+            )
+            .with_rule(Rule::Finite),
         )
-        .with_rule(Rule::Finite),
-    )
-    .param(ParamSpec::new(
-        "seed",
-        ValueType::Int,
-        Value::Int(0),
-        "noise seed, mixed with the evaluation's seed",
-    ))
+        .param(ParamSpec::new(
+            "seed",
+            ValueType::Int,
+            Value::Int(0),
+            "noise seed, mixed with the evaluation's seed",
+        ))
 }
 
 /// Register the ops of this module.

@@ -138,9 +138,12 @@ pub(crate) fn checked<'v>(
 /// The `octaves` input `i` of a fractal noise: an int from 1 to [`MAX_OCTAVES`](crate::noise::MAX_OCTAVES).
 pub(crate) fn octaves(args: &[Arg<'_>], i: usize) -> Result<u32, OpError> {
     let v = checked(args, i, "octaves", &crate::noise::OCTAVES_RULE)?;
-    v.as_i64()
-        .map(|o| o as u32)
-        .ok_or_else(|| OpError::input(i, format!("input `octaves`: expected int, found {}", v.type_name())))
+    v.as_i64().map(|o| o as u32).ok_or_else(|| {
+        OpError::input(
+            i,
+            format!("input `octaves`: expected int, found {}", v.type_name()),
+        )
+    })
 }
 
 fn param_int(params: &[Value], i: usize) -> Result<i64, OpError> {

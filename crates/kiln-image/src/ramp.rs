@@ -12,9 +12,7 @@
 use crate::field::{Binary, Px, Reg, Tape};
 use crate::fn_op::FnOp;
 use crate::image::IMAGE_TYPE;
-use kiln_core::op::{
-    InputSpec, OpCall, OpError, OpSpec, OutputSpec, Rule, RuleEnv, Violation,
-};
+use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 use std::sync::Arc;

@@ -62,7 +62,11 @@ fn wired_octaves_give_the_bits_of_constant_octaves() {
         for octaves in [1i64, 3, 6] {
             let from_input = eval(&wired, "n", &[("oct", Value::Int(octaves))]).unwrap();
             let constant = eval(&noise(op, false, octaves), "n", &[]).unwrap();
-            assert_eq!(bits(&from_input), bits(&constant), "{op} at {octaves} octaves");
+            assert_eq!(
+                bits(&from_input),
+                bits(&constant),
+                "{op} at {octaves} octaves"
+            );
         }
         // The input's value changes the picture.
         let one = eval(&wired, "n", &[("oct", Value::Int(1))]).unwrap();
@@ -96,7 +100,10 @@ fn wired_octaves_out_of_range_name_the_node_and_port() {
             let (node, port, msg) = node_error(e);
             assert_eq!(node, "n", "{op}");
             assert_eq!(port.as_deref(), Some("input `octaves`"), "{op}: {msg}");
-            assert!(msg.contains("1 to 16") || msg.contains("1..=16"), "{op}: {msg}");
+            assert!(
+                msg.contains("1 to 16") || msg.contains("1..=16"),
+                "{op}: {msg}"
+            );
         }
     }
 }
@@ -143,7 +150,11 @@ fn wired_stops_and_octaves_fuse_to_the_same_bits() {
     let (fused, report) = fuse(&wired, &reg, &["ramp"]);
     assert_eq!(report.groups.len(), 1, "{report:?}");
     assert_eq!(report.groups[0].1.len(), 3, "{report:?}");
-    assert!(validate(&fused, &reg).is_empty(), "{:?}", validate(&fused, &reg));
+    assert!(
+        validate(&fused, &reg).is_empty(),
+        "{:?}",
+        validate(&fused, &reg)
+    );
     let c = eval(&fused, "ramp", &inputs).unwrap();
     assert_eq!(bits(&a), bits(&c));
     // Other stops through the same wire: another picture.
@@ -165,7 +176,10 @@ fn fused_members_check_their_wired_values() {
     .unwrap_err();
     let (node, _, msg) = node_error(e);
     assert_eq!(node, "ramp");
-    assert!(msg.contains("image.fractal") && msg.contains("`octaves`"), "{msg}");
+    assert!(
+        msg.contains("image.fractal") && msg.contains("`octaves`"),
+        "{msg}"
+    );
     let e = eval(
         &fused,
         "ramp",
@@ -173,7 +187,10 @@ fn fused_members_check_their_wired_values() {
     )
     .unwrap_err();
     let (_, _, msg) = node_error(e);
-    assert!(msg.contains("image.ramp") && msg.contains("`stops`"), "{msg}");
+    assert!(
+        msg.contains("image.ramp") && msg.contains("`stops`"),
+        "{msg}"
+    );
 }
 
 #[test]

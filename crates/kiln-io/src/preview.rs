@@ -56,10 +56,10 @@ pub fn preview(value: &Value, max_side: u32) -> Result<Option<Preview>, PreviewE
         // 8-bit PNG output is by default.
         let rgba = crate::image_files::rgba8(&small, crate::image_files::ColorSpace::Srgb)
             .map_err(|_| {
-            image::ImageError::Limits(image::error::LimitError::from_kind(
-                image::error::LimitErrorKind::InsufficientMemory,
-            ))
-        })?;
+                image::ImageError::Limits(image::error::LimitError::from_kind(
+                    image::error::LimitErrorKind::InsufficientMemory,
+                ))
+            })?;
         let bytes = png_of(&rgba, small.width, small.height)?;
         return Ok(Some(Preview::Png {
             bytes,

@@ -26,7 +26,10 @@ fn output_colours_are_kept_and_written_back() {
     );
     assert!(f.graph.node("height").is_some() && f.graph.node("pic").is_some());
     let text = f.to_json(&reg);
-    assert!(text.contains(r#""height": {"from": "n.out", "color": "data"}"#), "{text}");
+    assert!(
+        text.contains(r#""height": {"from": "n.out", "color": "data"}"#),
+        "{text}"
+    );
     assert!(text.contains(r#""pic": "r.out""#), "{text}");
     let back = load_graph(&text, &reg).unwrap();
     assert_eq!(back.meta, f.meta);
@@ -37,17 +40,29 @@ fn output_colours_are_kept_and_written_back() {
 fn bad_output_entries_are_errors_naming_the_output() {
     let reg = kiln_image::registry();
     for (entry, needle) in [
-        (r#"{"from": "n.out", "color": "linear"}"#, "`color` must be one of srgb, data"),
-        (r#"{"from": "n.out", "color": 1}"#, "`color` must be a string"),
+        (
+            r#"{"from": "n.out", "color": "linear"}"#,
+            "`color` must be one of srgb, data",
+        ),
+        (
+            r#"{"from": "n.out", "color": 1}"#,
+            "`color` must be a string",
+        ),
         (r#"{"color": "data"}"#, "no `from`"),
-        (r#"{"from": "n.out", "colour": "data"}"#, "unknown key `colour`"),
+        (
+            r#"{"from": "n.out", "colour": "data"}"#,
+            "unknown key `colour`",
+        ),
         ("3", "must name a port"),
     ] {
         let text = format!(
             r#"{{"kiln": 1, "nodes": {{"n": {{"op": "image.noise"}}}}, "outputs": {{"o": {entry}}}}}"#
         );
         let e = load_graph(&text, &reg).unwrap_err().to_string();
-        assert!(e.contains(needle) && e.contains("outputs.o"), "{entry}: {e}");
+        assert!(
+            e.contains(needle) && e.contains("outputs.o"),
+            "{entry}: {e}"
+        );
     }
 }
 

@@ -49,7 +49,9 @@ fn chunks(png: &[u8]) -> Vec<([u8; 4], Vec<u8>)> {
 }
 
 fn chunk<'a>(all: &'a [([u8; 4], Vec<u8>)], kind: &[u8; 4]) -> Option<&'a [u8]> {
-    all.iter().find(|(k, _)| k == kind).map(|(_, d)| d.as_slice())
+    all.iter()
+        .find(|(k, _)| k == kind)
+        .map(|(_, d)| d.as_slice())
 }
 
 fn codes8(png: &[u8]) -> Vec<[u8; 4]> {
@@ -64,16 +66,16 @@ fn png8_colour_codes_are_the_srgb_formula() {
     // round(255 · 12.92 v) up to 0.0031308.
     let table: [(f32, u8); 11] = [
         (0.0, 0),
-        (0.001, 3),     // 12.92 · 0.001 · 255 = 3.29
+        (0.001, 3),      // 12.92 · 0.001 · 255 = 3.29
         (0.0031308, 10), // the knee: 0.04045 · 255 = 10.31
-        (0.01, 25),     // 25.46
-        (0.18, 118),    // 117.65
-        (0.214, 127),   // 127.49
-        (0.5, 188),     // 187.52
-        (0.73, 222),    // 221.94
+        (0.01, 25),      // 25.46
+        (0.18, 118),     // 117.65
+        (0.214, 127),    // 127.49
+        (0.5, 188),      // 187.52
+        (0.73, 222),     // 221.94
         (1.0, 255),
-        (1.5, 255),     // clamped
-        (-0.25, 0),     // clamped
+        (1.5, 255), // clamped
+        (-0.25, 0), // clamped
     ];
     let img = row(&table.map(|(v, _)| (v, 0.5)));
     let png = encode_image(&img, ImageFormat::Png8, ColorSpace::Srgb).unwrap();
@@ -182,7 +184,10 @@ fn linear_values_round_trip_to_the_quantisation_of_each_depth() {
                     }
                     _ => (v * levels).round() / levels,
                 };
-                assert!((p[0] as f64 - want).abs() < 1e-6, "{format:?} {space:?} {v}");
+                assert!(
+                    (p[0] as f64 - want).abs() < 1e-6,
+                    "{format:?} {space:?} {v}"
+                );
                 // Within half a code of the value, in encoded units.
                 let enc = |x: f64| match space {
                     ColorSpace::Srgb => textbook_encode(x),

@@ -124,7 +124,12 @@ fn exr_half_round_trips_within_half_precision() {
             assert!((a[c] - b[c]).abs() <= tol, "{} -> {}", a[c], b[c]);
         }
     }
-    assert!(bytes.len() < encode_image(&img, ImageFormat::ExrFloat, ColorSpace::Srgb).unwrap().len());
+    assert!(
+        bytes.len()
+            < encode_image(&img, ImageFormat::ExrFloat, ColorSpace::Srgb)
+                .unwrap()
+                .len()
+    );
 }
 
 #[test]
@@ -162,7 +167,10 @@ fn untagged_png8_and_jpeg_are_read_as_srgb() {
     .unwrap();
     let img = decode_image(&jpg, Path::new("a.jpg")).unwrap();
     assert_eq!((img.width, img.height), (16, 16));
-    let (lo, hi) = (textbook_decode(126.0 / 255.0), textbook_decode(130.0 / 255.0));
+    let (lo, hi) = (
+        textbook_decode(126.0 / 255.0),
+        textbook_decode(130.0 / 255.0),
+    );
     for p in &img.pixels {
         for c in &p[..3] {
             assert!((lo..=hi).contains(&(*c as f64)), "{c} vs {lo}..{hi}");
@@ -228,7 +236,12 @@ fn missing_corrupt_and_foreign_files_are_errors_naming_the_file() {
     let missing = dir.path().join("missing.png");
     let e = read_image(&missing).unwrap_err();
     assert!(e.to_string().contains("missing.png"), "{e}");
-    let mut png = encode_image(&Image::filled(4, 4, [0.5; 4]), ImageFormat::Png8, ColorSpace::Srgb).unwrap();
+    let mut png = encode_image(
+        &Image::filled(4, 4, [0.5; 4]),
+        ImageFormat::Png8,
+        ColorSpace::Srgb,
+    )
+    .unwrap();
     png.truncate(png.len() - 20);
     let corrupt = dir.path().join("corrupt.png");
     std::fs::write(&corrupt, &png).unwrap();
@@ -258,6 +271,10 @@ fn a_read_image_is_keyed_by_its_content() {
     assert_eq!(ka, key(&read_image(&b).unwrap()));
     let mut other = sample_image();
     other.pixels[3][0] = 0.25;
-    std::fs::write(&b, encode_image(&other, ImageFormat::Png16, ColorSpace::Srgb).unwrap()).unwrap();
+    std::fs::write(
+        &b,
+        encode_image(&other, ImageFormat::Png16, ColorSpace::Srgb).unwrap(),
+    )
+    .unwrap();
     assert_ne!(ka, key(&read_image(&b).unwrap()));
 }

@@ -220,11 +220,13 @@ fn draw(doc: &Json, registry: &Registry, calls: &dyn Fn(&str) -> Option<Arc<Asse
                     widget(i.ty, i.rule.as_ref()),
                 );
                 // A former param given under `params` (older files) is the input's constant.
-                let given = file_inputs.and_then(|m| m.get(i.name.as_ref())).or_else(|| {
-                    file_params
-                        .filter(|_| i.was_param)
-                        .and_then(|m| m.get(i.name.as_ref()))
-                });
+                let given = file_inputs
+                    .and_then(|m| m.get(i.name.as_ref()))
+                    .or_else(|| {
+                        file_params
+                            .filter(|_| i.was_param)
+                            .and_then(|m| m.get(i.name.as_ref()))
+                    });
                 put_source(&mut s, given);
                 inputs.push(s);
             }

@@ -9,11 +9,11 @@ use crate::common::{
     CliError, check_valid, progress_bar, requested_outputs, set_inputs, sweep_leftovers,
 };
 use crate::evaluator::{CacheRun, parallel_policy};
+use crate::output_colour::OutputColours;
 use crate::report::{print_failures, print_stats, print_timings};
 use kiln_core::eval::ErrorPolicy;
 use kiln_core::prelude::*;
 use kiln_core::recurrence::LATCH_OP;
-use crate::output_colour::OutputColours;
 use kiln_io::image_files::ColorSpace;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -500,53 +500,52 @@ fn apply_params(graph: &mut Graph, reg: &Registry, bytes: &[u8]) -> Result<(), S
     for (key, v) in &entries {
         // `is_input`: the name is an input port of the node's op that was a param (like
         // `octaves`, marked `was_param`), set as the port's constant.
-        let (node, param, ty, is_input) = if let Some((_, ty)) =
-            inputs.iter().find(|(n, _)| n == key)
-        {
-            (key.as_str(), "default", *ty, false)
-        } else {
-            let Some((node, param)) = key.rsplit_once('.') else {
-                let names: Vec<&str> = inputs.iter().map(|(n, _)| n.as_str()).collect();
-                return Err(format!(
-                    "`{key}` is neither a graph input ({}) nor `node.param`",
-                    if names.is_empty() {
-                        "the graph has none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
-                ));
+        let (node, param, ty, is_input) =
+            if let Some((_, ty)) = inputs.iter().find(|(n, _)| n == key) {
+                (key.as_str(), "default", *ty, false)
+            } else {
+                let Some((node, param)) = key.rsplit_once('.') else {
+                    let names: Vec<&str> = inputs.iter().map(|(n, _)| n.as_str()).collect();
+                    return Err(format!(
+                        "`{key}` is neither a graph input ({}) nor `node.param`",
+                        if names.is_empty() {
+                            "the graph has none".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    ));
+                };
+                let Some(n) = graph.node(node) else {
+                    return Err(format!("`{key}`: the graph has no node `{node}`"));
+                };
+                let Some(op) = reg.get(&n.op) else {
+                    return Err(format!(
+                        "`{key}`: node `{node}` has the unknown op `{}`",
+                        n.op
+                    ));
+                };
+                let spec = op.spec();
+                let port = spec.inputs.iter().find(|p| p.name == param && p.was_param);
+                let found = spec
+                    .params
+                    .iter()
+                    .find(|p| p.name == param)
+                    .map(|p| (p.ty, false))
+                    .or(port.map(|p| (p.ty, true)));
+                let Some((ty, is_input)) = found else {
+                    let names: Vec<&str> = spec.params.iter().map(|p| p.name.as_ref()).collect();
+                    return Err(format!(
+                        "`{key}`: op `{}` has no param `{param}` ({})",
+                        n.op,
+                        if names.is_empty() {
+                            "it has no params".to_string()
+                        } else {
+                            format!("params: {}", names.join(", "))
+                        }
+                    ));
+                };
+                (node, param, ty, is_input)
             };
-            let Some(n) = graph.node(node) else {
-                return Err(format!("`{key}`: the graph has no node `{node}`"));
-            };
-            let Some(op) = reg.get(&n.op) else {
-                return Err(format!(
-                    "`{key}`: node `{node}` has the unknown op `{}`",
-                    n.op
-                ));
-            };
-            let spec = op.spec();
-            let port = spec.inputs.iter().find(|p| p.name == param && p.was_param);
-            let found = spec
-                .params
-                .iter()
-                .find(|p| p.name == param)
-                .map(|p| (p.ty, false))
-                .or(port.map(|p| (p.ty, true)));
-            let Some((ty, is_input)) = found else {
-                let names: Vec<&str> = spec.params.iter().map(|p| p.name.as_ref()).collect();
-                return Err(format!(
-                    "`{key}`: op `{}` has no param `{param}` ({})",
-                    n.op,
-                    if names.is_empty() {
-                        "it has no params".to_string()
-                    } else {
-                        format!("params: {}", names.join(", "))
-                    }
-                ));
-            };
-            (node, param, ty, is_input)
-        };
         let text = value_text(v).ok_or_else(|| {
             format!("`{key}`: expected a number, true/false, a string or an array of numbers")
         })?;

@@ -10,9 +10,9 @@ use super::{
     GraphFile, GraphMeta, INLINE_KEYS, INPUT_KEYS, LoadError, NODE_KEYS, OUTPUT_KEYS,
     TOP_LEVEL_KEYS, VERSION, input_type, param_type, version_mismatch,
 };
-use crate::image_files::ColorSpace;
 use crate::blob::BlobReader;
 use crate::convert::{self, InputSource, child};
+use crate::image_files::ColorSpace;
 use crate::input_file::{InputFileError, MAX_INPUT_BYTES, read_input_file};
 use crate::json::{self, Json};
 use kiln_core::graph::{Graph, PortRef};
@@ -509,11 +509,7 @@ impl Builder<'_> {
     /// Add graph output `name` (an `output` node) wired from the port `source` names: a
     /// reference, or `{"from": reference, "color": "srgb" | "data"}`. The colour space it
     /// states, if any.
-    fn add_output(
-        &mut self,
-        name: &str,
-        source: &Json,
-    ) -> Result<Option<ColorSpace>, LoadError> {
+    fn add_output(&mut self, name: &str, source: &Json) -> Result<Option<ColorSpace>, LoadError> {
         let path = child("outputs", name);
         let must = |found: &str| {
             LoadError::format(

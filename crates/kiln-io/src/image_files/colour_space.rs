@@ -114,7 +114,10 @@ pub fn rgba8(img: &Image, space: ColorSpace) -> Result<Vec<u8>, kiln_core::memor
 /// endian, reserved as [`rgba8`] is.
 pub fn rgba16(img: &Image, space: ColorSpace) -> Result<Vec<u16>, kiln_core::memory::MemoryError> {
     let mut out = kiln_core::memory::try_vec(img.pixels.len() * 4, || {
-        format!("the 16-bit pixels of a {} x {} image", img.width, img.height)
+        format!(
+            "the 16-bit pixels of a {} x {} image",
+            img.width, img.height
+        )
     })?;
     for p in &img.pixels {
         out.extend_from_slice(&[

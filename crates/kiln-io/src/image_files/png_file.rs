@@ -46,7 +46,10 @@ fn no_memory() -> ImageError {
 /// The samples are reserved through `kiln_core::memory`: when they do not fit, the error is a
 /// limit error (insufficient memory), not an abort. The pixel count must match the size.
 pub fn encode_png(img: &Image, sixteen: bool, space: ColorSpace) -> Result<Vec<u8>, ImageError> {
-    if img.width == 0 || img.height == 0 || img.pixels.len() as u64 != u64::from(img.width) * u64::from(img.height) {
+    if img.width == 0
+        || img.height == 0
+        || img.pixels.len() as u64 != u64::from(img.width) * u64::from(img.height)
+    {
         return Err(ImageError::Parameter(
             image::error::ParameterError::from_kind(
                 image::error::ParameterErrorKind::DimensionMismatch,
@@ -55,11 +58,13 @@ pub fn encode_png(img: &Image, sixteen: bool, space: ColorSpace) -> Result<Vec<u
     }
     let bytes = if sixteen {
         let samples = rgba16(img, space).map_err(|_| no_memory())?;
-        let mut bytes: Vec<u8> =
-            kiln_core::memory::try_vec(samples.len() * 2, || {
-                format!("the 16-bit pixels of a {} x {} image", img.width, img.height)
-            })
-            .map_err(|_| no_memory())?;
+        let mut bytes: Vec<u8> = kiln_core::memory::try_vec(samples.len() * 2, || {
+            format!(
+                "the 16-bit pixels of a {} x {} image",
+                img.width, img.height
+            )
+        })
+        .map_err(|_| no_memory())?;
         for s in samples {
             bytes.extend_from_slice(&s.to_be_bytes());
         }
@@ -88,11 +93,15 @@ pub fn encode_png(img: &Image, sixteen: bool, space: ColorSpace) -> Result<Vec<u
 /// `sRGB` chunk; sRGB otherwise (an `sRGB` chunk, an ICC profile, another gamma, or nothing
 /// said, as PNG readers assume). `None` when the header cannot be read.
 pub fn png_colour_space(bytes: &[u8]) -> Option<ColorSpace> {
-    let reader = png::Decoder::new(std::io::Cursor::new(bytes)).read_info().ok()?;
+    let reader = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .ok()?;
     let info = reader.info();
     let linear = info.srgb.is_none()
         && info.icc_profile.is_none()
-        && info.gama_chunk.is_some_and(|g| g.into_scaled() == LINEAR_GAMMA);
+        && info
+            .gama_chunk
+            .is_some_and(|g| g.into_scaled() == LINEAR_GAMMA);
     Some(if linear {
         ColorSpace::Data
     } else {
