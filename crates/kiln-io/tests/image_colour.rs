@@ -199,3 +199,30 @@ fn linear_values_round_trip_to_the_quantisation_of_each_depth() {
         }
     }
 }
+
+#[test]
+fn the_fuzzed_laws_hold_for_files_of_both_spaces() {
+    // The fuzz entry writes what it reads in the space it read it in, and checks that 8-bit
+    // PNG is idempotent: files tagged sRGB, tagged linear (data) and untagged.
+    let values: Vec<(f32, f32)> = (0..=64)
+        .map(|i| (i as f32 / 64.0, 1.0 - i as f32 / 64.0))
+        .collect();
+    let img = row(&values);
+    for format in [ImageFormat::Png8, ImageFormat::Png16] {
+        for space in [ColorSpace::Srgb, ColorSpace::Data] {
+            kiln_io::fuzzing::image_file(&encode_image(&img, format, space).unwrap());
+        }
+    }
+    let mut untagged = Vec::new();
+    image::ImageEncoder::write_image(
+        image::codecs::png::PngEncoder::new(&mut untagged),
+        &(0..=255u8)
+            .flat_map(|k| [k, 255 - k, k / 2, 255])
+            .collect::<Vec<u8>>(),
+        256,
+        1,
+        image::ExtendedColorType::Rgba8,
+    )
+    .unwrap();
+    kiln_io::fuzzing::image_file(&untagged);
+}
