@@ -39,7 +39,8 @@
 //! ```
 //!
 //! An input's value becomes its default (as `--set` sets it); a `node.param` key sets that
-//! param. Values are numbers, `true`/`false`, strings (read as `--set` reads its text: `#rrggbb`
+//! param, or the constant of an input that was a param (like `fine.octaves`: see
+//! `InputSpec::was_param`). Values are numbers, `true`/`false`, strings (read as `--set` reads its text: `#rrggbb`
 //! colours, `1,2,3` vectors) or arrays of numbers (vectors, colours).
 
 use crate::args::WatchArgs;
