@@ -52,7 +52,7 @@ fn chain() -> Graph {
     g.add_node("noise", "image.noise").unwrap();
     g.set_param("noise", "width", SIDE as i64).unwrap();
     g.set_param("noise", "height", SIDE as i64).unwrap();
-    g.set_param("noise", "octaves", OCTAVES).unwrap();
+    g.set_const("noise", "octaves", OCTAVES).unwrap();
     g.set_const("noise", "scale", SCALE).unwrap();
     g.add_node("gain", "image.gain").unwrap();
     g.set_const("gain", "gain", 1.3).unwrap();
@@ -61,7 +61,7 @@ fn chain() -> Graph {
     g.add_node("clamp", "image.clamp").unwrap();
     g.wire("gain.out", "clamp.image");
     g.add_node("ramp", "image.ramp").unwrap();
-    g.set_param("ramp", "stops", stops()).unwrap();
+    g.set_const("ramp", "stops", stops()).unwrap();
     g.wire("clamp.out", "ramp.image");
     g
 }

@@ -183,7 +183,7 @@ fn add_head(w: &mut ChainsWorkload, c: usize, id: &str) {
             let side = Value::Int(i64::from(w.size));
             g.set_param(id, "width", side.clone()).expect("node");
             g.set_param(id, "height", side).expect("node");
-            g.set_param(id, "octaves", Value::Int(NOISE_OCTAVES))
+            g.set_const(id, "octaves", Value::Int(NOISE_OCTAVES))
                 .expect("node");
         }
     }

@@ -46,10 +46,16 @@ pub(crate) struct EvalArgs {
     /// named NAME.png or NAME.exr is written as PNG or OpenEXR (both: repeat it).
     #[arg(long = "output", value_name = "NAME")]
     pub(crate) outputs: Vec<String>,
-    /// Bits per channel of image files: PNG 8 (the default) or 16 (sRGB-encoded); OpenEXR 16
-    /// (half) or 32 (float, the default). Images named without an extension are then PNG.
+    /// Bits per channel of image files: PNG 8 (the default) or 16; OpenEXR 16 (half) or 32
+    /// (float, the default). Images named without an extension are then PNG.
     #[arg(long, value_name = "BITS")]
     pub(crate) depth: Option<u8>,
+    /// How PNG colour codes the image: `srgb` (sRGB-encoded, the default) or `data` (the
+    /// values as they are: normal and height maps, masks), for every image output, or with
+    /// NAME= for one (repeatable; beats the graph file's `"color"` of the output). OpenEXR is
+    /// always linear.
+    #[arg(long = "color", value_name = "[NAME=]SPACE")]
+    pub(crate) color: Vec<String>,
     /// Also write a shaded picture of each mesh output, NAME.preview.png.
     #[arg(long)]
     pub(crate) preview: bool,
@@ -248,6 +254,15 @@ pub(crate) struct RenderArgs {
     /// Frames per second of --gif and --apng (default: 1 / --dt).
     #[arg(long, value_name = "FPS", value_parser = parse_fps)]
     pub(crate) fps: Option<f64>,
+    /// With --ticks: how PNG frames (and the --gif / --apng frames) code colour: `srgb`
+    /// (sRGB-encoded, the default) or `data` (the values as they are), for every image output,
+    /// or with NAME= for one (repeatable; beats the graph file's `"color"` of the output).
+    #[arg(
+        long = "color",
+        value_name = "[NAME=]SPACE",
+        conflicts_with = "seconds"
+    )]
+    pub(crate) color: Vec<String>,
     /// With --gif or --apng: write only the animations, not the numbered frames.
     #[arg(long)]
     pub(crate) no_frames: bool,

@@ -35,6 +35,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
                 &args,
                 Some(&graph),
                 loaded.plan.as_ref(),
+                &loaded.file.meta.output_colors,
             )
         }
         Cmd::Render { graph, args } => {
@@ -45,7 +46,14 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
             sweep_leftovers(&args.out);
             match (args.seconds, args.ticks) {
                 (Some(seconds), _) => render_audio::render_audio(g, &reg, &args, seconds),
-                (None, Some(ticks)) => render::render(g, &loaded.animated, &reg, &args, ticks),
+                (None, Some(ticks)) => render::render(
+                    g,
+                    &loaded.animated,
+                    &reg,
+                    &args,
+                    ticks,
+                    &loaded.file.meta.output_colors,
+                ),
                 // clap requires one of the two.
                 (None, None) => Err(CliError("render needs --ticks N or --seconds S".into())),
             }

@@ -61,8 +61,8 @@ pub(crate) fn split_image_outputs(
 }
 
 /// The image formats output `name` holding `value` is written in: those asked by extension;
-/// PNG at `depth` for an image asked without one when a depth is given; none otherwise (the
-/// default, 8-bit PNG).
+/// PNG at `depth` for an image asked without one (8 bits when no depth is given); none for
+/// other values.
 pub(crate) fn image_formats_for(
     formats: &ImageFormats,
     name: &str,
@@ -78,6 +78,7 @@ pub(crate) fn image_formats_for(
             Some(Err(e)) => Err(CliError(format!("output `{name}` with --depth: {e}"))),
             None => Ok(vec![]),
         },
+        (None, Some(_)) => Ok(vec![ImageFormat::Png8]),
         _ => Ok(vec![]),
     }
 }

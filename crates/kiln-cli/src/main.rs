@@ -14,6 +14,7 @@ mod evaluator;
 mod image_input;
 mod library;
 mod mesh_input;
+mod output_colour;
 mod report;
 mod stdout;
 mod subgraphs;

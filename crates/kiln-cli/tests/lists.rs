@@ -28,11 +28,22 @@ fn the_palette_example_draws_one_swatch_per_record_in_name_order() {
         [0xe0, 0xc0, 0x80],
         [0x1f, 0x5f, 0x8b],
     ];
+    // A record's `#rrggbb` is the linear colour digits / 255, which the PNG holds
+    // sRGB-encoded (IEC 61966-2-1), each code round(255 · e).
+    let srgb = |code: u8| {
+        let v = code as f64 / 255.0;
+        let e = if v <= 0.0031308 {
+            12.92 * v
+        } else {
+            1.055 * v.powf(1.0 / 2.4) - 0.055
+        };
+        (e * 255.0).round() as u8
+    };
     for (i, c) in want.iter().enumerate() {
         let px = img.get_pixel(i as u32 * 24 + 12, 32).0;
         assert_eq!(
             [px[0], px[1], px[2], px[3]],
-            [c[0], c[1], c[2], 255],
+            [srgb(c[0]), srgb(c[1]), srgb(c[2]), 255],
             "swatch {i}"
         );
     }

@@ -21,6 +21,20 @@ fn render(cwd: &Path, example: &str, args: &[&str]) -> String {
     stdout
 }
 
+/// Where an 8-bit code of a linear value (`code / 255`, as frames were written before they
+/// were sRGB-encoded) lands in an sRGB-encoded frame: round(255 · srgb(code / 255)), by the
+/// formula of IEC 61966-2-1. The curve is increasing, so a threshold on the old codes is the
+/// same test on the new ones through it.
+fn enc(code: i32) -> u8 {
+    let v = code.clamp(0, 255) as f64 / 255.0;
+    let e = if v <= 0.0031308 {
+        12.92 * v
+    } else {
+        1.055 * v.powf(1.0 / 2.4) - 0.055
+    };
+    (e * 255.0).round() as u8
+}
+
 /// The RGBA frames of a GIF with each frame's delay.
 fn gif_frames(path: &Path) -> (u16, u16, Vec<(u16, Vec<u8>)>) {
     let mut opts = gif::DecodeOptions::new();
@@ -205,7 +219,7 @@ fn smoke_rises_from_its_source_and_spreads() {
     let smoke = |f: &[u8]| -> Vec<(f64, f64)> {
         f.chunks(4)
             .enumerate()
-            .filter(|(_, p)| p[0] > 60)
+            .filter(|(_, p)| p[0] > enc(60))
             .map(|(i, _)| ((i % w as usize) as f64, (i / w as usize) as f64))
             .collect()
     };
@@ -341,13 +355,13 @@ fn the_dungeon_collapses_into_a_walled_map_of_rooms_and_corridors() {
     assert_eq!(frames[0].0, 7, "15 fps: 7 hundredths of a second, rounded");
     let grey = |f: &[u8]| {
         f.chunks(4)
-            .filter(|p| p[0] == p[1] && p[1] == p[2] && p[0] > 90 && p[0] < 150)
+            .filter(|p| p[0] == p[1] && p[1] == p[2] && p[0] > enc(90) && p[0] < enc(150))
             .count()
     };
     // Undecided cells (grey) at first, none once every cell has collapsed (432 cells, 12 a tick).
     assert!(grey(&frames[0].1) > grey(&frames[20].1) && grey(&frames[39].1) == 0);
     let last = &frames[39].1;
-    let floor = |x: usize, y: usize| last[(y * w as usize + x) * 4] > 150;
+    let floor = |x: usize, y: usize| last[(y * w as usize + x) * 4] > enc(150);
     let share = (0..h as usize)
         .flat_map(|y| (0..w as usize).map(move |x| (x, y)))
         .filter(|&(x, y)| floor(x, y))
@@ -369,7 +383,7 @@ fn the_tree_grows_a_trunk_and_a_spreading_crown() {
     );
     let (w, h, frames) = gif_frames(&dir.path().join("o/tree.gif"));
     assert_eq!(frames.len(), 70);
-    let bark = |f: &[u8], x: usize, y: usize| f[(y * w as usize + x) * 4] < 120;
+    let bark = |f: &[u8], x: usize, y: usize| f[(y * w as usize + x) * 4] < enc(120);
     let count = |f: &[u8]| {
         (0..h as usize)
             .flat_map(|y| (0..w as usize).map(move |x| (x, y)))
@@ -424,8 +438,10 @@ fn the_stack_leans_topples_and_lies_on_the_ground() {
         f.chunks(4)
             .enumerate()
             .filter(|(_, p)| {
-                let sky = p[2] > 200 && p[0] > 180;
-                let ground = (p[0] as i32 - 89).abs() < 20 && (p[2] as i32 - 64).abs() < 20;
+                let sky = p[2] > enc(200) && p[0] > enc(180);
+                // Within 20 codes of (89, _, 64) before the curve.
+                let near = |v: u8, c: i32| enc(c - 20) < v && v < enc(c + 20);
+                let ground = near(p[0], 89) && near(p[2], 64);
                 !sky && !ground
             })
             .map(|(i, _)| (i % w as usize, i / w as usize))

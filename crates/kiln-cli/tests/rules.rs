@@ -32,9 +32,10 @@ fn validate_and_run_refuse_the_same_values_with_the_same_lines() {
     for want in [
         "node `f` (image.fill), param `width`: expected an image of at most 67108864 pixels, \
          found 16384 x 16384 = 268435456 pixels",
-        "node `n` (image.noise), param `octaves`: expected an int from 1 to 16, found 40",
+        // `octaves` is an input now; a file giving it as a param sets the input's constant.
+        "node `n` (image.noise), input `octaves`: expected an int from 1 to 16, found 40",
         "node `n` (image.noise), input `scale`: expected a finite number above 0, found -1",
-        "node `r` (image.ramp), param `stops`: expected stop #1 to be [position, colour]",
+        "node `r` (image.ramp), input `stops`: expected stop #1 to be [position, colour]",
     ] {
         assert!(lines.iter().any(|l| l.contains(want)), "{want}\n{vout}");
     }

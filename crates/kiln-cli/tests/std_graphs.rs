@@ -49,7 +49,8 @@ fn smoothstep_follows_the_hermite_curve_and_clamps() {
 fn contrast_spreads_channels_about_mid_grey() {
     let dir = tempfile::tempdir().unwrap();
     // amount 2: c -> (c - 0.5) * 2 + 0.5, so 0.55 -> 0.6, 0.2 -> -0.1, 0.9 -> 1.3; alpha
-    // stays 1. As 8-bit PNG channels (clamped, * 255, rounded): 153 (0.6 * 255 = 153), 0, 255, 255.
+    // stays 1. As 8-bit PNG channels (clamped, sRGB-encoded, * 255, rounded): 203
+    // (1.055 · 0.6^(1/2.4) − 0.055 = 0.79774, · 255 = 203.4), 0, 255, 255.
     let g = r#"{"kiln": 1,
       "nodes": {
         "fill": {"op": "image.fill", "params": {"width": 2, "height": 2},
@@ -65,6 +66,6 @@ fn contrast_spreads_channels_about_mid_grey() {
         .to_rgba8();
     assert_eq!(img.dimensions(), (2, 2));
     for p in img.pixels() {
-        assert_eq!(p.0, [153, 0, 255, 255]);
+        assert_eq!(p.0, [203, 0, 255, 255]);
     }
 }

@@ -128,6 +128,10 @@ pub struct InputSpec {
     pub collective: bool,
     /// What values the input accepts beyond its type (see [`rule`]).
     pub rule: Option<Rule>,
+    /// The input was a param of the op before it was made wireable: a graph file that gives a
+    /// value (or a curve) for a param of this name gives this input's constant, so files
+    /// written before still load (see `docs/graph-format.md`, Nodes).
+    pub was_param: bool,
     /// One-line description.
     pub doc: Cow<'static, str>,
 }
@@ -144,6 +148,7 @@ impl InputSpec {
             feedback: false,
             collective: false,
             rule: None,
+            was_param: false,
             doc: doc.into(),
         }
     }
@@ -158,6 +163,7 @@ impl InputSpec {
             feedback: false,
             collective: false,
             rule: None,
+            was_param: false,
             doc: doc.into(),
         }
     }
@@ -184,6 +190,11 @@ impl InputSpec {
     /// Accept only values that follow `rule`.
     pub fn with_rule(mut self, rule: Rule) -> Self {
         self.rule = Some(rule);
+        self
+    }
+    /// Mark the input as a former param (see [`InputSpec::was_param`]).
+    pub fn was_param(mut self) -> Self {
+        self.was_param = true;
         self
     }
 }

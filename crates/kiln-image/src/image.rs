@@ -43,7 +43,9 @@ impl Image {
     pub fn get(&self, x: u32, y: u32) -> [f32; 4] {
         self.pixels[y as usize * self.width as usize + x as usize]
     }
-    /// Encode as 8-bit sRGB-less RGBA bytes (channels clamped to 0..=1 and scaled to 255).
+    /// The channels as 8-bit RGBA bytes, as they are (clamped to 0..=1 and scaled to 255, no
+    /// transfer curve). Files are written by `kiln-io`'s `image_files`, which sRGB-encodes
+    /// colour unless asked for data.
     pub fn to_rgba8(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.pixels.len() * 4);
         self.push_rgba8(&mut out);

@@ -220,14 +220,14 @@ pub fn noise_to_grey(n: f64) -> f32 {
     (n * 0.5 + 0.5).clamp(0.0, 1.0) as f32
 }
 
-/// Read the fBm params `octaves`, `lacunarity`, `gain`, `seed` at param indices
-/// `first..first + 4` (their rules checked before the op runs), returning the settings and
-/// the effective seed.
-fn fbm_params(call: &OpCall<'_>, first: usize) -> Result<(Fbm, u64), OpError> {
-    let octaves = call.param_int(first)?.clamp(1, MAX_OCTAVES);
-    let lacunarity = call.param_float(first + 1)?;
-    let gain = call.param_float(first + 2)?;
-    let seed = mix_seed(call.param_int(first + 3)?, call.ctx.seed);
+/// Read the fBm params `lacunarity`, `gain`, `seed` at param indices `first..first + 3` and
+/// the `octaves` input at index `octaves` (their rules checked before the op runs), returning
+/// the settings and the effective seed.
+fn fbm_params(call: &OpCall<'_>, first: usize, octaves: usize) -> Result<(Fbm, u64), OpError> {
+    let octaves = call.int(octaves)?.clamp(1, MAX_OCTAVES);
+    let lacunarity = call.param_float(first)?;
+    let gain = call.param_float(first + 1)?;
+    let seed = mix_seed(call.param_int(first + 2)?, call.ctx.seed);
     Ok((
         Fbm {
             octaves: octaves as u32,
@@ -252,43 +252,51 @@ fn vec2_input(call: &OpCall<'_>, i: usize) -> Result<[f64; 2], OpError> {
     }
 }
 
-fn fbm_param_specs(spec: OpSpec) -> OpSpec {
-    spec.param(
-        ParamSpec::new(
-            "octaves",
-            ValueType::Int,
-            Value::Int(5),
-            "number of fBm octaves (1..=16)",
-        )
-        .with_rule(Rule::Ints {
-            min: 1,
-            max: MAX_OCTAVES,
-        }),
-    )
-    .param(
-        ParamSpec::new(
-            "lacunarity",
-            ValueType::Float,
-            Value::Float(2.0),
-            "frequency factor from one octave to the next",
-        )
-        .with_rule(Rule::Finite),
-    )
-    .param(
-        ParamSpec::new(
-            "gain",
-            ValueType::Float,
-            Value::Float(0.5),
-            "amplitude factor from one octave to the next",
-        )
-        .with_rule(Rule::Finite),
-    )
-    .param(ParamSpec::new(
-        "seed",
+/// What an `octaves` input accepts: an int from 1 to [`MAX_OCTAVES`].
+pub const OCTAVES_RULE: Rule = Rule::Ints {
+    min: 1,
+    max: MAX_OCTAVES,
+};
+
+/// The `octaves` input of a fractal noise (wireable, `default` when unwired). Graph files that
+/// set `octaves` as a param still load: a param naming an input gives its constant.
+pub fn octaves_input(default: i64) -> InputSpec {
+    InputSpec::optional(
+        "octaves",
         ValueType::Int,
-        Value::Int(0),
-        "noise seed, mixed with the evaluation's seed",
-    ))
+        Value::Int(default),
+        "octaves summed (1..=16)",
+    )
+    .with_rule(OCTAVES_RULE)
+    .was_param()
+}
+
+fn fbm_param_specs(spec: OpSpec) -> OpSpec {
+    spec.input(octaves_input(5))
+        .param(
+            ParamSpec::new(
+                "lacunarity",
+                ValueType::Float,
+                Value::Float(2.0),
+                "frequency factor from one octave to the next",
+            )
+            .with_rule(Rule::Finite),
+        )
+        .param(
+            ParamSpec::new(
+                "gain",
+                ValueType::Float,
+                Value::Float(0.5),
+                "amplitude factor from one octave to the next",
+            )
+            .with_rule(Rule::Finite),
+        )
+        .param(ParamSpec::new(
+            "seed",
+            ValueType::Int,
+            Value::Int(0),
+            "noise seed, mixed with the evaluation's seed",
+        ))
 }
 
 /// Register the ops of this module.
@@ -341,7 +349,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             "the noise value, in about [-1, 1]",
         )),
         |call, out| {
-            let (fbm, seed) = fbm_params(call, 0)?;
+            let (fbm, seed) = fbm_params(call, 0, 1)?;
             let p = vec2_input(call, 0)?;
             out[0] = Value::Float(Perlin::new(seed).fbm(p[0], p[1], &fbm));
             Ok(())

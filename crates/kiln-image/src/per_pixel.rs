@@ -8,7 +8,7 @@ use crate::image::{Image, check_size, request_size};
 use crate::noise::{Fbm, Perlin, mix_seed};
 use crate::ramp::Ramp;
 use kiln_core::context::EvalContext;
-use kiln_core::op::{OpCall, OpError};
+use kiln_core::op::{OpCall, OpError, Rule, RuleEnv};
 use kiln_core::value::Value;
 use std::sync::Arc;
 
@@ -118,6 +118,32 @@ fn color(args: &[Arg<'_>], i: usize) -> Result<[f32; 4], OpError> {
     let v = value(args, i)?;
     v.as_color()
         .ok_or_else(|| OpError::input(i, format!("expected color, found {}", v.type_name())))
+}
+
+/// Input `i` (port `port`) checked against `rule`: an op run alone has its inputs' rules
+/// checked before it runs, but a fused member's inputs reach its builder unchecked, so a
+/// builder whose input has a rule checks it here (the error names the port).
+pub(crate) fn checked<'v>(
+    args: &[Arg<'v>],
+    i: usize,
+    port: &str,
+    rule: &Rule,
+) -> Result<&'v Value, OpError> {
+    let v = value(args, i)?;
+    rule.check(v, &RuleEnv::default())
+        .map_err(|e| OpError::input(i, format!("input `{port}`: {e}")))?;
+    Ok(v)
+}
+
+/// The `octaves` input `i` of a fractal noise: an int from 1 to [`MAX_OCTAVES`](crate::noise::MAX_OCTAVES).
+pub(crate) fn octaves(args: &[Arg<'_>], i: usize) -> Result<u32, OpError> {
+    let v = checked(args, i, "octaves", &crate::noise::OCTAVES_RULE)?;
+    v.as_i64().map(|o| o as u32).ok_or_else(|| {
+        OpError::input(
+            i,
+            format!("input `octaves`: expected int, found {}", v.type_name()),
+        )
+    })
 }
 
 fn param_int(params: &[Value], i: usize) -> Result<i64, OpError> {
@@ -265,11 +291,11 @@ pub(crate) fn clamp<'a>(
 pub(crate) fn ramp<'a>(
     t: &mut Tape<'a>,
     a: &[Arg<'_>],
-    p: &[Value],
+    _: &[Value],
     _: &EvalContext,
 ) -> Result<Px, OpError> {
     let x = pixels(a, 0)?;
-    let ramp = Ramp::parse(p.first().unwrap_or(&Value::Empty), 0)?;
+    let ramp = Ramp::parse_input(checked(a, 1, "stops", &crate::ramp::STOPS_RULE)?, 1)?;
     let id = t.add_ramp(ramp)?;
     let lum = crate::ramp::luminance_steps(t, x)?;
     let mut px = [0; 4];
@@ -306,13 +332,12 @@ pub(crate) fn noise<'a>(
 ) -> Result<Px, OpError> {
     let (w, h) = size(p, ctx)?;
     t.set_size(w, h, 0)?;
-    let octaves = param_int(p, 2)?.clamp(1, crate::noise::MAX_OCTAVES) as u32;
     let fbm = Fbm {
-        octaves,
-        lacunarity: param_float(p, 3)?,
-        gain: param_float(p, 4)?,
+        octaves: octaves(a, 2)?,
+        lacunarity: param_float(p, 2)?,
+        gain: param_float(p, 3)?,
     };
-    let seed = mix_seed(param_int(p, 5)?, ctx.seed);
+    let seed = mix_seed(param_int(p, 4)?, ctx.seed);
     let scale = float(a, 0)?;
     let offset = vec2(a, 1)?;
     let id = t.add_noise(Arc::new(FbmNoise {

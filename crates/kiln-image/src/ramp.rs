@@ -3,8 +3,8 @@
 //! * `image.ramp` — maps each pixel's luminance through a ramp.
 //! * `color.ramp` — maps one float through a ramp.
 //!
-//! Both take a `stops` param: a list of `[position, colour]` pairs, the colour anything
-//! [`Value::as_color`] reads (a colour, vec3, vec4 or `"#rrggbb"` string). Stops are sorted by
+//! Both take a `stops` input (wireable; graph files that set it as a param still load): a
+//! list of `[position, colour]` pairs, the colour anything [`Value::as_color`] reads (a colour, vec3, vec4 or `"#rrggbb"` string). Stops are sorted by
 //! position (stably, so equal positions keep their order and make a hard edge). Between two
 //! stops the colour is interpolated linearly; before the first and after the last it is the
 //! end colour.
@@ -12,9 +12,7 @@
 use crate::field::{Binary, Px, Reg, Tape};
 use crate::fn_op::FnOp;
 use crate::image::IMAGE_TYPE;
-use kiln_core::op::{
-    InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation,
-};
+use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 use std::sync::Arc;
@@ -31,6 +29,11 @@ impl Ramp {
     /// and are reported against param `param`.
     pub fn parse(v: &Value, param: usize) -> Result<Ramp, OpError> {
         parse_stops(v).map_err(|e| OpError::param(param, e.to_string()))
+    }
+
+    /// Parse a `stops` value arriving at input `input`; errors name the input and the stop.
+    pub fn parse_input(v: &Value, input: usize) -> Result<Ramp, OpError> {
+        parse_stops(v).map_err(|e| OpError::input(input, format!("input `stops`: {e}")))
     }
 
     /// The sorted stops.
@@ -59,7 +62,10 @@ impl Ramp {
     }
 }
 
-/// The rule of the `stops` param: what [`Ramp::parse`] accepts.
+/// What a `stops` input accepts (see [`stops_rule`]).
+pub const STOPS_RULE: Rule = Rule::Check(stops_rule);
+
+/// The rule of the `stops` input: what [`Ramp::parse`] accepts.
 pub fn stops_rule(v: &Value, _env: &RuleEnv) -> Result<(), Violation> {
     parse_stops(v).map(drop)
 }
@@ -146,14 +152,15 @@ pub fn default_stops() -> Value {
     ]))
 }
 
-fn stops_param() -> ParamSpec {
-    ParamSpec::new(
+fn stops_input() -> InputSpec {
+    InputSpec::optional(
         "stops",
         ValueType::List,
         default_stops(),
         "list of [position, colour] stops, e.g. [[0.0, \"#000000\"], [1.0, \"#ffffff\"]]",
     )
-    .with_rule(Rule::Check(stops_rule))
+    .with_rule(STOPS_RULE)
+    .was_param()
 }
 
 fn exec_image(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
@@ -161,7 +168,7 @@ fn exec_image(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
 }
 
 fn exec_color(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let ramp = Ramp::parse(&call.params[0], 0)?;
+    let ramp = Ramp::parse_input(call.inputs.get(1).unwrap_or(&Value::Empty), 1)?;
     let t = call.float(0)?;
     out[0] = Value::Color(ramp.eval(t));
     Ok(())
@@ -177,7 +184,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
              the ramp.",
         )
         .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-        .param(stops_param())
+        .input(stops_input())
         .output(OutputSpec::new("out", IMAGE_TYPE, "the coloured image")),
         exec_image,
     ))?;
@@ -192,7 +199,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             ValueType::Float,
             "position looked up in the ramp",
         ))
-        .param(stops_param())
+        .input(stops_input())
         .output(OutputSpec::new(
             "out",
             ValueType::Color,

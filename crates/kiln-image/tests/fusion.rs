@@ -51,7 +51,7 @@ fn chain() -> Graph {
         g.set_param(id, "width", 37i64).unwrap();
         g.set_param(id, "height", 21i64).unwrap();
         g.set_param(id, "seed", seed).unwrap();
-        g.set_param(id, "octaves", 4i64).unwrap();
+        g.set_const(id, "octaves", 4i64).unwrap();
     }
     g.add_node("gain", "image.gain").unwrap();
     g.set_const("gain", "gain", 1.7).unwrap();

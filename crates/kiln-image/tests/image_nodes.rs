@@ -125,7 +125,7 @@ fn perlin_matches_image_pixels() {
     // is clamp(n * 0.5 + 0.5, 0, 1).
     let (w, h, scale, offset, seed) = (64i64, 48i64, 3.0f64, [1.25f64, -2.5f64], 7i64);
     let mut g = noise_graph(w, h, seed);
-    g.set_param("n", "octaves", 3i64).unwrap();
+    g.set_const("n", "octaves", 3i64).unwrap();
     g.set_param("n", "gain", 0.6).unwrap();
     g.set_const("n", "scale", scale).unwrap();
     g.set_const("n", "offset", Value::Vec2(offset)).unwrap();
@@ -135,7 +135,7 @@ fn perlin_matches_image_pixels() {
         let id = format!("p{i}");
         g.add_node(id.as_str(), "noise.perlin").unwrap();
         g.set_param(&id, "seed", seed).unwrap();
-        g.set_param(&id, "octaves", 3i64).unwrap();
+        g.set_const(&id, "octaves", 3i64).unwrap();
         g.set_param(&id, "gain", 0.6).unwrap();
         let p = [
             offset[0] + (x as f64 + 0.5) * scale / w as f64,
@@ -208,9 +208,9 @@ fn bad_noise_params_name_the_param() {
     let (port, _) = node_error(eval(&noise_graph(64, 100_000, 0), "n"));
     assert_eq!(port.as_deref(), Some("param `height`"));
     let mut g = noise_graph(8, 8, 0);
-    g.set_param("n", "octaves", 17i64).unwrap();
+    g.set_const("n", "octaves", 17i64).unwrap();
     let (port, _) = node_error(eval(&g, "n"));
-    assert_eq!(port.as_deref(), Some("param `octaves`"));
+    assert_eq!(port.as_deref(), Some("input `octaves`"));
     let mut g = noise_graph(8, 8, 0);
     g.set_param("n", "lacunarity", f64::INFINITY).unwrap();
     let (port, _) = node_error(eval(&g, "n"));

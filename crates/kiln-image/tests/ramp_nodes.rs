@@ -56,7 +56,7 @@ fn image_ramp_of(c: [f32; 4], stops: Value) -> Result<Value, EvalError> {
     let mut g = Graph::new();
     fill(&mut g, "f", 4, 3, c);
     g.add_node("r", "image.ramp").unwrap();
-    g.set_param("r", "stops", stops).unwrap();
+    g.set_const("r", "stops", stops).unwrap();
     g.wire("f.out", "r.image");
     eval(&g, "r")
 }
@@ -64,7 +64,7 @@ fn image_ramp_of(c: [f32; 4], stops: Value) -> Result<Value, EvalError> {
 fn color_ramp_at(t: f64, stops: Value) -> Result<Value, EvalError> {
     let mut g = Graph::new();
     g.add_node("r", "color.ramp").unwrap();
-    g.set_param("r", "stops", stops).unwrap();
+    g.set_const("r", "stops", stops).unwrap();
     g.set_const("r", "t", t).unwrap();
     eval(&g, "r")
 }
@@ -154,13 +154,13 @@ fn unsorted_stops_are_sorted() {
 }
 
 #[test]
-fn malformed_stops_name_param_stops() {
+fn malformed_stops_name_input_stops() {
     let short = list(vec![
         stop(0.0, Value::str("#000000")),
         list(vec![Value::Float(0.5)]),
     ]);
     let (port, msg) = node_error(image_ramp_of([0.0; 4], short));
-    assert_eq!(port.as_deref(), Some("param `stops`"));
+    assert_eq!(port.as_deref(), Some("input `stops`"));
     assert!(msg.contains("stop #1"), "{msg}");
 
     let bad_pos = list(vec![
@@ -168,14 +168,14 @@ fn malformed_stops_name_param_stops() {
         list(vec![Value::str("x"), Value::str("#ffffff")]),
     ]);
     let (port, msg) = node_error(color_ramp_at(0.5, bad_pos));
-    assert_eq!(port.as_deref(), Some("param `stops`"));
+    assert_eq!(port.as_deref(), Some("input `stops`"));
     assert!(msg.contains("stop #1") && msg.contains("position"), "{msg}");
 
     let bad_colour = list(vec![stop(0.0, Value::str("blue"))]);
     let (port, msg) = node_error(color_ramp_at(0.5, bad_colour));
-    assert_eq!(port.as_deref(), Some("param `stops`"));
+    assert_eq!(port.as_deref(), Some("input `stops`"));
     assert!(msg.contains("stop #0"), "{msg}");
 
     let (port, _) = node_error(color_ramp_at(0.5, list(vec![])));
-    assert_eq!(port.as_deref(), Some("param `stops`"));
+    assert_eq!(port.as_deref(), Some("input `stops`"));
 }

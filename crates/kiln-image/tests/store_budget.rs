@@ -11,7 +11,7 @@ fn image_graph(seed: i64) -> Graph {
     g.set_param("noise", "width", 256i64).unwrap();
     g.set_param("noise", "height", 256i64).unwrap();
     g.set_param("noise", "seed", seed).unwrap();
-    g.set_param("noise", "octaves", 2i64).unwrap();
+    g.set_const("noise", "octaves", 2i64).unwrap();
     g.add_node("sky", "image.ramp").unwrap();
     g.wire("noise.out", "sky.image");
     g

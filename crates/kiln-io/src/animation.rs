@@ -3,8 +3,10 @@
 //!
 //! An [`Animation`] takes the frames one by one ([`Animation::push`]) and gives the file's
 //! bytes at the end ([`Animation::finish`]); the caller writes them atomically. Every frame
-//! must have the first frame's size. Frames are encoded as the PNG frames are (channels
-//! clamped to 0..=1, scaled to 255).
+//! must have the first frame's size. Frames are encoded as the 8-bit PNG frames are: colour
+//! sRGB-encoded by default, or as it is for a data map ([`Animation::with_space`]), alpha
+//! linear, each channel clamped to 0..=1 and scaled to 255. An APNG states its colour space
+//! as a PNG does (`sRGB`, or `gAMA` 1.0); a GIF cannot say.
 //!
 //! * GIF: each frame quantized to its own palette of at most 256 colours (NeuQuant, which
 //!   is deterministic: the same frames give the same bytes), looping forever. A frame's
@@ -98,6 +100,7 @@ pub struct Animation {
     gif: Option<gif::Encoder<Vec<u8>>>,
     frames: Vec<Vec<u8>>,
     count: usize,
+    space: crate::image_files::ColorSpace,
 }
 
 impl Animation {
@@ -113,7 +116,14 @@ impl Animation {
             gif: None,
             frames: vec![],
             count: 0,
+            space: crate::image_files::ColorSpace::Srgb,
         })
+    }
+
+    /// The animation with its frames' colour in `space` (sRGB-encoded by default).
+    pub fn with_space(mut self, space: crate::image_files::ColorSpace) -> Animation {
+        self.space = space;
+        self
     }
 
     /// The GIF delay of a frame, in hundredths of a second.
@@ -167,7 +177,8 @@ impl Animation {
             }
             Some(_) => {}
         }
-        let mut rgba = img.try_to_rgba8().map_err(|e| self.encode_error(e))?;
+        let mut rgba =
+            crate::image_files::rgba8(img, self.space).map_err(|e| self.encode_error(e))?;
         match self.format {
             AnimationFormat::Gif => {
                 if self.gif.is_none() {
@@ -211,6 +222,7 @@ impl Animation {
         let mut enc = png::Encoder::new(&mut out, w, h);
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
+        crate::image_files::tag_png(&mut enc, self.space);
         enc.set_animated(self.frames.len() as u32, 0).map_err(e)?;
         enc.set_frame_delay(Self::apng_delay_ms(self.fps), 1000)
             .map_err(e)?;

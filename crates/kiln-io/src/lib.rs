@@ -91,7 +91,8 @@ pub use leftovers::remove_dead_leftovers;
 pub use snapshot::{SnapshotError, parse_snapshot, read_snapshot, snapshot_json, write_snapshot};
 pub use value_codec::{decode_value, encode_value};
 pub use values::{
-    WriteError, encode_output, encode_output_files, parse_cli_value, write_atomic, write_output,
+    WriteError, encode_output, encode_output_files, encode_output_in, parse_cli_value,
+    write_atomic, write_output,
 };
 pub use wav::{
     StagedFile, WavData, WavError, WavFormat, WavStream, encode_wav, read_wav, write_wav,

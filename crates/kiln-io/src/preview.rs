@@ -52,11 +52,14 @@ pub fn preview(value: &Value, max_side: u32) -> Result<Option<Preview>, PreviewE
     }
     if let Some(img) = value.as_heavy::<Image>() {
         let small = thumbnail(img, max_side)?;
-        let rgba = small.try_to_rgba8().map_err(|_| {
-            image::ImageError::Limits(image::error::LimitError::from_kind(
-                image::error::LimitErrorKind::InsufficientMemory,
-            ))
-        })?;
+        // Shown by a browser, which takes untagged pixels as sRGB: colour sRGB-encoded as
+        // 8-bit PNG output is by default.
+        let rgba = crate::image_files::rgba8(&small, crate::image_files::ColorSpace::Srgb)
+            .map_err(|_| {
+                image::ImageError::Limits(image::error::LimitError::from_kind(
+                    image::error::LimitErrorKind::InsufficientMemory,
+                ))
+            })?;
         let bytes = png_of(&rgba, small.width, small.height)?;
         return Ok(Some(Preview::Png {
             bytes,

@@ -1,6 +1,6 @@
 //! Result values as files, and values from the command line.
 //!
-//! * [`write_output`]: images become 8-bit RGBA PNGs (`name.png`); meshes glTF binary
+//! * [`write_output`]: images become 8-bit RGBA PNGs (`name.png`, colour sRGB-encoded); meshes glTF binary
 //!   (`name.glb`, or the formats [`encode_output_files`] is given); plain values become JSON
 //!   `{"type": "float", "value": 1.5}` (`name.json`), in the typed form of the graph format,
 //!   with colours always as arrays of channels. Files are written atomically.
@@ -124,23 +124,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     Ok(())
 }
 
-/// Encode an image as PNG bytes (8-bit RGBA, channels clamped to 0..=1). The 8-bit pixels
-/// are reserved through `kiln_core::memory`: when they do not fit, the error is a limit
-/// error (insufficient memory), not an abort.
+/// Encode an image as an 8-bit RGBA PNG, colour sRGB-encoded (with an `sRGB` chunk) and alpha
+/// linear, each channel clamped to 0..=1 (see [`crate::image_files`] for data maps written as
+/// they are). The 8-bit pixels are reserved through `kiln_core::memory`: when they do not
+/// fit, the error is a limit error (insufficient memory), not an abort.
 pub fn encode_png(img: &Image) -> Result<Vec<u8>, image::ImageError> {
-    use image::ImageEncoder;
-    use image::error::{ImageError, LimitError, LimitErrorKind};
-    let rgba = img.try_to_rgba8().map_err(|_| {
-        ImageError::Limits(LimitError::from_kind(LimitErrorKind::InsufficientMemory))
-    })?;
-    let mut buf = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut buf).write_image(
-        &rgba,
-        img.width,
-        img.height,
-        image::ExtendedColorType::Rgba8,
-    )?;
-    Ok(buf)
+    crate::image_files::encode_png(img, false, crate::image_files::ColorSpace::Srgb)
 }
 
 /// The JSON text of a plain value: `{"type": "float", "value": 1.5}` and a newline; `None`
@@ -187,6 +176,17 @@ pub fn encode_output(
     name: &str,
     value: &Value,
 ) -> Result<(PathBuf, Vec<u8>), WriteError> {
+    encode_output_in(dir, name, value, crate::image_files::ColorSpace::Srgb)
+}
+
+/// [`encode_output`] with an image's colour written in `space` (sRGB-encoded, or as it is
+/// for a data map).
+pub fn encode_output_in(
+    dir: &Path,
+    name: &str,
+    value: &Value,
+    space: crate::image_files::ColorSpace,
+) -> Result<(PathBuf, Vec<u8>), WriteError> {
     if !crate::files::is_file_name(name) {
         return Err(WriteError::BadName { name: name.into() });
     }
@@ -196,7 +196,7 @@ pub fn encode_output(
     if let Some(img) = value.as_heavy::<Image>() {
         let path = dir.join(format!("{name}.png"));
         let path = whole_image(img, path)?;
-        return match encode_png(img) {
+        return match crate::image_files::encode_png(img, false, space) {
             Ok(bytes) => Ok((path, bytes)),
             Err(source) => Err(WriteError::Image { path, source }),
         };
@@ -356,7 +356,9 @@ fn infer_cli(text: &str) -> Value {
 /// * `vec2`/`vec3`/`vec4`: comma-separated numbers (`0.5,1,0`)
 /// * `color`: `#rgb`, `#rrggbb`, `#rrggbbaa`, or 3 or 4 comma-separated channels
 /// * `string`: the text as is
-/// * `list`: comma-separated items, each read as for `any`
+/// * `list`: comma-separated items, each read as for `any`; or, starting with `[`, a JSON
+///   array read as a graph file reads a list constant (nested lists, like ramp stops
+///   `[[0, "#000000"], [1, "#ffffff"]]`)
 /// * `any`: the most likely of the above (int, float, bool, `#colour`, vector, else string);
 ///   `number` likewise, but a string is an error
 ///
@@ -386,6 +388,14 @@ pub fn parse_cli_value(text: &str, ty: ValueType) -> Result<Value, String> {
         ValueType::List | ValueType::ListOf(_) => {
             if t.is_empty() {
                 return Ok(Value::List(Arc::from(Vec::new())));
+            }
+            if t.starts_with('[') {
+                let j = crate::json::parse(t).map_err(|e| format!("expected a JSON list: {e}"))?;
+                if !matches!(j, crate::json::Json::Array(_)) {
+                    return Err(format!("expected a JSON list, found `{t}`"));
+                }
+                return convert::decode_value(&j, Some(ty), "")
+                    .map_err(|e| format!("expected a list: {e}"));
             }
             let items: Vec<Value> = t.split(',').map(infer_cli).collect();
             Ok(Value::List(Arc::from(items)))

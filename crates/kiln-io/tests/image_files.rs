@@ -1,11 +1,13 @@
 //! Images as files: 16-bit PNG and OpenEXR round trips, the sRGB curve against its textbook
-//! formula, JPEG and PNG read, the image limits checked before decoding, errors.
+//! formula, JPEG and PNG read, the image limits checked before decoding, errors. (8-bit PNG
+//! and the data colour space: `image_colour.rs`.)
 
 use kiln_core::key::KeyHasher;
 use kiln_core::value::HeavyData;
 use kiln_image::image::Image;
 use kiln_io::image_files::{
-    ImageFormat, ReadImageError, decode_image, encode_image, read_image, srgb_decode, srgb_encode,
+    ColorSpace, ImageFormat, ReadImageError, decode_image, encode_image, read_image, srgb_decode,
+    srgb_encode,
 };
 use std::path::Path;
 
@@ -63,7 +65,7 @@ fn srgb_encode_follows_the_textbook_formula() {
 #[test]
 fn png16_holds_srgb_codes_and_linear_alpha() {
     let img = sample_image();
-    let bytes = encode_image(&img, ImageFormat::Png16).unwrap();
+    let bytes = encode_image(&img, ImageFormat::Png16, ColorSpace::Srgb).unwrap();
     let back = image::load_from_memory(&bytes).unwrap();
     assert_eq!(back.color(), image::ColorType::Rgba16);
     let back = back.into_rgba16();
@@ -99,7 +101,7 @@ fn png16_holds_srgb_codes_and_linear_alpha() {
 fn exr_float_round_trips_bit_for_bit() {
     let mut img = sample_image();
     img.pixels[0] = [1e-20, 65504.0 * 4.0, -3.5, 0.1];
-    let bytes = encode_image(&img, ImageFormat::ExrFloat).unwrap();
+    let bytes = encode_image(&img, ImageFormat::ExrFloat, ColorSpace::Srgb).unwrap();
     let back = image::load_from_memory(&bytes).unwrap().into_rgba32f();
     for (i, p) in img.pixels.iter().enumerate() {
         let got = back.get_pixel(i as u32 % 5, i as u32 / 5).0;
@@ -112,7 +114,7 @@ fn exr_float_round_trips_bit_for_bit() {
 #[test]
 fn exr_half_round_trips_within_half_precision() {
     let img = sample_image();
-    let bytes = encode_image(&img, ImageFormat::ExrHalf).unwrap();
+    let bytes = encode_image(&img, ImageFormat::ExrHalf, ColorSpace::Srgb).unwrap();
     let read = decode_image(&bytes, Path::new("t.exr")).unwrap();
     for (a, b) in img.pixels.iter().zip(&read.pixels) {
         for c in 0..4 {
@@ -122,13 +124,19 @@ fn exr_half_round_trips_within_half_precision() {
             assert!((a[c] - b[c]).abs() <= tol, "{} -> {}", a[c], b[c]);
         }
     }
-    assert!(bytes.len() < encode_image(&img, ImageFormat::ExrFloat).unwrap().len());
+    assert!(
+        bytes.len()
+            < encode_image(&img, ImageFormat::ExrFloat, ColorSpace::Srgb)
+                .unwrap()
+                .len()
+    );
 }
 
 #[test]
-fn png8_and_jpeg_are_read_as_their_codes() {
-    // An 8-bit PNG made by the image crate: each code reads as code / 255, as 8-bit output
-    // writes it.
+fn untagged_png8_and_jpeg_are_read_as_srgb() {
+    // An 8-bit PNG made by the image crate, which states no colour space: each colour code
+    // reads as the textbook decoding of code / 255, as PNG readers assume sRGB; alpha as
+    // code / 255.
     let codes: Vec<u8> = vec![0, 10, 128, 255, 200, 50, 100, 255];
     let mut png = Vec::new();
     image::ImageEncoder::write_image(
@@ -143,9 +151,10 @@ fn png8_and_jpeg_are_read_as_their_codes() {
     assert_eq!((img.width, img.height), (2, 1));
     for (i, &code) in codes.iter().enumerate() {
         let e = code as f64 / 255.0;
-        assert!((img.pixels[i / 4][i % 4] as f64 - e).abs() < 1e-6, "{i}");
+        let want = if i % 4 == 3 { e } else { textbook_decode(e) };
+        assert!((img.pixels[i / 4][i % 4] as f64 - want).abs() < 1e-6, "{i}");
     }
-    // A JPEG of a flat grey: every pixel reads near the grey's code.
+    // A JPEG of a flat grey: every pixel reads near the decoding of the grey's code.
     let grey = vec![128u8; 16 * 16 * 3];
     let mut jpg = Vec::new();
     image::ImageEncoder::write_image(
@@ -158,11 +167,13 @@ fn png8_and_jpeg_are_read_as_their_codes() {
     .unwrap();
     let img = decode_image(&jpg, Path::new("a.jpg")).unwrap();
     assert_eq!((img.width, img.height), (16, 16));
-    let want = 128.0 / 255.0;
-    let step = 2.0 / 255.0;
+    let (lo, hi) = (
+        textbook_decode(126.0 / 255.0),
+        textbook_decode(130.0 / 255.0),
+    );
     for p in &img.pixels {
         for c in &p[..3] {
-            assert!((*c as f64 - want).abs() <= step, "{c} vs {want}");
+            assert!((lo..=hi).contains(&(*c as f64)), "{c} vs {lo}..{hi}");
         }
         assert_eq!(p[3], 1.0);
     }
@@ -225,7 +236,12 @@ fn missing_corrupt_and_foreign_files_are_errors_naming_the_file() {
     let missing = dir.path().join("missing.png");
     let e = read_image(&missing).unwrap_err();
     assert!(e.to_string().contains("missing.png"), "{e}");
-    let mut png = encode_image(&Image::filled(4, 4, [0.5; 4]), ImageFormat::Png8).unwrap();
+    let mut png = encode_image(
+        &Image::filled(4, 4, [0.5; 4]),
+        ImageFormat::Png8,
+        ColorSpace::Srgb,
+    )
+    .unwrap();
     png.truncate(png.len() - 20);
     let corrupt = dir.path().join("corrupt.png");
     std::fs::write(&corrupt, &png).unwrap();
@@ -247,7 +263,7 @@ fn key(img: &Image) -> u128 {
 #[test]
 fn a_read_image_is_keyed_by_its_content() {
     let dir = tempfile::tempdir().unwrap();
-    let bytes = encode_image(&sample_image(), ImageFormat::Png16).unwrap();
+    let bytes = encode_image(&sample_image(), ImageFormat::Png16, ColorSpace::Srgb).unwrap();
     let (a, b) = (dir.path().join("a.png"), dir.path().join("b.png"));
     std::fs::write(&a, &bytes).unwrap();
     std::fs::write(&b, &bytes).unwrap();
@@ -255,6 +271,10 @@ fn a_read_image_is_keyed_by_its_content() {
     assert_eq!(ka, key(&read_image(&b).unwrap()));
     let mut other = sample_image();
     other.pixels[3][0] = 0.25;
-    std::fs::write(&b, encode_image(&other, ImageFormat::Png16).unwrap()).unwrap();
+    std::fs::write(
+        &b,
+        encode_image(&other, ImageFormat::Png16, ColorSpace::Srgb).unwrap(),
+    )
+    .unwrap();
     assert_ne!(ka, key(&read_image(&b).unwrap()));
 }

@@ -25,8 +25,10 @@ fn image_is_written_as_png_and_reads_back() {
     assert_eq!(path, dir.path().join("picture.png"));
     let back = image::open(&path).unwrap().to_rgba8();
     assert_eq!(back.dimensions(), (3, 2));
-    assert_eq!(back.get_pixel(0, 0).0, [255, 128, 0, 255]);
-    assert_eq!(back.get_pixel(1, 1).0, [255, 0, 64, 0]);
+    // Colour sRGB-encoded (0.5 → round(255 · (1.055 · 0.5^(1/2.4) − 0.055)) = 188, 0.25 →
+    // 137), alpha linear.
+    assert_eq!(back.get_pixel(0, 0).0, [255, 188, 0, 255]);
+    assert_eq!(back.get_pixel(1, 1).0, [255, 0, 137, 0]);
     assert_eq!(back.get_pixel(2, 1).0, [0, 0, 0, 255]);
     assert_eq!(files_in(dir.path()), ["picture.png"]);
 }

@@ -279,7 +279,10 @@ fn apply_in_place(doc: &mut Json, edit: &Edit) -> Result<(), EditError> {
                 }
             }
             if let Some(outs) = doc.get_mut("outputs").and_then(Json::as_object_mut) {
-                outs.retain(|_, v| v.as_str().is_none_or(|r| referenced_node(r) != node));
+                outs.retain(|_, v| {
+                    let from = v.get("from").unwrap_or(v);
+                    from.as_str().is_none_or(|r| referenced_node(r) != node)
+                });
             }
             if let Some(p) = doc
                 .get_mut("editor")
@@ -304,11 +307,21 @@ fn set_input(doc: &mut Json, node: &str, port: &str, value: Json) -> Result<(), 
     match s {
         Section::Nodes => {
             insert_sorted(sub_object(entry, "inputs", node)?, port, value);
+            // A former param (an input like `octaves`, given under `params` by older files)
+            // now has its value under `inputs`: one place, not two.
+            if let Some(params) = entry.get_mut("params").and_then(Json::as_object_mut) {
+                params.shift_remove(port);
+            }
+            drop_if_empty(entry, "params");
             reorder_node(entry);
             Ok(())
         }
         Section::Outputs if port == "value" && value.is_string() => {
-            *entry = value;
+            // An output written `{"from": ..., "color": ...}` keeps its colour.
+            match entry.get_mut("from") {
+                Some(from) => *from = value,
+                None => *entry = value,
+            }
             Ok(())
         }
         _ => Err(EditError::Refused {
@@ -384,6 +397,33 @@ pub fn fresh_id(doc: &Json, op: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_input_set_takes_the_place_of_its_former_param_and_outputs_keep_their_colour() {
+        let mut d: Json = serde_json::from_str(
+            r#"{"kiln": 1,
+                "nodes": {"n": {"op": "image.noise", "params": {"octaves": 3, "seed": 1}}},
+                "outputs": {"h": {"from": "n.out", "color": "data"}}}"#,
+        )
+        .unwrap();
+        let set = Edit::SetInput {
+            node: "n".into(),
+            port: "octaves".into(),
+            value: Json::from(6),
+        };
+        apply(&mut d, &set).unwrap();
+        assert_eq!(d["nodes"]["n"]["inputs"]["octaves"], 6);
+        assert!(d["nodes"]["n"]["params"].get("octaves").is_none());
+        assert_eq!(d["nodes"]["n"]["params"]["seed"], 1);
+        let wire = Edit::Connect {
+            from: "n.out".into(),
+            node: "h".into(),
+            port: "value".into(),
+        };
+        apply(&mut d, &wire).unwrap();
+        assert_eq!(d["outputs"]["h"]["color"], "data");
+        assert_eq!(d["outputs"]["h"]["from"], "n.out");
+    }
 
     fn doc() -> Json {
         serde_json::from_str(

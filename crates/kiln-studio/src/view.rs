@@ -219,7 +219,15 @@ fn draw(doc: &Json, registry: &Registry, calls: &dyn Fn(&str) -> Option<Arc<Asse
                     i.default.as_ref().map(value_json),
                     widget(i.ty, i.rule.as_ref()),
                 );
-                put_source(&mut s, file_inputs.and_then(|m| m.get(i.name.as_ref())));
+                // A former param given under `params` (older files) is the input's constant.
+                let given = file_inputs
+                    .and_then(|m| m.get(i.name.as_ref()))
+                    .or_else(|| {
+                        file_params
+                            .filter(|_| i.was_param)
+                            .and_then(|m| m.get(i.name.as_ref()))
+                    });
+                put_source(&mut s, given);
                 inputs.push(s);
             }
             for p in &spec.params {
@@ -297,7 +305,8 @@ fn draw(doc: &Json, registry: &Registry, calls: &dyn Fn(&str) -> Option<Arc<Asse
             None,
             json!({"kind": "json"}),
         );
-        put_source(&mut s, Some(src));
+        // An output written `{"from": ..., "color": ...}` is drawn from its `from`.
+        put_source(&mut s, Some(src.get("from").unwrap_or(src)));
         n.insert("inputs".into(), json!([s]));
         n.insert("params".into(), json!([]));
         n.insert("outputs".into(), json!([]));

@@ -50,7 +50,8 @@ fn the_page_and_the_state_load_and_every_node_cooks_once() {
         .find(|o| o["id"] == "image.noise")
         .unwrap();
     assert!(!noise["doc"].as_str().unwrap().is_empty());
-    let octaves = noise["params"]
+    // `octaves` is a (wireable) input with its range, edited by a slider.
+    let octaves = noise["inputs"]
         .as_array()
         .unwrap()
         .iter()
@@ -84,10 +85,11 @@ fn a_param_edit_recooks_only_its_cone() {
     let total = cooked["report"]["nodes"].as_u64().unwrap();
     let ran = cooked["report"]["cooked"].as_u64().unwrap();
     assert!(ran < total, "{cooked}");
-    // The file holds the edit.
+    // The file holds the edit: as a param in the file, which loads as the constant of the
+    // input `octaves` (a former param).
     let file = kiln_io::load_graph(&std::fs::read_to_string(&path).unwrap(), &registry()).unwrap();
     assert_eq!(
-        file.graph.node("fine").unwrap().params.get("octaves"),
+        file.graph.node("fine").unwrap().consts.get("octaves"),
         Some(&kiln_core::value::Value::Int(3))
     );
 }

@@ -236,7 +236,9 @@ fn user_edits_a_param_with_its_slider_and_types_a_broken_value() {
     playwright("edit.mjs", &s.url(), &path);
     // The file holds both edits, as the page made them.
     let f = file_json(&path);
-    assert_eq!(f["nodes"]["fine"]["params"]["octaves"], 6);
+    // `octaves` is an input (a former param): the inspector edits it as one.
+    assert_eq!(f["nodes"]["fine"]["inputs"]["octaves"], 6);
+    assert!(f["nodes"]["fine"]["params"].get("octaves").is_none());
     assert_eq!(f["nodes"]["coarse"]["params"]["width"], -3);
 }
 

@@ -13,5 +13,5 @@ pub const DEMO_GRAPH: &str = include_str!("../../../../examples/clouds.json");
 pub(crate) fn demo(reg: &Registry, args: &EvalArgs) -> Result<ExitCode, CliError> {
     let file = kiln_io::load_graph(DEMO_GRAPH, reg)
         .map_err(|e| CliError(format!("built-in demo: {e}")))?;
-    run(&file.graph, reg, args, None, None)
+    run(&file.graph, reg, args, None, None, &file.meta.output_colors)
 }

@@ -62,10 +62,13 @@ pub(crate) fn render(
     reg: &Registry,
     args: &RenderArgs,
     ticks: u64,
+    file_colours: &std::collections::BTreeMap<String, kiln_io::image_files::ColorSpace>,
 ) -> Result<ExitCode, CliError> {
     let parallel = parallel_policy(args.parallel);
     check_valid(g, reg)?;
     let outputs = requested_outputs(g, &args.outputs)?;
+    let colours = crate::output_colour::OutputColours::new(&args.color, file_colours)?;
+    colours.check(&outputs)?;
     let fused;
     let g = if args.fuse {
         fused = crate::common::fused_graph(g, reg, &outputs);
@@ -198,11 +201,12 @@ pub(crate) fn render(
                 .tick(&g, &request, &ctx)
                 .map_err(|e| fail(e.to_string()))?;
             stats.accumulate(&out.stats);
-            animations.push(t, &out.values)?;
+            animations.push(t, &out.values, &colours)?;
             // Encode every output of the tick before writing any, so a tick lands whole.
             let mut files = Vec::with_capacity(out.values.len());
             for (name, v) in out.values.iter().filter(|_| !args.no_frames) {
-                let file = kiln_io::encode_output(&args.out, &frame_stem(name, t, width), v)
+                let stem = frame_stem(name, t, width);
+                let file = kiln_io::encode_output_in(&args.out, &stem, v, colours.of(name))
                     .map_err(|e| fail(format!("cannot write output `{name}`: {e}")))?;
                 files.push(file);
             }

@@ -2,6 +2,7 @@
 //! per tick, written atomically beside the frames once the last tick is done.
 
 use crate::common::CliError;
+use crate::output_colour::OutputColours;
 use kiln_core::value::Value;
 use kiln_io::animation::{Animation, AnimationFormat};
 use std::path::{Path, PathBuf};
@@ -29,8 +30,14 @@ impl Animations {
         !self.formats.is_empty()
     }
 
-    /// Add tick `t`'s outputs: every image output gets a frame (other values are skipped).
-    pub(crate) fn push(&mut self, t: u64, outputs: &[(String, Value)]) -> Result<(), CliError> {
+    /// Add tick `t`'s outputs: every image output gets a frame, its colour in the space
+    /// `colours` gives the output (other values are skipped).
+    pub(crate) fn push(
+        &mut self,
+        t: u64,
+        outputs: &[(String, Value)],
+        colours: &OutputColours,
+    ) -> Result<(), CliError> {
         for (name, v) in outputs {
             let Some(img) = v.as_heavy::<kiln_image::image::Image>() else {
                 continue;
@@ -44,7 +51,8 @@ impl Animations {
                     Some(i) => i,
                     None => {
                         let a = Animation::new(format, self.fps)
-                            .map_err(|e| CliError(e.to_string()))?;
+                            .map_err(|e| CliError(e.to_string()))?
+                            .with_space(colours.of(name));
                         self.open.push((name.clone(), format, a));
                         self.open.len() - 1
                     }

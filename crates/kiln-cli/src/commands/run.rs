@@ -1,6 +1,7 @@
 //! `kiln run GRAPH`: evaluate a graph's outputs once and write each as a file (PNG for
-//! images, glb for meshes unless `--output NAME.EXT` asks for other formats, JSON otherwise),
-//! every output encoded before any is written.
+//! images, sRGB-encoded unless `--color` or the file asks for data; glb for meshes unless
+//! `--output NAME.EXT` asks for other formats; JSON otherwise), every output encoded before
+//! any is written.
 
 use crate::args::{ErrorsArg, EvalArgs};
 use crate::common::fused_graph;
@@ -8,10 +9,13 @@ use crate::common::{
     CliError, check_valid, progress_bar, requested_outputs, set_inputs, sweep_leftovers,
 };
 use crate::evaluator::{CacheRun, parallel_policy};
+use crate::output_colour::OutputColours;
 use crate::report::{print_failures, print_stats, print_timings};
 use kiln_core::eval::ErrorPolicy;
 use kiln_core::prelude::*;
 use kiln_core::recurrence::LATCH_OP;
+use kiln_io::image_files::ColorSpace;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -54,13 +58,15 @@ fn context(g: &Graph, reg: &Registry, args: &EvalArgs) -> Result<EvalContext, Cl
     Ok(ctx)
 }
 
-/// `kiln run` (and `kiln demo`) on the loaded graph `g`; `path` is its file, for hints.
+/// `kiln run` (and `kiln demo`) on the loaded graph `g`; `path` is its file, for hints;
+/// `file_colours` the colour space the file gives each output that states one.
 pub(crate) fn run(
     g: &Graph,
     reg: &Registry,
     args: &EvalArgs,
     path: Option<&Path>,
     plan: Option<&kiln_core::lower::PlanReport>,
+    file_colours: &BTreeMap<String, ColorSpace>,
 ) -> Result<ExitCode, CliError> {
     let parallel = parallel_policy(args.parallel);
     sweep_leftovers(&args.out);
@@ -69,6 +75,8 @@ pub(crate) fn run(
         crate::image_input::split_image_outputs(&args.outputs, args.depth)?;
     let (names, formats) = crate::mesh_input::split_output_formats(&names);
     let outputs = requested_outputs(g, &names)?;
+    let colours = OutputColours::new(&args.color, file_colours)?;
+    colours.check(&outputs)?;
     let fused;
     let g = if args.fuse {
         fused = fused_graph(g, reg, &outputs);
@@ -161,8 +169,14 @@ pub(crate) fn run(
         let mut encoded = Vec::new();
         for f in &images {
             encoded.push(
-                kiln_io::image_files::encode_image_output(&args.out, &file_name, v, *f)
-                    .map_err(cannot)?,
+                kiln_io::image_files::encode_image_output(
+                    &args.out,
+                    &file_name,
+                    v,
+                    *f,
+                    colours.of(name),
+                )
+                .map_err(cannot)?,
             );
         }
         let wanted = crate::mesh_input::formats_for(&formats, name, v, args.preview);

@@ -39,13 +39,16 @@
 //! ```
 //!
 //! An input's value becomes its default (as `--set` sets it); a `node.param` key sets that
-//! param. Values are numbers, `true`/`false`, strings (read as `--set` reads its text: `#rrggbb`
+//! param, or the constant of an input that was a param (like `fine.octaves`: see
+//! `InputSpec::was_param`). Values are numbers, `true`/`false`, strings (read as `--set` reads its text: `#rrggbb`
 //! colours, `1,2,3` vectors) or arrays of numbers (vectors, colours).
 
 use crate::args::WatchArgs;
 use crate::common::{CliError, graph_inputs, graph_outputs, set_inputs};
 use kiln_core::prelude::*;
 use kiln_core::session::{Clock, Frame, PresentReport, Session};
+use kiln_io::image_files::ColorSpace;
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -328,6 +331,8 @@ fn present(
     // reaches the kept plan as the edits it holds (a changed value is patched in place), so
     // only the cone of the change cooks. `--set` and the params file give values to the
     // document's own nodes.
+    // The colour space the file gives each output that states one (`"color": "data"`).
+    let colours = doc.file.meta.output_colors.clone();
     let mut doc = doc.doc;
     apply_set(&mut doc.graph, reg, &args.set)?;
     if let (Some(p), Some(bytes)) = (&args.params, texts.get(1)) {
@@ -367,7 +372,7 @@ fn present(
         }
         if let Some(ticks) = args.ticks {
             let done = super::watch_runs::present_ticks(
-                &graph, reg, &outputs, ticks, args.seed, &args.out,
+                &graph, reg, &outputs, ticks, args.seed, &args.out, &colours,
             )
             .map_err(|e| format!("{}: {e}", graph_path.display()))?;
             shown.show(&graph, args)?;
@@ -398,7 +403,7 @@ fn present(
     let mut written = vec![];
     let report = s
         .present_with(Clock::default(), |frame| {
-            written = commit(out, frame)?;
+            written = commit(out, frame, &colours)?;
             Ok(())
         })
         .map_err(|e| format!("{}: {e}", graph_path.display()))?;
@@ -428,11 +433,17 @@ impl Shown {
     }
 }
 
-/// Write a frame's outputs into `out` as a group; the names written.
-fn commit(out: &Path, frame: &Frame) -> Result<Vec<String>, String> {
+/// Write a frame's outputs into `out` as a group, each image's colour in the space `colours`
+/// gives its output (sRGB when none); the names written.
+fn commit(
+    out: &Path,
+    frame: &Frame,
+    colours: &BTreeMap<String, ColorSpace>,
+) -> Result<Vec<String>, String> {
     let mut files = Vec::with_capacity(frame.values.len());
     for (name, v) in &frame.values {
-        let (path, bytes) = kiln_io::encode_output(out, &name.replace('.', "_"), v)
+        let space = colours.get(name).copied().unwrap_or_default();
+        let (path, bytes) = kiln_io::encode_output_in(out, &name.replace('.', "_"), v, space)
             .map_err(|e| format!("cannot write output `{name}`: {e}"))?;
         let file = path
             .file_name()
@@ -488,52 +499,65 @@ fn apply_params(graph: &mut Graph, reg: &Registry, bytes: &[u8]) -> Result<(), S
         .map(|(n, ty)| (n.to_string(), ty))
         .collect();
     for (key, v) in &entries {
-        let (node, param, ty) = if let Some((_, ty)) = inputs.iter().find(|(n, _)| n == key) {
-            (key.as_str(), "default", *ty)
-        } else {
-            let Some((node, param)) = key.rsplit_once('.') else {
-                let names: Vec<&str> = inputs.iter().map(|(n, _)| n.as_str()).collect();
-                return Err(format!(
-                    "`{key}` is neither a graph input ({}) nor `node.param`",
-                    if names.is_empty() {
-                        "the graph has none".to_string()
-                    } else {
-                        names.join(", ")
-                    }
-                ));
+        // `is_input`: the name is an input port of the node's op that was a param (like
+        // `octaves`, marked `was_param`), set as the port's constant.
+        let (node, param, ty, is_input) =
+            if let Some((_, ty)) = inputs.iter().find(|(n, _)| n == key) {
+                (key.as_str(), "default", *ty, false)
+            } else {
+                let Some((node, param)) = key.rsplit_once('.') else {
+                    let names: Vec<&str> = inputs.iter().map(|(n, _)| n.as_str()).collect();
+                    return Err(format!(
+                        "`{key}` is neither a graph input ({}) nor `node.param`",
+                        if names.is_empty() {
+                            "the graph has none".to_string()
+                        } else {
+                            names.join(", ")
+                        }
+                    ));
+                };
+                let Some(n) = graph.node(node) else {
+                    return Err(format!("`{key}`: the graph has no node `{node}`"));
+                };
+                let Some(op) = reg.get(&n.op) else {
+                    return Err(format!(
+                        "`{key}`: node `{node}` has the unknown op `{}`",
+                        n.op
+                    ));
+                };
+                let spec = op.spec();
+                let port = spec.inputs.iter().find(|p| p.name == param && p.was_param);
+                let found = spec
+                    .params
+                    .iter()
+                    .find(|p| p.name == param)
+                    .map(|p| (p.ty, false))
+                    .or(port.map(|p| (p.ty, true)));
+                let Some((ty, is_input)) = found else {
+                    let names: Vec<&str> = spec.params.iter().map(|p| p.name.as_ref()).collect();
+                    return Err(format!(
+                        "`{key}`: op `{}` has no param `{param}` ({})",
+                        n.op,
+                        if names.is_empty() {
+                            "it has no params".to_string()
+                        } else {
+                            format!("params: {}", names.join(", "))
+                        }
+                    ));
+                };
+                (node, param, ty, is_input)
             };
-            let Some(n) = graph.node(node) else {
-                return Err(format!("`{key}`: the graph has no node `{node}`"));
-            };
-            let Some(op) = reg.get(&n.op) else {
-                return Err(format!(
-                    "`{key}`: node `{node}` has the unknown op `{}`",
-                    n.op
-                ));
-            };
-            let spec = op.spec();
-            let Some(p) = spec.params.iter().find(|p| p.name == param) else {
-                let names: Vec<&str> = spec.params.iter().map(|p| p.name.as_ref()).collect();
-                return Err(format!(
-                    "`{key}`: op `{}` has no param `{param}` ({})",
-                    n.op,
-                    if names.is_empty() {
-                        "it has no params".to_string()
-                    } else {
-                        format!("params: {}", names.join(", "))
-                    }
-                ));
-            };
-            (node, param, p.ty)
-        };
         let text = value_text(v).ok_or_else(|| {
             format!("`{key}`: expected a number, true/false, a string or an array of numbers")
         })?;
         let value =
             kiln_io::parse_cli_value(&text, ty).map_err(|e| format!("`{key}` ({ty}): {e}"))?;
-        graph
-            .set_param(node, param, value)
-            .map_err(|e| format!("`{key}`: {e}"))?;
+        let set = if is_input {
+            graph.set_const(node, param, value)
+        } else {
+            graph.set_param(node, param, value)
+        };
+        set.map_err(|e| format!("`{key}`: {e}"))?;
     }
     Ok(())
 }
@@ -572,8 +596,9 @@ mod tests {
             g.node("mix").unwrap().params.get("default"),
             Some(&Value::Float(0.5))
         );
+        // `octaves` is an input of image.noise: the file sets its constant.
         assert_eq!(
-            g.node("fine").unwrap().params.get("octaves"),
+            g.node("fine").unwrap().consts.get("octaves"),
             Some(&Value::Int(3))
         );
         for (bad, needle) in [

@@ -17,6 +17,9 @@ pub struct AnimatedParam {
     pub curve: Curve,
     /// The param's declared type (an int param takes the sample rounded to the nearest).
     pub ty: Option<ValueType>,
+    /// The op has no such param but an input of the name (a param made wireable since, its
+    /// value given as a param by older files): the curve sets that input's constant.
+    pub input: bool,
 }
 
 impl AnimatedParam {
@@ -25,16 +28,24 @@ impl AnimatedParam {
         as_param(self.curve.sample(time), self.ty)
     }
 
-    /// Set the param in `graph` to its value at `time` when that differs from what it holds
-    /// (a value edit); `Ok(true)` when it changed.
+    /// Set the param (or the input's constant, see [`AnimatedParam::input`]) in `graph` to its
+    /// value at `time` when that differs from what it holds (a value edit); `Ok(true)` when it
+    /// changed.
     pub fn apply(&self, graph: &mut Graph, time: f64) -> Result<bool, GraphError> {
         let v = self.at(time);
         let same = graph
             .node(&self.node)
-            .and_then(|n| n.params.get(&self.param))
+            .and_then(|n| match self.input {
+                true => n.consts.get(&self.param),
+                false => n.params.get(&self.param),
+            })
             .is_some_and(|old| old.same_bits(&v));
         if !same {
-            graph.set_param(&self.node, &self.param, v)?;
+            if self.input {
+                graph.set_const(&self.node, &self.param, v)?;
+            } else {
+                graph.set_param(&self.node, &self.param, v)?;
+            }
         }
         Ok(!same)
     }

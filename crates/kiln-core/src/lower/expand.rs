@@ -244,8 +244,12 @@ impl<'d, 'r> Lowering<'d, 'r> {
                     if matches!(t.class[i], Class::Plain { curves: true } | Class::Input) {
                         for (port, a) in curves_of(doc, &n.id) {
                             if a.param {
-                                let v = self.sample(&fid, &n.op, port, a)?;
-                                node.params.insert(port.to_string(), v);
+                                let (v, input) = self.sample(&fid, &n.op, port, a)?;
+                                if input {
+                                    node.consts.insert(port.to_string(), v);
+                                } else {
+                                    node.params.insert(port.to_string(), v);
+                                }
                             } else {
                                 inputs.push((port, a));
                             }
@@ -481,13 +485,14 @@ impl Lowering<'_, '_> {
 
     /// The value of the curve animating param `param` of flat node `fid` (of op `op`) at the
     /// plan's clock, recorded in the plan's animated params: the plan then stands on the clock.
+    /// With it, whether it is the constant of an input of that name (the op has no such param).
     fn sample(
         &mut self,
         fid: &str,
         op: &str,
         param: &str,
         a: &Animated,
-    ) -> Result<Value, PlanError> {
+    ) -> Result<(Value, bool), PlanError> {
         let curve =
             crate::anim::Curve::from_params(&a.keys, &Value::str(&a.interp)).map_err(|e| {
                 PlanError::Curve {
@@ -496,19 +501,30 @@ impl Lowering<'_, '_> {
                 }
             })?;
         self.clock = true;
-        let ty = self.registry.get(op).and_then(|o| {
-            let spec = o.spec();
-            spec.param_index(param).map(|i| spec.params[i].ty)
-        });
+        let spec = self.registry.get(op).map(|o| o.spec());
+        let ty = spec.and_then(|spec| spec.param_index(param).map(|i| spec.params[i].ty));
+        // A param the op has made an input since (`InputSpec::was_param`): the curve gives the
+        // input's constant.
+        let input_ty = match ty {
+            None => spec.and_then(|s| {
+                s.inputs
+                    .iter()
+                    .find(|p| p.name == param && p.was_param)
+                    .map(|p| p.ty)
+            }),
+            Some(_) => None,
+        };
         let p = super::AnimatedParam {
             node: NodeId::from(fid),
             param: param.to_string(),
             curve,
-            ty,
+            ty: ty.or(input_ty),
+            input: input_ty.is_some(),
         };
         let v = p.at(self.ctx.time);
+        let input = p.input;
         self.animated.push(p);
-        Ok(v)
+        Ok((v, input))
     }
 }
 

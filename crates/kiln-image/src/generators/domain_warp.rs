@@ -17,8 +17,8 @@ use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 use std::sync::Arc;
 
-/// Index of the `warp` param (after the fractal's eight).
-const WARP: usize = F_BASIS + 8;
+/// Index of the `warp` param (after the fractal's seven).
+const WARP: usize = F_BASIS + 7;
 
 /// Largest warp, in lattice cells.
 pub const MAX_WARP: f64 = 64.0;
@@ -32,14 +32,15 @@ pub fn warp_seeds(seed: u64) -> [u64; 2] {
 /// The builder of `image.domain_warp`.
 pub(crate) fn domain_warp<'a>(
     t: &mut Tape<'a>,
-    _: &[Arg<'_>],
+    a: &[Arg<'_>],
     p: &[Value],
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
     let (w, h) = per_pixel::size(p, ctx)?;
     t.set_size(w, h, 0)?;
     let seed = fractal_seed(p, ctx)?;
-    let (noise, sum, cells, period) = fractal_noise(p, seed)?;
+    let octaves = per_pixel::octaves(a, 0)?;
+    let (noise, sum, cells, period) = fractal_noise(p, octaves, seed)?;
     let warp = p
         .get(WARP)
         .and_then(Value::as_f64)
@@ -51,8 +52,8 @@ pub(crate) fn domain_warp<'a>(
     }
     let [sx, sy] = warp_seeds(seed);
     let base = t.add_noise(Arc::new(noise))?;
-    let nx = t.add_noise(Arc::new(fractal_noise(&fbm, sx)?.0))?;
-    let ny = t.add_noise(Arc::new(fractal_noise(&fbm, sy)?.0))?;
+    let nx = t.add_noise(Arc::new(fractal_noise(&fbm, octaves, sx)?.0))?;
+    let ny = t.add_noise(Arc::new(fractal_noise(&fbm, octaves, sy)?.0))?;
     let [x, y] = sample_point(t, cells, period > 0)?;
     let a = t.constant(warp)?;
     let mut moved = [0; 2];

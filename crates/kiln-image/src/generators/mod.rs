@@ -13,7 +13,7 @@ pub mod simplex;
 use crate::field::{Binary, Coord, Px, Step, Tape, Ternary};
 use crate::fn_op::FnOp;
 use crate::image::{IMAGE_TYPE, with_size_params};
-use crate::noise::{MAX_OCTAVES, mix_seed};
+use crate::noise::mix_seed;
 use crate::per_pixel::{self, Arg};
 use cells::{CellOutput, Cells};
 use kiln_core::context::EvalContext;
@@ -68,10 +68,12 @@ fn grey(t: &mut Tape<'_>, g: u32) -> Result<Px, OpError> {
 /// Params of `image.fractal` after `width`, `height`.
 pub(crate) const F_BASIS: usize = 2;
 
-/// The fractal noise of the params of `image.fractal` from `F_BASIS` on, with its seed
-/// mixed from `seed`; an odd period with the simplex basis is refused, naming `period`.
+/// The fractal noise of the params of `image.fractal` from `F_BASIS` on and `octaves`, with
+/// its seed mixed from `seed`; an odd period with the simplex basis is refused, naming
+/// `period`.
 pub(crate) fn fractal_noise(
     p: &[Value],
+    octaves: u32,
     seed: u64,
 ) -> Result<(FractalNoise, Fractal, f64, i64), OpError> {
     let basis = match choice(p, F_BASIS)? {
@@ -96,16 +98,15 @@ pub(crate) fn fractal_noise(
             ),
         ));
     }
-    let octaves = int(p, F_BASIS + 4)?.clamp(1, MAX_OCTAVES) as u32;
-    let lacunarity = float(p, F_BASIS + 5)?;
-    let gain = float(p, F_BASIS + 6)?;
+    let lacunarity = float(p, F_BASIS + 4)?;
+    let gain = float(p, F_BASIS + 5)?;
     let noise = FractalNoise::new(basis, sum, seed, octaves, lacunarity, gain, period);
     Ok((noise, sum, cells, period))
 }
 
 /// The seed of `image.fractal`'s params mixed with the evaluation's.
 pub(crate) fn fractal_seed(p: &[Value], ctx: &EvalContext) -> Result<u64, OpError> {
-    Ok(mix_seed(int(p, F_BASIS + 7)?, ctx.seed))
+    Ok(mix_seed(int(p, F_BASIS + 6)?, ctx.seed))
 }
 
 /// A fractal noise value `n` as grey: fBm and billow (in [-1, 1]) mapped to [0, 1].
@@ -123,13 +124,14 @@ pub(crate) fn fractal_grey(t: &mut Tape<'_>, n: u32, sum: Fractal) -> Result<Px,
 /// The builder of `image.fractal`.
 pub(crate) fn fractal<'a>(
     t: &mut Tape<'a>,
-    _: &[Arg<'_>],
+    a: &[Arg<'_>],
     p: &[Value],
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
     let (w, h) = per_pixel::size(p, ctx)?;
     t.set_size(w, h, 0)?;
-    let (noise, sum, cells, period) = fractal_noise(p, fractal_seed(p, ctx)?)?;
+    let octaves = per_pixel::octaves(a, 0)?;
+    let (noise, sum, cells, period) = fractal_noise(p, octaves, fractal_seed(p, ctx)?)?;
     let id = t.add_noise(Arc::new(noise))?;
     let [x, y] = sample_point(t, cells, period > 0)?;
     let n = t.push(Step::Noise { noise: id, x, y })?;
@@ -185,8 +187,8 @@ fn common(spec: OpSpec, period_doc: &'static str) -> OpSpec {
 const PERIOD_DOC: &str = "cells after which the pattern repeats in both directions (0: never); equal to `cells` \
      for a seamless tile";
 
-/// The params of `image.fractal` after `width` and `height` (also those of
-/// `image.domain_warp`).
+/// The params of `image.fractal` after `width` and `height`, and its `octaves` input (also
+/// those of `image.domain_warp`).
 pub(crate) fn fractal_params(spec: OpSpec) -> OpSpec {
     let spec = spec
         .param(
@@ -208,18 +210,7 @@ pub(crate) fn fractal_params(spec: OpSpec) -> OpSpec {
             .with_rule(Rule::OneOf(&["fbm", "ridged", "billow", "turbulence"])),
         );
     common(spec, PERIOD_DOC)
-        .param(
-            ParamSpec::new(
-                "octaves",
-                ValueType::Int,
-                Value::Int(4),
-                "octaves summed (1..=16)",
-            )
-            .with_rule(Rule::Ints {
-                min: 1,
-                max: MAX_OCTAVES,
-            }),
-        )
+        .input(crate::noise::octaves_input(4))
         .param(
             ParamSpec::new(
                 "lacunarity",

@@ -1,16 +1,16 @@
 //! Fuzz entry of the image file decoder (PNG, JPEG, OpenEXR through the `image` crate).
 
-use crate::image_files::{ImageFormat, decode_image, encode_image};
+use crate::image_files::{ImageFormat, decode_image, decode_image_space, encode_image};
 use kiln_image::image::Image;
 use std::path::Path;
 
 /// An image file's bytes: decoded; an image that decodes is written in every image format,
-/// and each file read back has the same size. Two laws hold for what reads back: 8-bit PNG
-/// is idempotent (an image written, read and written again gives the same codes), and 32-bit
-/// EXR keeps every value to the bit (NaN stays NaN).
+/// in the colour space its colour was read in, and each file read back has the same size. Two
+/// laws hold for what reads back: 8-bit PNG is idempotent (an image written, read and written
+/// again gives the same codes), and 32-bit EXR keeps every value to the bit (NaN stays NaN).
 pub fn image_file(bytes: &[u8]) {
     let path = Path::new("fuzzed");
-    let Ok(image) = decode_image(bytes, path) else {
+    let Ok((image, space)) = decode_image_space(bytes, path) else {
         return;
     };
     for format in [
@@ -19,7 +19,7 @@ pub fn image_file(bytes: &[u8]) {
         ImageFormat::ExrHalf,
         ImageFormat::ExrFloat,
     ] {
-        let Ok(file) = encode_image(&image, format) else {
+        let Ok(file) = encode_image(&image, format, space) else {
             continue;
         };
         let back = match decode_image(&file, path) {
@@ -33,7 +33,7 @@ pub fn image_file(bytes: &[u8]) {
         );
         match format {
             ImageFormat::Png8 => {
-                let again = encode_image(&back, format)
+                let again = encode_image(&back, format, space)
                     .ok()
                     .and_then(|f| decode_image(&f, path).ok());
                 let again =

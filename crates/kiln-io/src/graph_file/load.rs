@@ -7,11 +7,12 @@ use super::names::{Names, Section};
 use super::shape::{check_keys, get, object};
 use super::structure::Structure;
 use super::{
-    GraphFile, GraphMeta, INLINE_KEYS, INPUT_KEYS, LoadError, NODE_KEYS, TOP_LEVEL_KEYS, VERSION,
-    input_type, param_type, version_mismatch,
+    GraphFile, GraphMeta, INLINE_KEYS, INPUT_KEYS, LoadError, NODE_KEYS, OUTPUT_KEYS,
+    TOP_LEVEL_KEYS, VERSION, input_type, param_type, version_mismatch,
 };
 use crate::blob::BlobReader;
 use crate::convert::{self, InputSource, child};
+use crate::image_files::ColorSpace;
 use crate::input_file::{InputFileError, MAX_INPUT_BYTES, read_input_file};
 use crate::json::{self, Json};
 use kiln_core::graph::{Graph, PortRef};
@@ -166,7 +167,9 @@ fn load_doc(
     }
     let [_, _, outputs] = sections(entries_mut(doc))?;
     for (name, source) in outputs {
-        builder.add_output(name, source)?;
+        if let Some(space) = builder.add_output(name, source)? {
+            meta.output_colors.insert(name.clone(), space);
+        }
     }
     Ok(GraphFile {
         graph: builder.graph,
@@ -407,14 +410,28 @@ impl Builder<'_> {
                     Some("keep one".into()),
                 ));
             }
+            // A param the op has made an input since (like `octaves` or `stops`, marked
+            // `was_param`) sets that input's constant, so files written before still load.
+            let ty = param_type(self.registry, op, p);
+            let as_input = match ty {
+                None => super::former_param_type(self.registry, op, p),
+                Some(_) => None,
+            };
+            // A curve stays a param's: the plan samples it into the input's constant.
             if let Some(a) = super::structure::curve(j, &vpath, true)? {
                 self.structure.curves.insert(PortRef::new(name, p), a);
                 continue;
             }
             let v = match self.blobs.read(j, &vpath)? {
                 Some(v) => v,
-                None => convert::decode_value(j, param_type(self.registry, op, p), &vpath)?,
+                None => convert::decode_value(j, ty.or(as_input), &vpath)?,
             };
+            if as_input.is_some() {
+                self.graph
+                    .set_const(name, p, v)
+                    .map_err(|e| graph_error(&vpath, e))?;
+                continue;
+            }
             self.graph
                 .set_param(name, p, v)
                 .map_err(|e| graph_error(&vpath, e))?;
@@ -467,8 +484,13 @@ impl Builder<'_> {
                     self.graph.connect(from, to);
                 }
                 InputSource::Const(v) => {
-                    // A graph holds one constant per port; a second one has nowhere to go.
-                    if !has_const.insert(port.as_str()) {
+                    // A graph holds one constant per port; a second one (here, or a param of
+                    // the same name that gave the input its constant) has nowhere to go.
+                    let given = self
+                        .graph
+                        .node(name)
+                        .is_some_and(|n| n.consts.contains_key(port.as_str()));
+                    if !has_const.insert(port.as_str()) || given {
                         return Err(LoadError::format(
                             &vpath,
                             format!("input `{port}` is given two constants"),
@@ -484,25 +506,62 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// Add graph output `name` (an `output` node) wired from the port `source` names.
-    fn add_output(&mut self, name: &str, source: &Json) -> Result<(), LoadError> {
+    /// Add graph output `name` (an `output` node) wired from the port `source` names: a
+    /// reference, or `{"from": reference, "color": "srgb" | "data"}`. The colour space it
+    /// states, if any.
+    fn add_output(&mut self, name: &str, source: &Json) -> Result<Option<ColorSpace>, LoadError> {
         let path = child("outputs", name);
-        let Json::Str(source) = source else {
-            return Err(LoadError::format(
+        let must = |found: &str| {
+            LoadError::format(
                 &path,
-                format!(
-                    "output `{name}` must name a port as a string, found {}",
-                    source.kind()
-                ),
-                Some(format!("write \"{name}\": \"node.port\"")),
-            ));
+                format!("output `{name}` must name a port as a string, found {found}"),
+                Some(format!(
+                    "write \"{name}\": \"node.port\", or \"{name}\": {{\"from\": \"node.port\", \"color\": \"data\"}}"
+                )),
+            )
+        };
+        let (from, space) = match source {
+            Json::Str(s) => (s, None),
+            Json::Object(entries) => {
+                check_keys(entries, &path, &format!("output `{name}`"), &OUTPUT_KEYS)?;
+                let from = match get(entries, "from") {
+                    Some(Json::Str(s)) => s,
+                    Some(other) => return Err(must(other.kind())),
+                    None => return Err(must("no `from`")),
+                };
+                let space = match get(entries, "color") {
+                    None => None,
+                    Some(Json::Str(c)) => Some(ColorSpace::parse(c).ok_or_else(|| {
+                        LoadError::format(
+                            &child(&path, "color"),
+                            format!(
+                                "output `{name}`: `color` must be one of {}, found `{c}`",
+                                ColorSpace::NAMES.join(", ")
+                            ),
+                            Some("`srgb` (the default) encodes colour for display; `data` writes the values as they are (normal and height maps, masks)".into()),
+                        )
+                    })?),
+                    Some(other) => {
+                        return Err(LoadError::format(
+                            &child(&path, "color"),
+                            format!(
+                                "output `{name}`: `color` must be a string, found {}",
+                                other.kind()
+                            ),
+                            None,
+                        ));
+                    }
+                };
+                (from, space)
+            }
+            other => return Err(must(other.kind())),
         };
         self.graph
             .add_node(name, OUTPUT_OP)
             .map_err(|e| graph_error(&path, e))?;
         self.graph
-            .connect(PortRef::parse(source), PortRef::new(name, "value"));
-        Ok(())
+            .connect(PortRef::parse(from), PortRef::new(name, "value"));
+        Ok(space)
     }
 }
 

@@ -95,6 +95,8 @@ pub const INLINE_KEYS: [&str; 6] = [
 pub const NODE_KEYS: [&str; 7] = ["op", "params", "inputs", "for", "fold", "step", "loop"];
 /// The keys allowed in a graph input.
 pub const INPUT_KEYS: [&str; 4] = ["type", "default", "doc", "collective"];
+/// The keys allowed in a graph output written as an object.
+pub const OUTPUT_KEYS: [&str; 2] = ["from", "color"];
 
 /// What a graph file holds besides the graph.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -103,6 +105,9 @@ pub struct GraphMeta {
     pub description: Option<String>,
     /// The `doc` of each graph input, by input name.
     pub input_docs: BTreeMap<String, String>,
+    /// The `color` of each graph output that states one (`{"from": ..., "color": "data"}`), by
+    /// output name: the colour space its image is written in as an 8 or 16-bit PNG.
+    pub output_colors: BTreeMap<String, crate::image_files::ColorSpace>,
     /// Where an editor drew each node (`editor.positions`: node id to `[x, y]`, whole
     /// numbers). Editor metadata only: no evaluation reads it.
     pub positions: BTreeMap<String, [i64; 2]>,
@@ -152,6 +157,19 @@ pub(crate) fn input_type(registry: &Registry, op: &str, port: &str) -> Option<Va
             .inputs
             .iter()
             .find(|p| p.name == port)
+            .map(|p| p.ty)
+    })
+}
+
+/// The declared type of input `name` of `op` when the op marks it a former param
+/// ([`was_param`](kiln_core::op::InputSpec::was_param)): a `params` key of that name gives the
+/// input's constant.
+pub(crate) fn former_param_type(registry: &Registry, op: &str, name: &str) -> Option<ValueType> {
+    registry.get(op).and_then(|o| {
+        o.spec()
+            .inputs
+            .iter()
+            .find(|p| p.name == name && p.was_param)
             .map(|p| p.ty)
     })
 }

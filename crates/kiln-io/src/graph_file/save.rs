@@ -81,7 +81,8 @@ fn as_graph_output<'a>(node: &Node, incoming: &[&'a Wire]) -> Option<&'a Wire> {
 ///   `outputs` (if any), `editor` (if it holds positions); two-space indentation; a final newline.
 /// * Nodes of op `input.<type>` whose `name` param is their id (and that have no other params,
 ///   no constants and no incoming wires) are written under `inputs`; nodes of op `output` with
-///   exactly one wire, into `value`, and nothing else are written under `outputs`; every other
+///   exactly one wire, into `value`, and nothing else are written under `outputs` (as
+///   `{"from": ..., "color": ...}` when the metadata gives the output a colour space); every other
 ///   node under `nodes`, in graph order. Reading the file back puts inputs first, then nodes,
 ///   then outputs.
 /// * A node's params and inputs are sorted by name; references are written `node.port`.
@@ -130,7 +131,15 @@ pub(crate) fn save_graph_with(
             }
             inputs.push((id, Doc::Value(Json::Object(def))));
         } else if let Some(w) = as_graph_output(node, into) {
-            outputs.push((id, Doc::Value(Json::Str(reference(&w.from)))));
+            let from = Json::Str(reference(&w.from));
+            let entry = match meta.output_colors.get(&id) {
+                Some(space) => Json::Object(vec![
+                    ("from".into(), from),
+                    ("color".into(), Json::Str(space.name().into())),
+                ]),
+                None => from,
+            };
+            outputs.push((id, Doc::Value(entry)));
         } else {
             nodes.push((id, node_doc(node, into, registry, blob)));
         }

@@ -1,15 +1,17 @@
 //! The file formats an image output is written in, and their encoders.
 
-use super::srgb::srgb_encode;
-use image::error::{ImageError, LimitError, LimitErrorKind};
+use super::colour_space::ColorSpace;
+use super::png_file::encode_png;
+use image::error::ImageError;
 use kiln_image::image::Image;
 
 /// A file format of image outputs, with its bit depth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ImageFormat {
-    /// PNG, 8-bit RGBA, channels as they are (clamped to 0..=1): `.png`, the default.
+    /// PNG, 8-bit RGBA, colour in a [`ColorSpace`] (sRGB-encoded by default), alpha
+    /// linear: `.png`, the default.
     Png8,
-    /// PNG, 16-bit RGBA, colour sRGB-encoded, alpha linear: `.png` at depth 16.
+    /// PNG, 16-bit RGBA, colour in a [`ColorSpace`], alpha linear: `.png` at depth 16.
     Png16,
     /// OpenEXR, RGBA as 16-bit floats (half), linear: `.exr` at depth 16.
     ExrHalf,
@@ -58,57 +60,21 @@ impl ImageFormat {
     }
 }
 
-fn no_memory() -> ImageError {
-    ImageError::Limits(LimitError::from_kind(LimitErrorKind::InsufficientMemory))
-}
-
-/// Encode `img` as a file of `format`. The image's pixel count must match its size. The
-/// encoded samples are reserved through `kiln_core::memory`: when they do not fit, the error
-/// is a limit error (insufficient memory), not an abort.
-pub fn encode_image(img: &Image, format: ImageFormat) -> Result<Vec<u8>, ImageError> {
+/// Encode `img` as a file of `format`, its colour in `space` when the format is PNG (OpenEXR
+/// holds linear values whatever `space` says). The image's pixel count must match its size.
+/// The encoded samples are reserved through `kiln_core::memory`: when they do not fit, the
+/// error is a limit error (insufficient memory), not an abort.
+pub fn encode_image(
+    img: &Image,
+    format: ImageFormat,
+    space: ColorSpace,
+) -> Result<Vec<u8>, ImageError> {
     match format {
-        ImageFormat::Png8 => crate::values::encode_png(img),
-        ImageFormat::Png16 => encode_png16(img),
+        ImageFormat::Png8 => encode_png(img, false, space),
+        ImageFormat::Png16 => encode_png(img, true, space),
         ImageFormat::ExrHalf => encode_exr(img, true),
         ImageFormat::ExrFloat => encode_exr(img, false),
     }
-}
-
-/// The 16-bit code of an encoded value: `round(e · 65535)`.
-fn code16(e: f32) -> u16 {
-    (e.clamp(0.0, 1.0) * 65535.0 + 0.5) as u16
-}
-
-fn encode_png16(img: &Image) -> Result<Vec<u8>, ImageError> {
-    use image::ImageEncoder;
-    let what = || {
-        format!(
-            "the 16-bit pixels of a {} x {} image",
-            img.width, img.height
-        )
-    };
-    let mut bytes: Vec<u8> =
-        kiln_core::memory::try_vec(img.pixels.len() * 8, what).map_err(|_| no_memory())?;
-    for p in &img.pixels {
-        let codes = [
-            code16(srgb_encode(p[0])),
-            code16(srgb_encode(p[1])),
-            code16(srgb_encode(p[2])),
-            code16(if p[3].is_nan() { 0.0 } else { p[3] }),
-        ];
-        for c in codes {
-            // The encoder takes native-endian samples and writes them big-endian.
-            bytes.extend_from_slice(&c.to_ne_bytes());
-        }
-    }
-    let mut buf = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut buf).write_image(
-        &bytes,
-        img.width,
-        img.height,
-        image::ExtendedColorType::Rgba16,
-    )?;
-    Ok(buf)
 }
 
 fn encode_exr(img: &Image, half: bool) -> Result<Vec<u8>, ImageError> {

@@ -1,19 +1,21 @@
 //! An image output encoded as a file of a chosen format.
 
+use super::colour_space::ColorSpace;
 use super::format::{ImageFormat, encode_image};
 use crate::values::WriteError;
 use kiln_core::value::Value;
 use kiln_image::image::Image;
 use std::path::{Path, PathBuf};
 
-/// Encode the image output `name` holding `value` as `dir/name.EXT` in `format`. Nothing is
-/// written. A bad name or an error value is reported as [`crate::encode_output`] does; a value
+/// Encode the image output `name` holding `value` as `dir/name.EXT` in `format`, its colour
+/// in `space` (PNG; OpenEXR is linear). Nothing is written. A bad name or an error value is reported as [`crate::encode_output`] does; a value
 /// that is no image is [`WriteError::NotAnImage`].
 pub fn encode_image_output(
     dir: &Path,
     name: &str,
     value: &Value,
     format: ImageFormat,
+    space: ColorSpace,
 ) -> Result<(PathBuf, Vec<u8>), WriteError> {
     let Some(img) = value.as_heavy::<Image>() else {
         if value.as_error().is_some() || !crate::files::is_file_name(name) {
@@ -30,7 +32,7 @@ pub fn encode_image_output(
     }
     let path = dir.join(format!("{name}.{}", format.extension()));
     let path = crate::values::whole_image(img, path)?;
-    match encode_image(img, format) {
+    match encode_image(img, format, space) {
         Ok(bytes) => Ok((path, bytes)),
         Err(source) => Err(WriteError::Image { path, source }),
     }

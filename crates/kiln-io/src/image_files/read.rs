@@ -1,6 +1,7 @@
 //! Images from files: PNG (8 or 16 bits), JPEG and OpenEXR, through the `image` crate.
 
-use super::srgb::srgb_decode;
+use super::colour_space::ColorSpace;
+use super::png_file::png_colour_space;
 use image::{DynamicImage, ImageDecoder};
 use kiln_image::image::{Image, MAX_PIXELS, MAX_SIDE};
 use std::path::{Path, PathBuf};
@@ -50,9 +51,20 @@ pub fn read_image(path: &Path) -> Result<Image, ReadImageError> {
 }
 
 /// The image in `bytes` (a PNG, JPEG or OpenEXR file; `path` names it in errors), as linear
-/// RGBA: 16-bit colour sRGB-decoded; 8-bit values (PNG, JPEG), alpha and EXR values as
-/// they are.
+/// RGBA: PNG and JPEG colour sRGB-decoded unless the PNG states linear values (see
+/// [`png_colour_space`](super::png_colour_space)); alpha and EXR values as they are.
 pub fn decode_image(bytes: &[u8], path: &Path) -> Result<Image, ReadImageError> {
+    decode_image_space(bytes, path).map(|(img, _)| img)
+}
+
+/// [`decode_image`], with the colour space the file's colour was read in:
+/// [`ColorSpace::Srgb`] for sRGB-decoded colour, [`ColorSpace::Data`] for values kept as they
+/// are (a PNG stating linear values, OpenEXR). Writing the image as a PNG in that space gives
+/// the same codes back.
+pub fn decode_image_space(
+    bytes: &[u8],
+    path: &Path,
+) -> Result<(Image, ColorSpace), ReadImageError> {
     let decode = |e: image::ImageError| ReadImageError::Decode {
         path: path.to_path_buf(),
         message: e.to_string(),
@@ -62,14 +74,16 @@ pub fn decode_image(bytes: &[u8], path: &Path) -> Result<Image, ReadImageError> 
         .map_err(|_| ReadImageError::Format {
             path: path.to_path_buf(),
         })?;
-    match reader.format() {
-        Some(image::ImageFormat::Png | image::ImageFormat::Jpeg | image::ImageFormat::OpenExr) => {}
+    let format = match reader.format() {
+        Some(
+            f @ (image::ImageFormat::Png | image::ImageFormat::Jpeg | image::ImageFormat::OpenExr),
+        ) => f,
         _ => {
             return Err(ReadImageError::Format {
                 path: path.to_path_buf(),
             });
         }
-    }
+    };
     let decoder = reader.into_decoder().map_err(decode)?;
     let (width, height) = decoder.dimensions();
     let too_large = width == 0
@@ -84,6 +98,11 @@ pub fn decode_image(bytes: &[u8], path: &Path) -> Result<Image, ReadImageError> 
             height,
         });
     }
+    let space = match format {
+        image::ImageFormat::Png => png_colour_space(bytes).unwrap_or_default(),
+        image::ImageFormat::Jpeg => ColorSpace::Srgb,
+        _ => ColorSpace::Data,
+    };
     let float = matches!(
         decoder.color_type(),
         image::ColorType::Rgb32F | image::ColorType::Rgba32F
@@ -97,7 +116,7 @@ pub fn decode_image(bytes: &[u8], path: &Path) -> Result<Image, ReadImageError> 
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-    let colour = |c: f32| srgb_decode(c);
+    let colour = |c: f32| space.decode(c);
     if float {
         pixels.extend(dynamic.into_rgba32f().pixels().map(|p| p.0));
     } else if deep {
@@ -106,16 +125,20 @@ pub fn decode_image(bytes: &[u8], path: &Path) -> Result<Image, ReadImageError> 
             [colour(f(p[0])), colour(f(p[1])), colour(f(p[2])), f(p[3])]
         }));
     } else {
-        // 8-bit files hold the values as they are, as 8-bit PNG output writes them, so an
-        // 8-bit file read and written again keeps its codes.
+        // 256 codes: each decoded once.
+        let mut table = [0f32; 256];
+        for (k, t) in table.iter_mut().enumerate() {
+            *t = colour(k as f32 / 255.0);
+        }
         pixels.extend(dynamic.into_rgba8().pixels().map(|p| {
-            let f = |c: u8| c as f32 / 255.0;
-            [f(p[0]), f(p[1]), f(p[2]), f(p[3])]
+            let t = |c: u8| table[c as usize];
+            [t(p[0]), t(p[1]), t(p[2]), p[3] as f32 / 255.0]
         }));
     }
-    Ok(Image {
+    let img = Image {
         width,
         height,
         pixels,
-    })
+    };
+    Ok((img, space))
 }

@@ -4,11 +4,17 @@
 /// Linear light `v` (0..=1) to its sRGB-encoded value: `12.92·v` up to 0.0031308,
 /// `1.055·v^(1/2.4) − 0.055` above. Values outside 0..=1 are clamped first; NaN gives 0.
 pub fn srgb_encode(v: f32) -> f32 {
+    srgb_encode_f64(v) as f32
+}
+
+/// [`srgb_encode`] without rounding the result to `f32` (codes are taken from this).
+pub(crate) fn srgb_encode_f64(v: f32) -> f64 {
     let v = if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) };
     if v <= 0.003_130_8 {
-        12.92 * v
+        // In f32 as it always was: 12.92 · v rounded once.
+        f64::from(12.92 * v)
     } else {
-        (1.055 * (v as f64).powf(1.0 / 2.4) - 0.055) as f32
+        1.055 * f64::from(v).powf(1.0 / 2.4) - 0.055
     }
 }
 

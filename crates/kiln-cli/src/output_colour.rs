@@ -1,0 +1,95 @@
+//! The colour space each image output is written in (`--color [NAME=]SPACE` over the graph
+//! file's `{"from": ..., "color": ...}` outputs): sRGB-encoded unless a data map asks for its
+//! values as they are.
+
+use crate::common::CliError;
+use kiln_io::image_files::ColorSpace;
+use std::collections::{BTreeMap, HashMap};
+
+/// The colour space of each output.
+#[derive(Debug, Default)]
+pub(crate) struct OutputColours {
+    /// `--color SPACE`: every image output not named by a `--color NAME=SPACE`.
+    every: Option<ColorSpace>,
+    /// `--color NAME=SPACE`.
+    named: HashMap<String, ColorSpace>,
+    /// The graph file's `color` of each output that states one.
+    file: BTreeMap<String, ColorSpace>,
+}
+
+fn space(text: &str, arg: &str) -> Result<ColorSpace, CliError> {
+    ColorSpace::parse(text).ok_or_else(|| {
+        CliError(format!(
+            "--color `{arg}`: expected {} (optionally after NAME=), found `{text}`",
+            ColorSpace::NAMES.join(" or ")
+        ))
+    })
+}
+
+impl OutputColours {
+    /// The colours asked by the `--color` arguments `args`, over those of the graph file
+    /// (`file`).
+    pub(crate) fn new(
+        args: &[String],
+        file: &BTreeMap<String, ColorSpace>,
+    ) -> Result<OutputColours, CliError> {
+        let mut c = OutputColours {
+            file: file.clone(),
+            ..OutputColours::default()
+        };
+        for a in args {
+            match a.split_once('=') {
+                Some((name, s)) => {
+                    c.named.insert(name.to_string(), space(s, a)?);
+                }
+                None => c.every = Some(space(a, a)?),
+            }
+        }
+        Ok(c)
+    }
+
+    /// Refuse a `--color NAME=...` that names none of `outputs`.
+    pub(crate) fn check(&self, outputs: &[String]) -> Result<(), CliError> {
+        let mut named: Vec<&String> = self.named.keys().collect();
+        named.sort();
+        match named.into_iter().find(|n| !outputs.contains(n)) {
+            Some(n) => Err(CliError(format!(
+                "--color `{n}=...`: `{n}` is not an output written (outputs: {})",
+                outputs.join(", ")
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// The colour space output `name` is written in: its `--color NAME=`, else `--color`,
+    /// else the file's `color`, else sRGB.
+    pub(crate) fn of(&self, name: &str) -> ColorSpace {
+        self.named
+            .get(name)
+            .copied()
+            .or(self.every)
+            .or_else(|| self.file.get(name).copied())
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_named_colour_beats_the_general_one_which_beats_the_file() {
+        let file = BTreeMap::from([("n".to_string(), ColorSpace::Data)]);
+        let c = OutputColours::new(&[], &file).unwrap();
+        assert_eq!((c.of("n"), c.of("x")), (ColorSpace::Data, ColorSpace::Srgb));
+        let args = ["srgb".to_string(), "h=data".to_string()];
+        let c = OutputColours::new(&args, &file).unwrap();
+        assert_eq!(c.of("n"), ColorSpace::Srgb);
+        assert_eq!(c.of("h"), ColorSpace::Data);
+        assert!(c.check(&["h".into(), "n".into()]).is_ok());
+        let e = c.check(&["n".into()]).unwrap_err();
+        assert!(e.0.contains("`h` is not an output"), "{}", e.0);
+        let e = OutputColours::new(&["h=linear".into()], &file).unwrap_err();
+        assert!(e.0.contains("expected srgb or data"), "{}", e.0);
+    }
+}

@@ -1,0 +1,222 @@
+//! The colour space of PNG outputs through the command: sRGB-encoded by default (`kiln run`,
+//! `kiln render` frames and animations), the values as they are for an output the graph file
+//! declares `"color": "data"` or `--color` asks for, and a written PNG read back as an image
+//! input gives the linear values again. Expected codes are worked out from the sRGB formula
+//! of IEC 61966-2-1.
+
+mod support;
+
+use std::path::Path;
+use support::{kiln, text};
+
+/// Two solid outputs of the colour (0.5, 0.214, 0.0031308) with alpha 0.5: `pic`, and
+/// `mask`, which the file declares a data map.
+const GRAPH: &str = r#"{"kiln": 1,
+    "nodes": {"fill": {"op": "image.fill", "params": {"width": 2, "height": 2},
+                       "inputs": {"color": [0.5, 0.214, 0.0031308, 0.5]}}},
+    "outputs": {"pic": "fill.out", "mask": {"from": "fill.out", "color": "data"}}}"#;
+
+/// round(255 · (1.055 c^(1/2.4) − 0.055)) for 0.5 and 0.214, round(255 · 12.92 c) for
+/// 0.0031308 (the knee); alpha round(255 · 0.5).
+const SRGB: [u8; 4] = [188, 127, 10, 128];
+/// round(255 c): 127.5, 54.57, 0.80; alpha 127.5.
+const DATA: [u8; 4] = [128, 55, 1, 128];
+
+fn codes(path: &Path) -> [u8; 4] {
+    let img = image::open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .to_rgba8();
+    let first = img.get_pixel(0, 0).0;
+    assert!(img.pixels().all(|p| p.0 == first));
+    first
+}
+
+fn go(cwd: &Path, args: &[&str]) {
+    let o = kiln(args, cwd);
+    assert!(o.status.success(), "{args:?}: {:?}", text(&o));
+}
+
+#[test]
+fn run_writes_srgb_unless_the_file_or_the_flag_asks_for_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), GRAPH).unwrap();
+    go(cwd, &["run", "g.json", "--out", "a", "-q"]);
+    assert_eq!(codes(&cwd.join("a/pic.png")), SRGB);
+    assert_eq!(codes(&cwd.join("a/mask.png")), DATA);
+    // `--color data` for every output; `--color NAME=srgb` beats the file for one.
+    go(
+        cwd,
+        &["run", "g.json", "--out", "b", "-q", "--color", "data"],
+    );
+    assert_eq!(codes(&cwd.join("b/pic.png")), DATA);
+    go(
+        cwd,
+        &["run", "g.json", "--out", "c", "-q", "--color", "mask=srgb"],
+    );
+    assert_eq!(codes(&cwd.join("c/mask.png")), SRGB);
+    assert_eq!(codes(&cwd.join("c/pic.png")), SRGB);
+    // At 16 bits too: round(65535 · 0.7353570) = 48192 for 0.5.
+    go(cwd, &["run", "g.json", "--out", "d", "-q", "--depth", "16"]);
+    let deep = image::open(cwd.join("d/pic.png")).unwrap().into_rgba16();
+    assert_eq!(deep.get_pixel(0, 0).0[0], 48192);
+    let deep = image::open(cwd.join("d/mask.png")).unwrap().into_rgba16();
+    assert_eq!(deep.get_pixel(0, 0).0[0], 32768);
+    // A bad space or an output that is not written: errors naming them.
+    let o = kiln(&["run", "g.json", "--out", "e", "--color", "gamma"], cwd);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).1.contains("expected srgb or data"),
+        "{:?}",
+        text(&o)
+    );
+    let o = kiln(
+        &["run", "g.json", "--out", "e", "--color", "nope=data"],
+        cwd,
+    );
+    assert!(!o.status.success());
+    assert!(
+        text(&o).1.contains("`nope` is not an output"),
+        "{:?}",
+        text(&o)
+    );
+}
+
+#[test]
+fn a_written_png_reads_back_as_the_linear_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), GRAPH).unwrap();
+    go(cwd, &["run", "g.json", "--out", "a", "-q"]);
+    // Read each PNG as an image input and write it again as float EXR: the sRGB one gives
+    // the decoding of its codes, the data one the codes over 255.
+    let copy = r#"{"kiln": 1, "inputs": {"src": {"type": "image"}},
+        "nodes": {"same": {"op": "image.gain", "inputs": {"image": "src.out", "gain": 1.0}}},
+        "outputs": {"back": "same.out"}}"#;
+    std::fs::write(cwd.join("copy.json"), copy).unwrap();
+    let decode = |e: f64| {
+        if e <= 0.04045 {
+            e / 12.92
+        } else {
+            ((e + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    for (name, linear) in [("pic", true), ("mask", false)] {
+        let set = format!("src=@a/{name}.png");
+        let out = format!("x{name}");
+        go(
+            cwd,
+            &[
+                "run",
+                "copy.json",
+                "--out",
+                &out,
+                "-q",
+                "--set",
+                &set,
+                "--output",
+                "back.exr",
+            ],
+        );
+        let back = image::open(cwd.join(&out).join("back.exr"))
+            .unwrap()
+            .into_rgba32f();
+        let p = back.get_pixel(0, 0).0;
+        let codes = if linear { SRGB } else { DATA };
+        for c in 0..3 {
+            let e = codes[c] as f64 / 255.0;
+            let want = if linear { decode(e) } else { e };
+            assert!(
+                (p[c] as f64 - want).abs() < 1e-6,
+                "{name} {c}: {} vs {want}",
+                p[c]
+            );
+        }
+        assert!((p[3] as f64 - 128.0 / 255.0).abs() < 1e-6);
+        // Within 8-bit quantisation of what was written.
+        let original = [0.5, 0.214, 0.0031308];
+        for c in 0..3 {
+            assert!((p[c] as f64 - original[c]).abs() < 0.004, "{name} {c}");
+        }
+    }
+}
+
+#[test]
+fn render_frames_and_animations_follow_the_colour_space() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), GRAPH).unwrap();
+    go(
+        cwd,
+        &[
+            "render", "g.json", "--ticks", "2", "--out", "r", "-q", "--apng",
+        ],
+    );
+    assert_eq!(codes(&cwd.join("r/pic_000.png")), SRGB);
+    assert_eq!(codes(&cwd.join("r/mask_001.png")), DATA);
+    // The APNG's first frame is its default image.
+    let apng = std::fs::read(cwd.join("r/pic.apng")).unwrap();
+    let first = image::load_from_memory_with_format(&apng, image::ImageFormat::Png)
+        .unwrap()
+        .to_rgba8();
+    assert_eq!(first.get_pixel(0, 0).0, SRGB);
+    go(
+        cwd,
+        &[
+            "render", "g.json", "--ticks", "1", "--out", "s", "-q", "--color", "data",
+        ],
+    );
+    assert_eq!(codes(&cwd.join("s/pic_000.png")), DATA);
+}
+
+/// The `gAMA` chunk of a PNG file and whether it has an `sRGB` chunk, read from the file
+/// layout (length, type, data, CRC).
+fn colour_chunks(png: &[u8]) -> (Option<u32>, bool) {
+    let (mut gamma, mut srgb, mut at) = (None, false, 8);
+    while at + 8 <= png.len() {
+        let len = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        match &png[at + 4..at + 8] {
+            b"gAMA" => gamma = Some(u32::from_be_bytes(png[at + 8..at + 12].try_into().unwrap())),
+            b"sRGB" => srgb = true,
+            _ => {}
+        }
+        at += 12 + len;
+    }
+    (gamma, srgb)
+}
+
+#[test]
+fn the_normal_map_examples_write_their_normals_as_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    for (example, colour, normal) in [
+        ("rust", "rust", "rust_normal"),
+        ("stone", "stone", "stone_normal"),
+    ] {
+        let graph = support::examples().join(format!("{example}.json"));
+        go(
+            cwd,
+            &[
+                "run",
+                graph.to_str().unwrap(),
+                "--out",
+                example,
+                "-q",
+                "--size",
+                "32x32",
+            ],
+        );
+        let bytes =
+            |name: &str| std::fs::read(cwd.join(example).join(format!("{name}.png"))).unwrap();
+        assert_eq!(
+            colour_chunks(&bytes(colour)),
+            (Some(45_455), true),
+            "{colour}"
+        );
+        assert_eq!(
+            colour_chunks(&bytes(normal)),
+            (Some(100_000), false),
+            "{normal}"
+        );
+    }
+}
