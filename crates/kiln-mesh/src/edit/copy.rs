@@ -4,32 +4,62 @@
 //! into one mesh; each copy's primitives get the primitive attribute `copy` (the target
 //! point's index).
 
-use crate::attribute::AttribValues;
+use crate::attribute::{AttribValues, Attributes};
 use crate::geometry::{Mesh, Primitive};
 use crate::limits::{LimitError, check_size};
-use glam::{Affine3A, Mat3, Quat, Vec3};
+use glam::{Affine3A, Mat3, Quat, Vec3, Vec4};
+
+/// The attributes of a target that place its copies, looked up once.
+struct Placing<'a> {
+    orient: Option<&'a [Vec4]>,
+    normal: Option<&'a [Vec3]>,
+    pscale: Option<&'a [f32]>,
+    scale: Option<&'a [Vec3]>,
+}
+
+impl<'a> Placing<'a> {
+    fn of(target: &'a Mesh) -> Placing<'a> {
+        let a = &target.point_attrs;
+        Placing {
+            orient: match a.get("orient") {
+                Some(AttribValues::Vec4(q)) => Some(q),
+                _ => None,
+            },
+            normal: a.vec3("N"),
+            pscale: a.float("pscale"),
+            scale: a.vec3("scale"),
+        }
+    }
+    /// The transform of the copy on point `i` at `at`.
+    fn transform(&self, at: Vec3, i: usize) -> Affine3A {
+        let rot = if let Some(q) = self.orient {
+            let q = q[i];
+            Quat::from_xyzw(q.x, q.y, q.z, q.w).normalize()
+        } else if let Some(n) = self.normal {
+            let n = n[i].try_normalize().unwrap_or(Vec3::Y);
+            Quat::from_rotation_arc(Vec3::Y, n)
+        } else {
+            Quat::IDENTITY
+        };
+        let uniform = self.pscale.map_or(1.0, |s| s[i]);
+        let axes = self.scale.map_or(Vec3::ONE, |s| s[i]);
+        Affine3A::from_scale_rotation_translation(axes * uniform, rot, at)
+    }
+}
 
 /// The transform that target point `i` gives its copy.
 pub fn copy_transform(target: &Mesh, i: usize) -> Affine3A {
-    let a = &target.point_attrs;
-    let rot = if let Some(AttribValues::Vec4(q)) = a.get("orient") {
-        let q = q[i];
-        Quat::from_xyzw(q.x, q.y, q.z, q.w).normalize()
-    } else if let Some(n) = a.vec3("N") {
-        let n = n[i].try_normalize().unwrap_or(Vec3::Y);
-        Quat::from_rotation_arc(Vec3::Y, n)
-    } else {
-        Quat::IDENTITY
-    };
-    let uniform = a.float("pscale").map_or(1.0, |s| s[i]);
-    let axes = a.vec3("scale").map_or(Vec3::ONE, |s| s[i]);
-    Affine3A::from_scale_rotation_translation(axes * uniform, rot, target.points[i])
+    Placing::of(target).transform(target.points[i], i)
 }
 
 /// The transform of each point of `target` (see [`copy_transform`]).
 pub fn copy_transforms(target: &Mesh) -> Vec<Affine3A> {
-    (0..target.points.len())
-        .map(|i| copy_transform(target, i))
+    let placing = Placing::of(target);
+    target
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, &at)| placing.transform(at, i))
         .collect()
 }
 
@@ -63,11 +93,11 @@ pub fn copy_by(node: &str, source: &Mesh, transforms: &[Affine3A]) -> Result<Mes
     let point_n = source.point_attrs.vec3("N");
     let mut normals: Vec<Vec3> = Vec::with_capacity(if point_n.is_some() { n * sp } else { 0 });
     for (i, &m) in transforms.iter().enumerate().take(n) {
-        let normal = Mat3::from(m.matrix3).inverse().transpose();
         let (po, vo) = ((i * sp) as u32, (i * sv) as u32);
         out.points
             .extend(source.points.iter().map(|&p| m.transform_point3(p)));
         if let Some(sn) = point_n {
+            let normal = Mat3::from(m.matrix3).inverse().transpose();
             normals.extend(sn.iter().map(|&v| (normal * v).normalize_or_zero()));
         }
         out.vertices.extend(source.vertices.iter().map(|&v| v + po));
@@ -77,15 +107,21 @@ pub fn copy_by(node: &str, source: &Mesh, transforms: &[Affine3A]) -> Result<Mes
         }));
         copy_id.extend(std::iter::repeat_n(i as i32, sf));
     }
-    let repeat =
-        |count: usize, per: usize| -> Vec<u32> { (0..count).flat_map(|_| 0..per as u32).collect() };
-    out.point_attrs = source.point_attrs.pick(&repeat(n, sp));
+    // Each copy's elements take the source's attributes, element for element.
+    let repeat = |attrs: &Attributes, per: usize| -> Attributes {
+        if attrs.is_empty() {
+            return Attributes::default();
+        }
+        let indices: Vec<u32> = (0..n).flat_map(|_| 0..per as u32).collect();
+        attrs.pick(&indices)
+    };
+    out.point_attrs = repeat(&source.point_attrs, sp);
     if point_n.is_some() {
         out.point_attrs.insert("N", AttribValues::Vec3(normals));
     }
-    out.vertex_attrs = source.vertex_attrs.pick(&repeat(n, sv));
+    out.vertex_attrs = repeat(&source.vertex_attrs, sv);
     out.vertex_attrs.remove("N");
-    out.prim_attrs = source.prim_attrs.pick(&repeat(n, sf));
+    out.prim_attrs = repeat(&source.prim_attrs, sf);
     out.prim_attrs.insert("copy", AttribValues::Int(copy_id));
     Ok(out)
 }
