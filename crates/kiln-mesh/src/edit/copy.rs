@@ -18,6 +18,19 @@ struct Placing<'a> {
 }
 
 impl<'a> Placing<'a> {
+    /// The turn of copy `i`, when its point has `orient` or `N`.
+    #[inline(never)]
+    fn turn(&self, i: usize) -> Mat3A {
+        if let Some(q) = self.orient {
+            let q = q[i];
+            Mat3A::from_quat(Quat::from_xyzw(q.x, q.y, q.z, q.w).normalize())
+        } else if let Some(n) = self.normal {
+            let n = n[i].try_normalize().unwrap_or(Vec3::Y);
+            Mat3A::from_quat(Quat::from_rotation_arc(Vec3::Y, n))
+        } else {
+            Mat3A::IDENTITY
+        }
+    }
     fn of(target: &'a Mesh) -> Placing<'a> {
         let a = &target.point_attrs;
         Placing {
@@ -33,16 +46,12 @@ impl<'a> Placing<'a> {
     /// The transform of the copy on point `i` at `at`: scale, then the rotation, then the
     /// move (as `Affine3A::from_scale_rotation_translation`, whose matrix for the identity
     /// quaternion is the identity matrix's columns times the scale, built here directly).
-    #[inline]
+    #[inline(always)]
     fn transform(&self, at: Vec3, i: usize) -> Affine3A {
-        let rot = if let Some(q) = self.orient {
-            let q = q[i];
-            Mat3A::from_quat(Quat::from_xyzw(q.x, q.y, q.z, q.w).normalize())
-        } else if let Some(n) = self.normal {
-            let n = n[i].try_normalize().unwrap_or(Vec3::Y);
-            Mat3A::from_quat(Quat::from_rotation_arc(Vec3::Y, n))
-        } else {
+        let rot = if self.orient.is_none() && self.normal.is_none() {
             Mat3A::IDENTITY
+        } else {
+            self.turn(i)
         };
         let uniform = self.pscale.map_or(1.0, |s| s[i]);
         let scale = self.scale.map_or(Vec3::ONE, |s| s[i]) * uniform;
