@@ -15,10 +15,10 @@ pub fn weighted_face_normals(mesh: &Mesh) -> Vec<Vec3> {
             }
             let pts = mesh.prim_points(f);
             let mut n = Vec3::ZERO;
-            for k in 0..pts.len() {
-                let a = mesh.points[pts[k] as usize];
-                let b = mesh.points[pts[(k + 1) % pts.len()] as usize];
-                n += a.cross(b);
+            // Each vertex with the next, the last with the first (no division per corner).
+            for (k, &a) in pts.iter().enumerate() {
+                let b = if k + 1 < pts.len() { pts[k + 1] } else { pts[0] };
+                n += mesh.points[a as usize].cross(mesh.points[b as usize]);
             }
             n
         })

@@ -216,9 +216,9 @@ pub fn catmull_clark(node: &str, mesh: &Mesh) -> Result<Mesh, LimitError> {
         let r = mesh.prims[fi].range();
         let n = r.len();
         for k in 0..n {
-            let prev = r.start + (k + n - 1) % n;
+            let prev = r.start + if k == 0 { n - 1 } else { k - 1 };
             let here = r.start + k;
-            let next = r.start + (k + 1) % n;
+            let next = r.start + if k + 1 < n { k + 1 } else { 0 };
             out.add_polygon(&[
                 mesh.vertices[here],
                 edge_point(table.corner_edge[here]),

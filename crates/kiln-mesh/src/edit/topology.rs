@@ -35,7 +35,8 @@ fn corner_pairs(mesh: &Mesh) -> Vec<Option<[u32; 2]>> {
         let r = p.range();
         let ring = &mesh.vertices[r.clone()];
         for (k, slot) in pairs[r].iter_mut().enumerate() {
-            let (a, b) = (ring[k], ring[(k + 1) % ring.len()]);
+            let next = if k + 1 < ring.len() { k + 1 } else { 0 };
+            let (a, b) = (ring[k], ring[next]);
             *slot = Some(if a < b { [a, b] } else { [b, a] });
         }
     }
@@ -66,7 +67,18 @@ fn first_corners(pairs: &[Option<[u32; 2]>]) -> Vec<u32> {
     let mut first = vec![NONE; pairs.len()];
     for b in 0..buckets {
         let bucket = &mut sorted[offsets[b] as usize..offsets[b + 1] as usize];
-        bucket.sort_unstable();
+        if bucket.len() <= 8 {
+            // Buckets are mostly a few corners: sorted in place by insertion.
+            for i in 1..bucket.len() {
+                let mut j = i;
+                while j > 0 && bucket[j - 1] > bucket[j] {
+                    bucket.swap(j - 1, j);
+                    j -= 1;
+                }
+            }
+        } else {
+            bucket.sort_unstable();
+        }
         let mut group_hi = None;
         let mut group_first = NONE;
         for &item in bucket.iter() {
@@ -186,6 +198,28 @@ mod tests {
         // Edge 1–2 is in three faces: the first two are kept.
         let e = got.edges.iter().position(|&e| e == [1, 2]).unwrap();
         assert_eq!(got.faces[e], [1, 3]);
+    }
+
+    #[test]
+    fn a_point_of_many_edges_is_one_bucket_sorted_whole() {
+        // A fan of 12 triangles around point 0 (a disc), listed out of order: 24 corners
+        // whose edge has point 0 as its smaller end.
+        let mut m = Mesh::new();
+        for i in 0..13 {
+            m.add_point(Vec3::new(i as f32, 0.0, 0.0));
+        }
+        for k in [5u32, 0, 11, 3, 7, 1, 9, 2, 10, 4, 8, 6] {
+            m.add_polygon(&[0, 1 + k, 1 + (k + 1) % 12]);
+        }
+        let (got, want) = (EdgeTable::of(&m), by_map(&m));
+        assert_eq!(got.edges, want.edges);
+        assert_eq!(got.faces, want.faces);
+        assert_eq!(got.corner_edge, want.corner_edge);
+        // 12 spokes inside the disc (two faces each), 12 rim edges on its boundary.
+        assert_eq!(got.edges.len(), 24);
+        for (e, f) in got.edges.iter().zip(&got.faces) {
+            assert_eq!(e[0] == 0, f[1] != NONE, "{e:?}");
+        }
     }
 
     #[test]
