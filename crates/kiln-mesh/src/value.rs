@@ -134,13 +134,23 @@ mod tests {
     #[test]
     fn bulk_feeding_gives_the_bytes_of_feeding_one_by_one() {
         for n in [0usize, 1, 41, 42, 43, 511, 512, 513, 2000] {
-            let ints: Vec<u64> = (0..n as u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+            let ints: Vec<u64> = (0..n as u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .collect();
             let (mut bulk, mut one) = (KeyHasher::new(), KeyHasher::new());
             feed_u64s(&mut bulk, ints.iter().copied());
             ints.iter().for_each(|&i| one.u64(i));
             assert_eq!(bulk.finish_key(), one.finish_key(), "{n} u64s");
             let vecs: Vec<[f32; 12]> = (0..n)
-                .map(|i| std::array::from_fn(|k| if k == 5 && i % 7 == 0 { f32::NAN } else { (i * 12 + k) as f32 * 0.37 }))
+                .map(|i| {
+                    std::array::from_fn(|k| {
+                        if k == 5 && i % 7 == 0 {
+                            f32::NAN
+                        } else {
+                            (i * 12 + k) as f32 * 0.37
+                        }
+                    })
+                })
                 .collect();
             let (mut bulk, mut one) = (KeyHasher::new(), KeyHasher::new());
             feed_vectors(&mut bulk, vecs.iter().copied());

@@ -183,7 +183,11 @@ mod tests {
         let want = |rot: &dyn Fn(usize) -> Quat, t: &Mesh, axes: bool| -> Vec<Vec<u32>> {
             (0..scales.len())
                 .map(|i| {
-                    let s = if axes { Vec3::new(1.0, -3.0, i as f32) } else { Vec3::ONE };
+                    let s = if axes {
+                        Vec3::new(1.0, -3.0, i as f32)
+                    } else {
+                        Vec3::ONE
+                    };
                     bits(Affine3A::from_scale_rotation_translation(
                         s * scales[i],
                         rot(i),
@@ -192,7 +196,8 @@ mod tests {
                 })
                 .collect()
         };
-        let got = |t: &Mesh| -> Vec<Vec<u32>> { copy_transforms(t).into_iter().map(bits).collect() };
+        let got =
+            |t: &Mesh| -> Vec<Vec<u32>> { copy_transforms(t).into_iter().map(bits).collect() };
         assert_eq!(got(&t), want(&|_| Quat::IDENTITY, &t, false));
         t.point_attrs.insert("scale", AttribValues::Vec3(axes));
         assert_eq!(got(&t), want(&|_| Quat::IDENTITY, &t, true));
@@ -206,7 +211,8 @@ mod tests {
         let q: Vec<Vec4> = (0..scales.len())
             .map(|i| Vec4::new(0.1 * i as f32, 1.0, -0.3, 2.0))
             .collect();
-        t.point_attrs.insert("orient", AttribValues::Vec4(q.clone()));
+        t.point_attrs
+            .insert("orient", AttribValues::Vec4(q.clone()));
         let turn = |i: usize| Quat::from_xyzw(q[i].x, q[i].y, q[i].z, q[i].w).normalize();
         assert_eq!(got(&t), want(&turn, &t, true));
     }

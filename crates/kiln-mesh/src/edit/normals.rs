@@ -17,7 +17,11 @@ pub fn weighted_face_normals(mesh: &Mesh) -> Vec<Vec3> {
             let mut n = Vec3::ZERO;
             // Each vertex with the next, the last with the first (no division per corner).
             for (k, &a) in pts.iter().enumerate() {
-                let b = if k + 1 < pts.len() { pts[k + 1] } else { pts[0] };
+                let b = if k + 1 < pts.len() {
+                    pts[k + 1]
+                } else {
+                    pts[0]
+                };
                 n += mesh.points[a as usize].cross(mesh.points[b as usize]);
             }
             n

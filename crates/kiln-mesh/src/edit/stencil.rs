@@ -139,7 +139,11 @@ mod tests {
 
     #[test]
     fn positions_sum_as_the_stored_stencils_apply() {
-        let old = [Vec3::new(0.1, 2.0, -3.0), Vec3::new(7.0, 0.3, 1.0 / 3.0), Vec3::X];
+        let old = [
+            Vec3::new(0.1, 2.0, -3.0),
+            Vec3::new(7.0, 0.3, 1.0 / 3.0),
+            Vec3::X,
+        ];
         let mut both = (Positions::new(&old, 3), Stencils::with_capacity(3, 3));
         for (p, w) in [(0, 0.25), (1, 0.6), (2, 1.0 / 7.0)] {
             both.push(p, w);

@@ -23,7 +23,10 @@ fn polygons(mesh: &Mesh) -> Vec<usize> {
 /// The crease rule for point `p`, when it is on the boundary: its stencil terms pushed,
 /// `true`; `false` (nothing pushed) when `p` is not on the boundary.
 fn boundary_rule<T: Terms>(table: &EdgeTable, at: &[u32], p: u32, st: &mut T) -> bool {
-    let mut open = at.iter().copied().filter(|&e| table.is_boundary(e as usize));
+    let mut open = at
+        .iter()
+        .copied()
+        .filter(|&e| table.is_boundary(e as usize));
     match (open.next(), open.next(), open.next()) {
         (None, ..) => false,
         (Some(a), Some(b), None) => {
@@ -151,7 +154,12 @@ impl Rules for CatmullClarkRules<'_> {
 /// The `count` new points that `rules` makes from `mesh`'s (about `per` terms each): their
 /// positions, summed as the rules go, and `mesh`'s point attributes blended by the same
 /// stencils (which are only stored when there are attributes to blend).
-fn new_points(mesh: &Mesh, count: usize, per: usize, rules: &impl Rules) -> (Vec<Vec3>, Attributes) {
+fn new_points(
+    mesh: &Mesh,
+    count: usize,
+    per: usize,
+    rules: &impl Rules,
+) -> (Vec<Vec3>, Attributes) {
     if mesh.point_attrs.is_empty() {
         let mut pos = Positions::new(&mesh.points, count);
         rules.write(&mut pos);
@@ -327,7 +335,15 @@ pub fn loop_subdivide(node: &str, mesh: &Mesh) -> Result<Mesh, LoopError> {
         faces.len() as u64 * 12,
     )?;
     let mut out = Mesh::new();
-    (out.points, out.point_attrs) = new_points(mesh, v + e, 7, &LoopRules { mesh, table: &table });
+    (out.points, out.point_attrs) = new_points(
+        mesh,
+        v + e,
+        7,
+        &LoopRules {
+            mesh,
+            table: &table,
+        },
+    );
     out.vertices.reserve(faces.len() * 12);
     out.prims.reserve(faces.len() * 4);
     let mut parent = Vec::with_capacity(faces.len() * 4);
