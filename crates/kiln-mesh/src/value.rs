@@ -18,16 +18,52 @@ impl Mesh {
     }
 }
 
+/// Values per block of the bulk feeders below.
+const BLOCK: usize = 512;
+
+/// Feed each value as a little-endian u64, a block at a time: the same bytes as one
+/// [`KeyHasher::u64`] per value, with one call per block.
+fn feed_u64s(h: &mut KeyHasher, values: impl IntoIterator<Item = u64>) {
+    let mut buf = [0u8; BLOCK * 8];
+    let mut len = 0;
+    for v in values {
+        buf[len..len + 8].copy_from_slice(&v.to_le_bytes());
+        len += 8;
+        if len == buf.len() {
+            h.bytes(&buf);
+            len = 0;
+        }
+    }
+    h.bytes(&buf[..len]);
+}
+
+/// Feed vectors of `N` floats, each float by its bits as [`KeyHasher::f32_slice`] feeds it,
+/// a block of floats at a time: the same bytes as one `f32_slice` per vector.
+fn feed_vectors<const N: usize>(h: &mut KeyHasher, values: impl IntoIterator<Item = [f32; N]>) {
+    let mut buf = [0f32; BLOCK];
+    let per_block = BLOCK / N * N;
+    let mut len = 0;
+    for v in values {
+        buf[len..len + N].copy_from_slice(&v);
+        len += N;
+        if len == per_block {
+            h.f32_slice(&buf[..len]);
+            len = 0;
+        }
+    }
+    h.f32_slice(&buf[..len]);
+}
+
 /// Feed an attribute's type and values into a hash.
 pub(crate) fn hash_values(v: &AttribValues, h: &mut KeyHasher) {
     h.str(v.type_name());
     h.u64(v.len() as u64);
     match v {
         AttribValues::Float(x) => h.f32_slice(x),
-        AttribValues::Int(x) => x.iter().for_each(|&i| h.i64(i as i64)),
-        AttribValues::Vec2(x) => x.iter().for_each(|p| h.f32_slice(&p.to_array())),
-        AttribValues::Vec3(x) => x.iter().for_each(|p| h.f32_slice(&p.to_array())),
-        AttribValues::Vec4(x) => x.iter().for_each(|p| h.f32_slice(&p.to_array())),
+        AttribValues::Int(x) => feed_u64s(h, x.iter().map(|&i| i as i64 as u64)),
+        AttribValues::Vec2(x) => feed_vectors(h, x.iter().map(|p| p.to_array())),
+        AttribValues::Vec3(x) => feed_vectors(h, x.iter().map(|p| p.to_array())),
+        AttribValues::Vec4(x) => feed_vectors(h, x.iter().map(|p| p.to_array())),
     }
 }
 
@@ -50,15 +86,18 @@ impl HeavyData for Mesh {
     }
     fn hash_content(&self, h: &mut KeyHasher) {
         h.u64(self.points.len() as u64);
-        for p in &self.points {
-            h.f32_slice(&p.to_array());
-        }
+        feed_vectors(h, self.points.iter().map(|p| p.to_array()));
         h.u64(self.vertices.len() as u64);
-        self.vertices.iter().for_each(|&v| h.u64(v as u64));
+        feed_u64s(h, self.vertices.iter().map(|&v| v as u64));
         h.u64(self.prims.len() as u64);
-        for p in &self.prims {
-            h.u64(p.count as u64);
-            h.u8(matches!(p.kind, PrimKind::Polyline) as u8);
+        // A count (u64) and a polyline flag (u8) per primitive, a block at a time.
+        let mut buf = [0u8; BLOCK * 9];
+        for chunk in self.prims.chunks(BLOCK) {
+            for (o, p) in buf.chunks_exact_mut(9).zip(chunk) {
+                o[..8].copy_from_slice(&(p.count as u64).to_le_bytes());
+                o[8] = matches!(p.kind, PrimKind::Polyline) as u8;
+            }
+            h.bytes(&buf[..chunk.len() * 9]);
         }
         for class in AttribClass::ALL {
             let a = self.attrs(class);
@@ -73,16 +112,14 @@ impl HeavyData for Mesh {
             for (name, m) in map {
                 h.str(name);
                 h.u64(m.len() as u64);
-                m.iter().for_each(|&i| h.u64(i as u64));
+                feed_u64s(h, m.iter().map(|&i| i as u64));
             }
         }
         h.u64(self.packed.len() as u64);
         for p in &self.packed {
             p.source.hash_content(h);
             h.u64(p.transforms.len() as u64);
-            p.transforms
-                .iter()
-                .for_each(|t| h.f32_slice(&t.to_cols_array()));
+            feed_vectors(h, p.transforms.iter().map(|t| t.to_cols_array()));
         }
     }
     fn as_any(&self) -> &dyn Any {
@@ -93,6 +130,38 @@ impl HeavyData for Mesh {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bulk_feeding_gives_the_bytes_of_feeding_one_by_one() {
+        for n in [0usize, 1, 41, 42, 43, 511, 512, 513, 2000] {
+            let ints: Vec<u64> = (0..n as u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .collect();
+            let (mut bulk, mut one) = (KeyHasher::new(), KeyHasher::new());
+            feed_u64s(&mut bulk, ints.iter().copied());
+            ints.iter().for_each(|&i| one.u64(i));
+            assert_eq!(bulk.finish_key(), one.finish_key(), "{n} u64s");
+            let vecs: Vec<[f32; 12]> = (0..n)
+                .map(|i| {
+                    std::array::from_fn(|k| {
+                        if k == 5 && i % 7 == 0 {
+                            f32::NAN
+                        } else {
+                            (i * 12 + k) as f32 * 0.37
+                        }
+                    })
+                })
+                .collect();
+            let (mut bulk, mut one) = (KeyHasher::new(), KeyHasher::new());
+            feed_vectors(&mut bulk, vecs.iter().copied());
+            vecs.iter().for_each(|v| one.f32_slice(v));
+            assert_eq!(bulk.finish_key(), one.finish_key(), "{n} vectors of 12");
+            let (mut bulk, mut one) = (KeyHasher::new(), KeyHasher::new());
+            feed_vectors(&mut bulk, vecs.iter().map(|v| [v[0], v[5], v[2]]));
+            vecs.iter().for_each(|v| one.f32_slice(&[v[0], v[5], v[2]]));
+            assert_eq!(bulk.finish_key(), one.finish_key(), "{n} vectors of 3");
+        }
+    }
 
     #[test]
     fn meshes_are_shared_and_hashed() {

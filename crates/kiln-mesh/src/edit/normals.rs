@@ -6,33 +6,42 @@ use crate::attribute::{AttribClass, AttribValues};
 use crate::geometry::{Mesh, PrimKind};
 use glam::Vec3;
 
+/// Polygon `f`'s normal times twice its area (Newell's sum: each vertex crossed with the
+/// next, the last with the first, summed in that order), zero for a polyline.
+#[inline]
+fn face_normal(mesh: &Mesh, f: usize) -> Vec3 {
+    if mesh.prims[f].kind != PrimKind::Polygon {
+        return Vec3::ZERO;
+    }
+    let pts = mesh.prim_points(f);
+    let Some((&first, rest)) = pts.split_first() else {
+        return Vec3::ZERO;
+    };
+    let mut n = Vec3::ZERO;
+    let mut a = mesh.points[first as usize];
+    for &q in rest {
+        let b = mesh.points[q as usize];
+        n += a.cross(b);
+        a = b;
+    }
+    n + a.cross(mesh.points[first as usize])
+}
+
 /// Each polygon's normal times twice its area (Newell's sum), zero for polylines.
 pub fn weighted_face_normals(mesh: &Mesh) -> Vec<Vec3> {
     (0..mesh.prims.len())
-        .map(|f| {
-            if mesh.prims[f].kind != PrimKind::Polygon {
-                return Vec3::ZERO;
-            }
-            let pts = mesh.prim_points(f);
-            let mut n = Vec3::ZERO;
-            for k in 0..pts.len() {
-                let a = mesh.points[pts[k] as usize];
-                let b = mesh.points[pts[(k + 1) % pts.len()] as usize];
-                n += a.cross(b);
-            }
-            n
-        })
+        .map(|f| face_normal(mesh, f))
         .collect()
 }
 
 /// Unit smooth normals, one per point: the sum of the area-weighted normals of the faces
-/// around it (zero for a point on no face).
+/// around it, in face order (zero for a point on no face).
 pub fn smooth_normals(mesh: &Mesh) -> Vec<Vec3> {
-    let faces = weighted_face_normals(mesh);
     let mut n = vec![Vec3::ZERO; mesh.points.len()];
-    for (f, fnorm) in faces.iter().enumerate() {
+    for f in 0..mesh.prims.len() {
+        let fnorm = face_normal(mesh, f);
         for &p in mesh.prim_points(f) {
-            n[p as usize] += *fnorm;
+            n[p as usize] += fnorm;
         }
     }
     n.iter_mut().for_each(|v| *v = v.normalize_or_zero());

@@ -6,11 +6,12 @@
 //! within each face; polylines are dropped.
 
 use super::adjacency::{PointEdges, other};
-use super::stencil::Stencils;
+use super::stencil::{Positions, Stencils, Terms};
 use super::topology::{EdgeTable, NONE};
-use crate::attribute::{AttribClass, Weighted};
+use crate::attribute::{AttribClass, Attributes, Weighted};
 use crate::geometry::{Mesh, PrimKind};
 use crate::limits::{LimitError, check_size};
+use glam::Vec3;
 
 /// The polygons of `mesh` (indices of its primitives that are polygons of 3 or more).
 fn polygons(mesh: &Mesh) -> Vec<usize> {
@@ -19,21 +20,158 @@ fn polygons(mesh: &Mesh) -> Vec<usize> {
         .collect()
 }
 
-/// The crease rule for point `p`, when it is on the boundary: its stencil terms.
-fn boundary_terms(table: &EdgeTable, at: &[u32], p: u32) -> Option<Vec<Weighted>> {
-    let open: Vec<u32> = at
+/// The crease rule for point `p`, when it is on the boundary: its stencil terms pushed,
+/// `true`; `false` (nothing pushed) when `p` is not on the boundary.
+fn boundary_rule<T: Terms>(table: &EdgeTable, at: &[u32], p: u32, st: &mut T) -> bool {
+    let mut open = at
         .iter()
         .copied()
-        .filter(|&e| table.is_boundary(e as usize))
-        .collect();
-    match open.len() {
-        0 => None,
-        2 => Some(vec![
-            (p, 0.75),
-            (other(table, open[0], p), 0.125),
-            (other(table, open[1], p), 0.125),
-        ]),
-        _ => Some(vec![(p, 1.0)]),
+        .filter(|&e| table.is_boundary(e as usize));
+    match (open.next(), open.next(), open.next()) {
+        (None, ..) => false,
+        (Some(a), Some(b), None) => {
+            st.push(p, 0.75);
+            st.push(other(table, a, p), 0.125);
+            st.push(other(table, b, p), 0.125);
+            true
+        }
+        _ => {
+            st.push(p, 1.0);
+            true
+        }
+    }
+}
+
+/// For each point, the faces (of a list of faces) that use it, in compressed rows in the
+/// list's order; a face that uses a point twice is there twice.
+struct PointFaces {
+    offsets: Vec<u32>,
+    faces: Vec<u32>,
+}
+
+impl PointFaces {
+    fn of(mesh: &Mesh, faces: &[usize]) -> PointFaces {
+        let v = mesh.points.len();
+        let mut offsets = vec![0u32; v + 1];
+        for &fi in faces {
+            for &p in mesh.prim_points(fi) {
+                offsets[p as usize + 1] += 1;
+            }
+        }
+        for i in 0..v {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets.clone();
+        let mut list = vec![0u32; offsets[v] as usize];
+        for &fi in faces {
+            for &p in mesh.prim_points(fi) {
+                list[fill[p as usize] as usize] = fi as u32;
+                fill[p as usize] += 1;
+            }
+        }
+        PointFaces {
+            offsets,
+            faces: list,
+        }
+    }
+    fn at(&self, p: usize) -> &[u32] {
+        &self.faces[self.offsets[p] as usize..self.offsets[p + 1] as usize]
+    }
+}
+
+/// Catmull–Clark's stencils, in new-point order: the moved old points, then a face point per
+/// face of `faces`, then an edge point per edge of `table`.
+fn catmull_clark_rules<T: Terms>(mesh: &Mesh, faces: &[usize], table: &EdgeTable, st: &mut T) {
+    let v = mesh.points.len();
+    let at = PointEdges::of(v, table);
+    let point_faces = PointFaces::of(mesh, faces);
+    let centroid = |st: &mut T, fi: usize, w: f32| {
+        let pts = mesh.prim_points(fi);
+        let k = w / pts.len() as f32;
+        pts.iter().for_each(|&q| st.push(q, k));
+    };
+    for p in 0..v as u32 {
+        let edges = at.at(p as usize);
+        let pf = point_faces.at(p as usize);
+        let on_boundary = boundary_rule(table, edges, p, st);
+        if on_boundary {
+            // Its crease terms are in.
+        } else if pf.is_empty() {
+            st.push(p, 1.0);
+        } else {
+            let n = edges.len() as f32;
+            // (F + 2R + (n − 3)P) / n
+            for &fi in pf {
+                centroid(st, fi as usize, 1.0 / (pf.len() as f32 * n));
+            }
+            for &ei in edges {
+                let w = 2.0 / (n * edges.len() as f32) * 0.5;
+                st.push(p, w);
+                st.push(other(table, ei, p), w);
+            }
+            st.push(p, (n - 3.0) / n);
+        }
+        st.finish();
+    }
+    for &fi in faces {
+        centroid(st, fi, 1.0);
+        st.finish();
+    }
+    for (ei, [a, b]) in table.edges.iter().enumerate() {
+        let [f0, f1] = table.faces[ei];
+        if f1 == NONE {
+            st.push(*a, 0.5);
+            st.push(*b, 0.5);
+        } else {
+            st.push(*a, 0.25);
+            st.push(*b, 0.25);
+            centroid(st, f0 as usize, 0.25);
+            centroid(st, f1 as usize, 0.25);
+        }
+        st.finish();
+    }
+}
+
+/// A scheme's stencils for one mesh, written in new-point order.
+trait Rules {
+    /// Write every new point's stencil into `st`.
+    fn write<T: Terms>(&self, st: &mut T);
+}
+
+/// Catmull–Clark's rules on `mesh` (see [`catmull_clark_rules`]).
+struct CatmullClarkRules<'a> {
+    mesh: &'a Mesh,
+    faces: &'a [usize],
+    table: &'a EdgeTable,
+}
+
+impl Rules for CatmullClarkRules<'_> {
+    fn write<T: Terms>(&self, st: &mut T) {
+        catmull_clark_rules(self.mesh, self.faces, self.table, st);
+    }
+}
+
+/// The `count` new points that `rules` makes from `mesh`'s (about `per` terms each): their
+/// positions, summed as the rules go, and `mesh`'s point attributes blended by the same
+/// stencils (which are only stored when there are attributes to blend).
+fn new_points(
+    mesh: &Mesh,
+    count: usize,
+    per: usize,
+    rules: &impl Rules,
+) -> (Vec<Vec3>, Attributes) {
+    if mesh.point_attrs.is_empty() {
+        let mut pos = Positions::new(&mesh.points, count);
+        rules.write(&mut pos);
+        (pos.new, Attributes::default())
+    } else {
+        let mut both = (
+            Positions::new(&mesh.points, count),
+            Stencils::with_capacity(count, per),
+        );
+        rules.write(&mut both);
+        let attrs = both.1.apply_attrs(&mesh.point_attrs);
+        (both.0.new, attrs)
     }
 }
 
@@ -41,9 +179,12 @@ fn boundary_terms(table: &EdgeTable, at: &[u32], p: u32) -> Option<Vec<Weighted>
 /// `c`'s parent face).
 fn carry_prims(from: &Mesh, to: &mut Mesh, parent: &[u32]) {
     to.prim_attrs = from.prim_attrs.pick(parent);
-    let mut children: Vec<Vec<u32>> = vec![Vec::new(); from.prims.len()];
-    for (c, &p) in parent.iter().enumerate() {
-        children[p as usize].push(c as u32);
+    let mut children: Vec<Vec<u32>> = Vec::new();
+    if !from.groups.prims.is_empty() {
+        children = vec![Vec::new(); from.prims.len()];
+        for (c, &p) in parent.iter().enumerate() {
+            children[p as usize].push(c as u32);
+        }
     }
     for (name, members) in &from.groups.prims {
         let kids = members
@@ -62,64 +203,19 @@ pub fn catmull_clark(node: &str, mesh: &Mesh) -> Result<Mesh, LimitError> {
     let corners: u64 = faces.iter().map(|&f| mesh.prims[f].count as u64).sum();
     let (v, f, e) = (mesh.points.len(), faces.len(), table.edges.len());
     check_size(node, (v + f + e) as u64, corners, corners * 4)?;
-    let at = PointEdges::of(v, &table);
-    let mut st = Stencils::with_capacity(v + f + e, 8);
-    // Which faces touch each point.
-    let mut point_faces: Vec<Vec<u32>> = vec![Vec::new(); v];
-    for &fi in &faces {
-        for &p in mesh.prim_points(fi) {
-            point_faces[p as usize].push(fi as u32);
-        }
-    }
-    let centroid = |st: &mut Stencils, fi: usize, w: f32| {
-        let pts = mesh.prim_points(fi);
-        let k = w / pts.len() as f32;
-        pts.iter().for_each(|&q| st.push(q, k));
+    let rules = CatmullClarkRules {
+        mesh,
+        faces: &faces,
+        table: &table,
     };
-    for p in 0..v as u32 {
-        let edges = at.at(p as usize);
-        let pf = &point_faces[p as usize];
-        if let Some(terms) = boundary_terms(&table, edges, p) {
-            terms.into_iter().for_each(|(q, w)| st.push(q, w));
-        } else if pf.is_empty() {
-            st.push(p, 1.0);
-        } else {
-            let n = edges.len() as f32;
-            // (F + 2R + (n − 3)P) / n
-            for &fi in pf {
-                centroid(&mut st, fi as usize, 1.0 / (pf.len() as f32 * n));
-            }
-            for &ei in edges {
-                let w = 2.0 / (n * edges.len() as f32) * 0.5;
-                st.push(p, w);
-                st.push(other(&table, ei, p), w);
-            }
-            st.push(p, (n - 3.0) / n);
-        }
-        st.finish();
-    }
+    let mut out = Mesh::new();
+    (out.points, out.point_attrs) = new_points(mesh, v + f + e, 8, &rules);
     let mut face_point = vec![NONE; mesh.prims.len()];
     for (k, &fi) in faces.iter().enumerate() {
         face_point[fi] = (v + k) as u32;
-        centroid(&mut st, fi, 1.0);
-        st.finish();
     }
-    for (ei, [a, b]) in table.edges.iter().enumerate() {
-        let [f0, f1] = table.faces[ei];
-        if f1 == NONE {
-            st.push(*a, 0.5);
-            st.push(*b, 0.5);
-        } else {
-            st.push(*a, 0.25);
-            st.push(*b, 0.25);
-            centroid(&mut st, f0 as usize, 0.25);
-            centroid(&mut st, f1 as usize, 0.25);
-        }
-        st.finish();
-    }
-    let mut out = Mesh::new();
-    out.points = st.apply(&mesh.points);
-    out.point_attrs = st.apply_attrs(&mesh.point_attrs);
+    out.vertices.reserve(corners as usize * 4);
+    out.prims.reserve(corners as usize);
     let edge_point = |e: u32| (v + f) as u32 + e;
     let mut parent = Vec::with_capacity(corners as usize);
     let blend_vertices = !mesh.vertex_attrs.is_empty();
@@ -128,9 +224,9 @@ pub fn catmull_clark(node: &str, mesh: &Mesh) -> Result<Mesh, LimitError> {
         let r = mesh.prims[fi].range();
         let n = r.len();
         for k in 0..n {
-            let prev = r.start + (k + n - 1) % n;
+            let prev = r.start + if k == 0 { n - 1 } else { k - 1 };
             let here = r.start + k;
-            let next = r.start + (k + 1) % n;
+            let next = r.start + if k + 1 < n { k + 1 } else { 0 };
             out.add_polygon(&[
                 mesh.vertices[here],
                 edge_point(table.corner_edge[here]),
@@ -153,6 +249,57 @@ pub fn catmull_clark(node: &str, mesh: &Mesh) -> Result<Mesh, LimitError> {
     }
     carry_prims(mesh, &mut out, &parent);
     Ok(out)
+}
+
+/// Loop's rules on `mesh`: the moved old points, then an edge point per edge of `table`.
+struct LoopRules<'a> {
+    mesh: &'a Mesh,
+    table: &'a EdgeTable,
+}
+
+impl Rules for LoopRules<'_> {
+    fn write<T: Terms>(&self, st: &mut T) {
+        let (mesh, table) = (self.mesh, self.table);
+        let at = PointEdges::of(mesh.points.len(), table);
+        for p in 0..mesh.points.len() as u32 {
+            let edges = at.at(p as usize);
+            let on_boundary = boundary_rule(table, edges, p, st);
+            if on_boundary {
+                // Its crease terms are in.
+            } else if edges.is_empty() {
+                st.push(p, 1.0);
+            } else {
+                let beta = loop_beta(edges.len());
+                st.push(p, 1.0 - beta * edges.len() as f32);
+                edges
+                    .iter()
+                    .for_each(|&ei| st.push(other(table, ei, p), beta));
+            }
+            st.finish();
+        }
+        let opposite = |f: u32, a: u32, b: u32| {
+            mesh.prim_points(f as usize)
+                .iter()
+                .copied()
+                .find(|&q| q != a && q != b)
+        };
+        for (ei, &[a, b]) in table.edges.iter().enumerate() {
+            let [f0, f1] = table.faces[ei];
+            match (f1 != NONE).then(|| (opposite(f0, a, b), opposite(f1, a, b))) {
+                Some((Some(c), Some(d))) => {
+                    st.push(a, 0.375);
+                    st.push(b, 0.375);
+                    st.push(c, 0.125);
+                    st.push(d, 0.125);
+                }
+                _ => {
+                    st.push(a, 0.5);
+                    st.push(b, 0.5);
+                }
+            }
+            st.finish();
+        }
+    }
 }
 
 /// Loop's weight of the neighbours of an interior point of valence `n`.
@@ -187,48 +334,18 @@ pub fn loop_subdivide(node: &str, mesh: &Mesh) -> Result<Mesh, LoopError> {
         faces.len() as u64 * 4,
         faces.len() as u64 * 12,
     )?;
-    let at = PointEdges::of(v, &table);
-    let mut st = Stencils::with_capacity(v + e, 7);
-    for p in 0..v as u32 {
-        let edges = at.at(p as usize);
-        if let Some(terms) = boundary_terms(&table, edges, p) {
-            terms.into_iter().for_each(|(q, w)| st.push(q, w));
-        } else if edges.is_empty() {
-            st.push(p, 1.0);
-        } else {
-            let beta = loop_beta(edges.len());
-            st.push(p, 1.0 - beta * edges.len() as f32);
-            edges
-                .iter()
-                .for_each(|&ei| st.push(other(&table, ei, p), beta));
-        }
-        st.finish();
-    }
-    let opposite = |f: u32, a: u32, b: u32| {
-        mesh.prim_points(f as usize)
-            .iter()
-            .copied()
-            .find(|&q| q != a && q != b)
-    };
-    for (ei, &[a, b]) in table.edges.iter().enumerate() {
-        let [f0, f1] = table.faces[ei];
-        match (f1 != NONE).then(|| (opposite(f0, a, b), opposite(f1, a, b))) {
-            Some((Some(c), Some(d))) => {
-                st.push(a, 0.375);
-                st.push(b, 0.375);
-                st.push(c, 0.125);
-                st.push(d, 0.125);
-            }
-            _ => {
-                st.push(a, 0.5);
-                st.push(b, 0.5);
-            }
-        }
-        st.finish();
-    }
     let mut out = Mesh::new();
-    out.points = st.apply(&mesh.points);
-    out.point_attrs = st.apply_attrs(&mesh.point_attrs);
+    (out.points, out.point_attrs) = new_points(
+        mesh,
+        v + e,
+        7,
+        &LoopRules {
+            mesh,
+            table: &table,
+        },
+    );
+    out.vertices.reserve(faces.len() * 12);
+    out.prims.reserve(faces.len() * 4);
     let mut parent = Vec::with_capacity(faces.len() * 4);
     let ep = |c: usize| v as u32 + table.corner_edge[c];
     for &fi in &faces {

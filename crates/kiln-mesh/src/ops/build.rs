@@ -23,16 +23,19 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             .run(|call, out| {
                 let scheme = choice(call, 0, &["catmull-clark", "loop"])?;
                 let levels = count(call, 1, 0, 8)?;
-                let mut m = mesh(call, 0)?.clone();
+                let input = mesh(call, 0)?;
+                // The first level reads the input in place; later levels read the last.
+                let mut m: Option<Mesh> = None;
                 for _ in 0..levels {
                     call.check_cancel()?;
-                    m = if scheme == "loop" {
-                        subdivide::loop_subdivide(call.node, &m).map_err(|e| OpError::input(0, e.to_string()))?
+                    let from = m.as_ref().unwrap_or(input);
+                    m = Some(if scheme == "loop" {
+                        subdivide::loop_subdivide(call.node, from).map_err(|e| OpError::input(0, e.to_string()))?
                     } else {
-                        subdivide::catmull_clark(call.node, &m)?
-                    };
+                        subdivide::catmull_clark(call.node, from)?
+                    });
                 }
-                put(out, m);
+                put(out, m.unwrap_or_else(|| input.clone()));
                 Ok(())
             }),
     )?;
