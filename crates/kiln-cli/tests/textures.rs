@@ -1,4 +1,4 @@
-//! The texture examples (stone, wood, rusted metal) tile: each output's right edge runs on
+//! The texture examples (stone, wood, rusted metal, bricks, veined marble) tile: each output's right edge runs on
 //! into its left edge and its bottom into its top as smoothly as its neighbouring pixels
 //! run into each other. Through the `kiln` command, `--size` sets their size and `--fuse`
 //! writes the same bytes.
@@ -9,7 +9,13 @@ use kiln_core::prelude::*;
 use kiln_image::image::Image;
 use support::{examples, files_in, kiln, text};
 
-const TEXTURES: [&str; 3] = ["stone.json", "wood.json", "rust.json"];
+const TEXTURES: [&str; 5] = [
+    "stone.json",
+    "wood.json",
+    "rust.json",
+    "bricks.json",
+    "veined_marble.json",
+];
 
 fn registry() -> Registry {
     kiln_image::registry()
