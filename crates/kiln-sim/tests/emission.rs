@@ -11,28 +11,9 @@ use kiln_sim::particles::Particles;
 
 fn still() -> ParticleSettings {
     ParticleSettings {
-        dt: 0.1,
         seed: 5,
         emitter: [100.0, 100.0, 100.0],
-        spread: [0.0; 3],
-        rate: 0.0,
-        burst_every: 0.0,
-        burst: 0,
-        speed: 0.0,
-        life: 1e9,
-        life_jitter: 0.0,
-        gravity: [0.0; 3],
-        wind: [0.0; 3],
-        drag: 0.0,
-        noise: 0.0,
-        noise_scale: 1.0,
-        vortex: 0.0,
-        vortex_center: [0.0; 3],
-        floor_on: false,
-        floor: 0.0,
-        sphere_center: [0.0; 3],
-        sphere_radius: 0.0,
-        bounce: 0.5,
+        ..still_particles()
     }
 }
 

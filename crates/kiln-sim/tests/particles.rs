@@ -1,36 +1,11 @@
 //! Particles against their definition: free fall, drag towards the wind, lifetimes, the
 //! floor and the sphere, bursts, and the same bits on any thread count.
 
+mod common;
+use common::still_particles as still;
 use kiln_sim::particle_step::{ParticleSettings, step};
 use kiln_sim::particle_view::hue_rgb;
 use kiln_sim::particles::{Particle, Particles};
-
-fn still() -> ParticleSettings {
-    ParticleSettings {
-        dt: 0.1,
-        seed: 1,
-        emitter: [0.0; 3],
-        spread: [0.0; 3],
-        rate: 0.0,
-        burst_every: 0.0,
-        burst: 0,
-        speed: 0.0,
-        life: 1e9,
-        life_jitter: 0.0,
-        gravity: [0.0; 3],
-        wind: [0.0; 3],
-        drag: 0.0,
-        noise: 0.0,
-        noise_scale: 1.0,
-        vortex: 0.0,
-        vortex_center: [0.0; 3],
-        floor_on: false,
-        floor: 0.0,
-        sphere_center: [0.0; 3],
-        sphere_radius: 0.0,
-        bounce: 0.5,
-    }
-}
 
 fn one(pos: [f32; 3], vel: [f32; 3]) -> Particles {
     Particles {

@@ -105,3 +105,31 @@ pub fn run_lazy(g: &Graph, ticks: u64) -> (Value, Vec<Value>) {
     }
     (seed, outs)
 }
+
+/// Particle settings under which nothing emits, moves or dies: a test sets what it looks at.
+pub fn still_particles() -> kiln_sim::particle_step::ParticleSettings {
+    kiln_sim::particle_step::ParticleSettings {
+        dt: 0.1,
+        seed: 1,
+        emitter: [0.0; 3],
+        spread: [0.0; 3],
+        rate: 0.0,
+        burst_every: 0.0,
+        burst: 0,
+        speed: 0.0,
+        life: 1e9,
+        life_jitter: 0.0,
+        gravity: [0.0; 3],
+        wind: [0.0; 3],
+        drag: 0.0,
+        noise: 0.0,
+        noise_scale: 1.0,
+        vortex: 0.0,
+        vortex_center: [0.0; 3],
+        floor_on: false,
+        floor: 0.0,
+        sphere_center: [0.0; 3],
+        sphere_radius: 0.0,
+        bounce: 0.5,
+    }
+}
