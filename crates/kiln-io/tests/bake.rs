@@ -174,6 +174,7 @@ fn every_plain_example_bakes_to_the_same_outputs_with_fewer_nodes() {
         names,
         [
             "arithmetic",
+            "bricks",
             "clouds",
             "column",
             "erosion",
@@ -184,6 +185,7 @@ fn every_plain_example_bakes_to_the_same_outputs_with_fewer_nodes() {
             "scattered_rocks",
             "stone",
             "terrain",
+            "veined_marble",
             "wall",
             "wood"
         ]
