@@ -2,27 +2,11 @@
 //! (worked out independently), the chunks that state it, data maps written as they are, and
 //! write → read round trips at 8 and 16 bits.
 
+mod srgb_reference;
 use kiln_image::image::Image;
 use kiln_io::image_files::{ColorSpace, ImageFormat, decode_image, encode_image};
+use srgb_reference::{textbook_decode, textbook_encode};
 use std::path::Path;
-
-/// The sRGB encoding of IEC 61966-2-1, in f64.
-fn textbook_encode(v: f64) -> f64 {
-    let v = v.clamp(0.0, 1.0);
-    if v <= 0.0031308 {
-        12.92 * v
-    } else {
-        1.055 * v.powf(1.0 / 2.4) - 0.055
-    }
-}
-
-fn textbook_decode(e: f64) -> f64 {
-    if e <= 0.04045 {
-        e / 12.92
-    } else {
-        ((e + 0.055) / 1.055).powf(2.4)
-    }
-}
 
 /// A one-row image of grey pixels `v` with alpha `a`.
 fn row(values: &[(f32, f32)]) -> Image {

@@ -2,6 +2,7 @@
 //! formula, JPEG and PNG read, the image limits checked before decoding, errors. (8-bit PNG
 //! and the data colour space: `image_colour.rs`.)
 
+mod srgb_reference;
 use kiln_core::key::KeyHasher;
 use kiln_core::value::HeavyData;
 use kiln_image::image::Image;
@@ -9,25 +10,8 @@ use kiln_io::image_files::{
     ColorSpace, ImageFormat, ReadImageError, decode_image, encode_image, read_image, srgb_decode,
     srgb_encode,
 };
+use srgb_reference::{textbook_decode, textbook_encode};
 use std::path::Path;
-
-/// The sRGB encoding of IEC 61966-2-1, in f64.
-fn textbook_encode(v: f64) -> f64 {
-    let v = v.clamp(0.0, 1.0);
-    if v <= 0.0031308 {
-        12.92 * v
-    } else {
-        1.055 * v.powf(1.0 / 2.4) - 0.055
-    }
-}
-
-fn textbook_decode(e: f64) -> f64 {
-    if e <= 0.04045 {
-        e / 12.92
-    } else {
-        ((e + 0.055) / 1.055).powf(2.4)
-    }
-}
 
 const VALUES: [f32; 10] = [
     0.0, 0.001, 0.0031308, 0.01, 0.18, 0.5, 0.73, 1.0, 1.5, -0.25,

@@ -7,6 +7,19 @@ use kiln_core::prelude::*;
 use kiln_core::recurrence::Recurrent;
 use kiln_sim::Grid;
 
+/// The latch and the step after a node `seed` that gives the first state:
+/// `seed → latch.init`, `latch → sim.state → latch.signal`.
+fn wire_step(g: &mut Graph, step: &str, step_params: &[(&str, Value)]) {
+    g.add_node("state", "latch").unwrap();
+    g.add_node("sim", step).unwrap();
+    for (k, v) in step_params {
+        g.set_param("sim", k, v.clone()).unwrap();
+    }
+    g.wire("seed.out", "state.init");
+    g.wire("state.out", "sim.state");
+    g.wire("sim.out", "state.signal");
+}
+
 /// `init → latch → step → latch.signal`, with the step's output named `sim`.
 pub fn latch_graph(
     init: &str,
@@ -19,14 +32,7 @@ pub fn latch_graph(
     for (k, v) in init_params {
         g.set_param("seed", k, v.clone()).unwrap();
     }
-    g.add_node("state", "latch").unwrap();
-    g.add_node("sim", step).unwrap();
-    for (k, v) in step_params {
-        g.set_param("sim", k, v.clone()).unwrap();
-    }
-    g.wire("seed.out", "state.init");
-    g.wire("state.out", "sim.state");
-    g.wire("sim.out", "state.signal");
+    wire_step(&mut g, step, step_params);
     g
 }
 
@@ -77,14 +83,7 @@ pub fn seeded_graph(start: Value, step: &str, step_params: &[(&str, Value)]) -> 
     let mut g = Graph::new();
     g.add_node("seed", "const").unwrap();
     g.set_param("seed", "value", start).unwrap();
-    g.add_node("state", "latch").unwrap();
-    g.add_node("sim", step).unwrap();
-    for (k, v) in step_params {
-        g.set_param("sim", k, v.clone()).unwrap();
-    }
-    g.wire("seed.out", "state.init");
-    g.wire("state.out", "sim.state");
-    g.wire("sim.out", "state.signal");
+    wire_step(&mut g, step, step_params);
     g
 }
 
