@@ -13,8 +13,8 @@
 //! gathers the results in entity order, so the thread count changes nothing but the time.
 
 use super::compile::CNode;
+use super::entities::Entities;
 use super::executor::FlowError;
-use super::queues::Col;
 use crate::context::EvalContext;
 use crate::op::{Columns, Kernel, Op, OpCall, OpError, PortIndex};
 use crate::plan::Plan;
@@ -66,7 +66,7 @@ fn chunk_len(count: usize) -> usize {
 
 /// Run the batch. `cols` are the job's columns; a float kernel may take one of them as the
 /// buffer it writes its results into.
-pub(super) fn run(job: &Job<'_>, cols: &mut [(usize, Col)]) -> Batch {
+pub(super) fn run(job: &Job<'_>, cols: &mut [(usize, Entities)]) -> Batch {
     if let Some(k) = job.node.kernel
         && let Some(b) = kernel_batch(job, k, cols)
     {
@@ -159,7 +159,7 @@ fn kernel_chunk(
 }
 
 /// The kernel over the batch, or `None` when some entity or constant is not a float.
-fn kernel_batch(job: &Job<'_>, k: Kernel, cols: &mut [(usize, Col)]) -> Option<Batch> {
+fn kernel_batch(job: &Job<'_>, k: Kernel, cols: &mut [(usize, Entities)]) -> Option<Batch> {
     let n = job.count;
     let arity = k.arity();
     // Every argument must be a float: a constant, or a column of floats (read into one when
@@ -167,7 +167,7 @@ fn kernel_batch(job: &Job<'_>, k: Kernel, cols: &mut [(usize, Col)]) -> Option<B
     for p in 0..arity {
         match cols.iter().position(|(q, _)| *q == p) {
             Some(c) => {
-                if let Col::Values(vs) = &cols[c].1 {
+                if let Entities::Values(vs) = &cols[c].1 {
                     let floats: Option<Vec<f64>> = vs
                         .iter()
                         .map(|v| match v {
@@ -175,7 +175,7 @@ fn kernel_batch(job: &Job<'_>, k: Kernel, cols: &mut [(usize, Col)]) -> Option<B
                             _ => None,
                         })
                         .collect();
-                    cols[c].1 = Col::Floats(floats?);
+                    cols[c].1 = Entities::Floats(floats?);
                 }
             }
             None => {
@@ -189,7 +189,7 @@ fn kernel_batch(job: &Job<'_>, k: Kernel, cols: &mut [(usize, Col)]) -> Option<B
     // new buffer.
     let own = (0..arity).find(|&p| cols.iter().any(|(q, _)| *q == p));
     let mut out = match own.and_then(|p| cols.iter_mut().find(|(q, _)| *q == p)) {
-        Some((_, Col::Floats(f))) => std::mem::take(f),
+        Some((_, Entities::Floats(f))) => std::mem::take(f),
         _ => vec![0.0; n],
     };
     let mut args = [Arg::Fixed(0.0); 3];
@@ -198,7 +198,7 @@ fn kernel_batch(job: &Job<'_>, k: Kernel, cols: &mut [(usize, Col)]) -> Option<B
             Arg::Own
         } else {
             match cols.iter().find(|(q, _)| *q == p) {
-                Some((_, Col::Floats(c))) => Arg::Col(c),
+                Some((_, Entities::Floats(c))) => Arg::Col(c),
                 _ => match job.fixed.get(p) {
                     Some(Value::Float(x)) => Arg::Fixed(*x),
                     _ => return None,
@@ -236,7 +236,7 @@ fn kernel_batch(job: &Job<'_>, k: Kernel, cols: &mut [(usize, Col)]) -> Option<B
 }
 
 /// `execute` once per entity, in order; stops at the first failure.
-fn per_entity(job: &Job<'_>, cols: &[(usize, Col)]) -> Batch {
+fn per_entity(job: &Job<'_>, cols: &[(usize, Entities)]) -> Batch {
     let op = job.plan.op(job.v);
     let outs = job.node.outputs.len();
     let n = job.count;
@@ -274,7 +274,7 @@ fn per_entity(job: &Job<'_>, cols: &[(usize, Col)]) -> Batch {
 /// The runs `range` of the batch, in order.
 fn runs(
     job: &Job<'_>,
-    cols: &[(usize, Col)],
+    cols: &[(usize, Entities)],
     op: &Arc<dyn Op>,
     range: std::ops::Range<usize>,
     outs: usize,
@@ -292,7 +292,7 @@ fn runs(
             };
         }
         for (p, col) in cols {
-            inputs[*p] = col.at(i);
+            inputs[*p] = col.get(i).unwrap_or_default();
         }
         if let Err(e) = run_one(job, op, &inputs, &mut out) {
             return Batch {

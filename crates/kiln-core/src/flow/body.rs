@@ -3,7 +3,8 @@
 
 use super::FLOW_BODY_TYPE;
 use super::compile::{Compiled, compile};
-use super::executor::{FlowError, run};
+use super::entities::Entities;
+use super::executor::{Args, FlowError, run};
 use super::trace::Trace;
 use crate::context::EvalContext;
 use crate::error::Diagnostics;
@@ -82,8 +83,9 @@ pub enum FlowBodyError {
 /// What a run gives: each body output's entities, and the trace.
 #[derive(Debug)]
 pub struct FlowRun {
-    /// Each body output (by name, in declaration order) with the entities that reached it.
-    pub outputs: Vec<(String, Vec<Value>)>,
+    /// Each body output (by name, in declaration order) with the entities that reached it
+    /// (floats that only float kernels made stay unboxed).
+    pub outputs: Vec<(String, Entities)>,
     /// Every step.
     pub trace: Trace,
 }
@@ -159,6 +161,19 @@ impl FlowBody {
     /// see the clock, seed, preview, resolution and cancellation of `ctx`, and no graph
     /// inputs.
     pub fn run(&self, args: &[Value], ctx: &EvalContext) -> Result<FlowRun, FlowError> {
+        self.run_args(Args::Values(args), ctx)
+    }
+
+    /// Run the body on `args` given as entities (one per name of the settings' `args`):
+    /// each body input sends the entities it is given, as it sends the elements of a list
+    /// value. Floats given unboxed stay unboxed through float kernels, so a caller holding
+    /// a column of numbers neither boxes it going in nor coming out. The same entities give
+    /// the same results as [`run`](Self::run) with a list of them.
+    pub fn run_entities(&self, args: &[Entities], ctx: &EvalContext) -> Result<FlowRun, FlowError> {
+        self.run_args(Args::Entities(args), ctx)
+    }
+
+    fn run_args(&self, args: Args<'_>, ctx: &EvalContext) -> Result<FlowRun, FlowError> {
         self.runs.fetch_add(1, Ordering::Relaxed);
         let mut inner = EvalContext::new();
         inner.time = ctx.time;

@@ -4,8 +4,9 @@
 use super::batch::{self, Made};
 use super::body::{FlowBody, FlowRun};
 use super::compile::{Compiled, Dest, InputValue, Kind};
+use super::entities::Entities;
 use super::order::{first_ready, first_waiting, push_children, ready};
-use super::queues::{Col, Queues};
+use super::queues::Queues;
 use super::trace::{PortCount, Step, Trace};
 use crate::context::EvalContext;
 use crate::value::Value;
@@ -76,14 +77,31 @@ struct Run<'a> {
     q: Queues,
     fired: Vec<bool>,
     iterations: Vec<u32>,
-    outputs: Vec<Vec<Value>>,
+    outputs: Vec<Entities>,
     entities: u64,
+}
+
+/// What a run's args are: values (a list spreads into its elements where the body input
+/// spreads), or entities given as they are.
+#[derive(Clone, Copy)]
+pub(super) enum Args<'a> {
+    Values(&'a [Value]),
+    Entities(&'a [Entities]),
+}
+
+impl Args<'_> {
+    fn len(self) -> usize {
+        match self {
+            Args::Values(v) => v.len(),
+            Args::Entities(e) => e.len(),
+        }
+    }
 }
 
 /// Run `body` on `args` under `ctx`.
 pub(super) fn run(
     body: &FlowBody,
-    args: &[Value],
+    args: Args<'_>,
     ctx: &EvalContext,
 ) -> Result<FlowRun, FlowError> {
     let c = &body.compiled;
@@ -101,7 +119,7 @@ pub(super) fn run(
         q: Queues::new(c),
         fired: vec![false; c.nodes.len()],
         iterations: vec![0; c.loops.len()],
-        outputs: vec![Vec::new(); c.output_names.len()],
+        outputs: vec![Entities::default(); c.output_names.len()],
         entities: 0,
     };
     let limits = body.settings().limits;
@@ -201,7 +219,7 @@ impl Run<'_> {
 
     /// Run node `v` over what its queues hold: the step's record and the inputs it sent to
     /// (in output-port order, then declaration order).
-    fn step(&mut self, v: usize, args: &[Value]) -> Result<(Step, Vec<Dest>), FlowError> {
+    fn step(&mut self, v: usize, args: Args<'_>) -> Result<(Step, Vec<Dest>), FlowError> {
         let start = Instant::now();
         let c = self.c;
         let node = &c.nodes[v];
@@ -211,26 +229,43 @@ impl Run<'_> {
         self.fired[v] = true;
         match &node.kind {
             Kind::Input { value, spread } => {
-                let value = match value {
-                    InputValue::Arg(k) => args.get(*k).cloned().unwrap_or(Value::Empty),
-                    InputValue::Default(d) => d.clone(),
-                    InputValue::Nothing => Value::Empty,
-                };
                 runs = 1;
-                let one = [value];
-                let items: &[Value] = match (&one[0], spread) {
-                    (Value::List(l), true) => l,
-                    (Value::Empty, _) => &[],
-                    _ => &one,
-                };
-                if !node.outputs.is_empty() {
-                    made[0] = items.len() as u64;
-                    // A list of floats is queued as a column of them (the same entities).
-                    match super::queues::floats_of(items) {
-                        Some(xs) if items.len() > 1 => self.send_floats(v, xs)?,
-                        _ => {
-                            for item in items {
-                                self.send(v, 0, item.clone())?;
+                if let (InputValue::Arg(k), Args::Entities(given)) = (value, args) {
+                    let given = given.get(*k).cloned().unwrap_or_default();
+                    if !node.outputs.is_empty() {
+                        made[0] = given.len() as u64;
+                        match given {
+                            Entities::Floats(xs) => self.send_floats(v, xs)?,
+                            Entities::Values(vs) => {
+                                for item in vs {
+                                    self.send(v, 0, item)?;
+                                }
+                            }
+                        }
+                    }
+                } else {
+                    let value = match (value, args) {
+                        (InputValue::Arg(k), Args::Values(a)) => {
+                            a.get(*k).cloned().unwrap_or(Value::Empty)
+                        }
+                        (InputValue::Default(d), _) => d.clone(),
+                        _ => Value::Empty,
+                    };
+                    let one = [value];
+                    let items: &[Value] = match (&one[0], spread) {
+                        (Value::List(l), true) => l,
+                        (Value::Empty, _) => &[],
+                        _ => &one,
+                    };
+                    if !node.outputs.is_empty() {
+                        made[0] = items.len() as u64;
+                        // A list of floats is queued as a column of them (the same entities).
+                        match super::queues::floats_of(items) {
+                            Some(xs) if items.len() > 1 => self.send_floats(v, xs)?,
+                            _ => {
+                                for item in items {
+                                    self.send(v, 0, item.clone())?;
+                                }
                             }
                         }
                     }
@@ -240,12 +275,7 @@ impl Run<'_> {
                 for (p, t) in taken.iter_mut().enumerate() {
                     let all = self.q.take_all(v, p);
                     *t += all.len() as u64;
-                    let out = &mut self.outputs[*index];
-                    if out.is_empty() {
-                        *out = all;
-                    } else {
-                        out.extend(all);
-                    }
+                    self.outputs[*index].append(all);
                 }
                 runs = 1;
             }
@@ -259,13 +289,13 @@ impl Run<'_> {
                     if i.collective {
                         let all = self.q.take_all(v, p);
                         taken[p] = all.len() as u64;
-                        fixed[p] = Value::List(all.into());
+                        fixed[p] = all.into_list();
                     } else {
                         singles.push(p);
                     }
                 }
                 let count = singles.iter().map(|&p| self.q.len(v, p)).min().unwrap_or(1);
-                let mut cols: Vec<(usize, Col)> = singles
+                let mut cols: Vec<(usize, Entities)> = singles
                     .iter()
                     .map(|&p| {
                         taken[p] = count as u64;

@@ -56,6 +56,7 @@
 mod batch;
 mod body;
 mod compile;
+mod entities;
 mod executor;
 mod op;
 mod order;
@@ -63,6 +64,7 @@ mod queues;
 mod trace;
 
 pub use body::{FlowBody, FlowBodyError, FlowLimits, FlowRun, FlowSettings};
+pub use entities::Entities;
 pub use executor::FlowError;
 pub use op::FlowOp;
 pub use trace::{PortCount, Step, Trace};

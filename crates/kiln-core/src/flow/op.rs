@@ -70,7 +70,7 @@ impl Op for FlowOp {
         let lists: Vec<Value> = run
             .outputs
             .into_iter()
-            .map(|(_, l)| Value::List(l.into()))
+            .map(|(_, l)| l.into_list())
             .collect();
         out[0] = Value::List(lists.into());
         Ok(())

@@ -1,9 +1,10 @@
 //! The entity queues of a flow run: one per input port of every body node. A queue holds
 //! runs of entities as they arrived: values, or plain floats when a float kernel made them
 //! (a run of floats is the same entities as the `Value::Float`s, kept unboxed so the next
-//! kernel reads them as a column).
+//! kernel reads them as a column); a step takes them as [`Entities`].
 
 use super::compile::Compiled;
+use super::entities::Entities;
 use crate::value::Value;
 use std::collections::VecDeque;
 
@@ -18,22 +19,6 @@ impl Chunk {
         match self {
             Chunk::Values(v) => v.len(),
             Chunk::Floats(f) => f.len(),
-        }
-    }
-}
-
-/// Entities taken from a queue as a column.
-pub(super) enum Col {
-    Values(Vec<Value>),
-    Floats(Vec<f64>),
-}
-
-impl Col {
-    /// Entity `i` as a value.
-    pub(super) fn at(&self, i: usize) -> Value {
-        match self {
-            Col::Values(v) => v[i].clone(),
-            Col::Floats(f) => Value::Float(f[i]),
         }
     }
 }
@@ -63,7 +48,7 @@ impl Queue {
         }
     }
     /// The `n` oldest entities (at most `len`).
-    fn take(&mut self, n: usize) -> Col {
+    fn take(&mut self, n: usize) -> Entities {
         let n = n.min(self.len);
         self.len -= n;
         // All from one run of floats: a column as it is.
@@ -78,7 +63,7 @@ impl Queue {
             } else {
                 f.drain(..n).collect()
             };
-            return Col::Floats(col);
+            return Entities::Floats(col);
         }
         let mut out = Vec::with_capacity(n);
         while out.len() < n {
@@ -101,7 +86,7 @@ impl Queue {
                 self.chunks.pop_front();
             }
         }
-        Col::Values(out)
+        Entities::Values(out)
     }
 }
 
@@ -137,26 +122,19 @@ impl Queues {
         }
     }
     /// The `n` oldest entities at `node.port` (fewer if it holds fewer), oldest first.
-    pub(super) fn take_n(&mut self, node: usize, port: usize, n: usize) -> Col {
+    pub(super) fn take_n(&mut self, node: usize, port: usize, n: usize) -> Entities {
         match self.q.get_mut(node).and_then(|q| q.get_mut(port)) {
             Some(q) => {
                 let col = q.take(n);
-                let taken = match &col {
-                    Col::Values(v) => v.len(),
-                    Col::Floats(f) => f.len(),
-                };
-                self.at_node[node] -= taken as u64;
+                self.at_node[node] -= col.len() as u64;
                 col
             }
-            None => Col::Values(Vec::new()),
+            None => Entities::Values(Vec::new()),
         }
     }
     /// Every entity at `node.port`, oldest first.
-    pub(super) fn take_all(&mut self, node: usize, port: usize) -> Vec<Value> {
-        match self.take_n(node, port, usize::MAX) {
-            Col::Values(v) => v,
-            Col::Floats(f) => values_of(&f),
-        }
+    pub(super) fn take_all(&mut self, node: usize, port: usize) -> Entities {
+        self.take_n(node, port, usize::MAX)
     }
     /// Entities at `node.port`.
     pub(super) fn len(&self, node: usize, port: usize) -> usize {
@@ -185,11 +163,4 @@ pub(super) fn floats_of(items: &[Value]) -> Option<Vec<f64>> {
         xs.push(*x);
     }
     Some(xs)
-}
-
-/// `xs` as float values, in order.
-fn values_of(xs: &[f64]) -> Vec<Value> {
-    let mut out = Vec::with_capacity(xs.len());
-    out.extend(xs.iter().map(|&x| Value::Float(x)));
-    out
 }

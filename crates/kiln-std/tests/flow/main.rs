@@ -7,7 +7,7 @@ mod order;
 mod parallel;
 mod throughput;
 
-use kiln_core::flow::{FlowBody, FlowLimits, FlowRun, FlowSettings};
+use kiln_core::flow::{Entities, FlowBody, FlowLimits, FlowRun, FlowSettings};
 use kiln_core::graph::PortRef;
 use kiln_core::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Role};
 use kiln_core::prelude::*;
@@ -156,8 +156,9 @@ pub fn run(b: &FlowBody) -> Result<FlowRun, String> {
 }
 
 /// The entities of output `name`.
-pub fn output<'a>(r: &'a FlowRun, name: &str) -> &'a [Value] {
-    &r.outputs.iter().find(|(n, _)| n == name).unwrap().1
+pub fn output(r: &FlowRun, name: &str) -> Vec<Value> {
+    let (_, entities) = r.outputs.iter().find(|(n, _)| n == name).unwrap();
+    entities.clone().into_values()
 }
 
 /// `(port, entities)` of a step's inputs or outputs, for comparing with a hand-made list.
