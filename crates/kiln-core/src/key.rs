@@ -150,6 +150,13 @@ impl KeyHasher {
     }
     /// Feed a slice of f32 by their bits (NaN made canonical), in bulk.
     pub fn f32_slice(&mut self, v: &[f32]) {
+        // A few floats go one by one (the same bytes), sparing the buffer's zeroing.
+        if v.len() <= 16 {
+            for x in v {
+                self.f32(*x);
+            }
+            return;
+        }
         let mut buf = [0u8; 4096];
         for chunk in v.chunks(1024) {
             // Branch-free and bounds-check-free, so the loop vectorizes (a 256² two-channel

@@ -69,6 +69,7 @@ pub mod gray_scott;
 pub mod grid;
 mod image_bridge;
 pub mod life;
+pub mod particle_pool;
 pub mod particle_step;
 pub mod particle_view;
 pub mod particles;

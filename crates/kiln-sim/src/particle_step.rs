@@ -208,7 +208,8 @@ pub fn step(state: &Particles, s: &ParticleSettings) -> Particles {
 /// One step of `state` (see the module docs), emitting from `from`'s points when it has
 /// any.
 pub fn step_from(state: &Particles, s: &ParticleSettings, from: EmitFrom<'_>) -> Particles {
-    let mut items: Vec<Particle> = Vec::with_capacity(state.items.len() + 16);
+    // Written into the storage of a system nobody holds any more (see `particle_pool`).
+    let mut items: Vec<Particle> = crate::particle_pool::take(state.items.len() + 16);
     items.extend(state.items.iter().filter_map(|p| {
         let mut p = *p;
         p.age += s.dt;

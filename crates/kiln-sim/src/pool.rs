@@ -29,13 +29,22 @@ static FRESH: AtomicU64 = AtomicU64::new(0);
 static RECYCLED: AtomicU64 = AtomicU64::new(0);
 static CLONES: AtomicU64 = AtomicU64::new(0);
 
-/// Turn recycling on or off for the whole process (on by default). Off, every grid is
-/// allocated afresh and freed when dropped; the bits computed are the same either way.
+/// Turn recycling on or off for the whole process (on by default), for grids and particle
+/// systems ([`crate::particle_pool`]) alike. Off, every buffer is allocated afresh and freed
+/// when dropped; the bits computed are the same either way.
 pub fn set_recycling(on: bool) {
     ENABLED.store(on, Ordering::SeqCst);
-    if !on && let Ok(mut p) = POOL.lock() {
-        p.clear();
+    if !on {
+        if let Ok(mut p) = POOL.lock() {
+            p.clear();
+        }
+        crate::particle_pool::clear();
     }
+}
+
+/// Whether recycling is on.
+pub(crate) fn recycling() -> bool {
+    ENABLED.load(Ordering::Relaxed)
 }
 
 /// How many grid buffers were allocated afresh since the process started.
