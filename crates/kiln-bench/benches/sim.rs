@@ -4,7 +4,8 @@
 //! 1,000 times (one Euler step a tick, feed 0.055, kill 0.062, du 1, dv 0.5, dt 1).
 //!
 //! * `hand`: two `Vec<[f32; 2]>` swapped after each step, the step written out here from the
-//!   equations with the same arithmetic order as `kiln_sim::gray_scott`, one thread.
+//!   equations with the same arithmetic order as `kiln_sim::gray_scott`, one thread; its
+//!   edge cells wrap and the cells between index their neighbours directly.
 //! * `kiln`: `init → latch → sim.grayscott.step → latch.signal` ticked 1,000 times by
 //!   `Recurrent` on the incremental evaluator, on a Rayon pool of one thread (the same work
 //!   as `hand`), requesting the step's output every tick.
@@ -61,39 +62,57 @@ fn seed() -> Vec<[f32; 2]> {
 
 /// The hand-written loop: `TICKS` steps from the seed, double-buffered.
 fn hand(ticks: u64) -> Vec<[f32; 2]> {
-    let (f, k, du, dv, dt) = (0.055f32, 0.062f32, 1.0f32, 0.5f32, 1.0f32);
     let n = SIDE;
     let mut a = seed();
     let mut b = vec![[0.0f32; 2]; n * n];
     for _ in 0..ticks {
         for y in 0..n {
             let (yn, ys) = ((y + n - 1) % n, (y + 1) % n);
-            for x in 0..n {
+            let (north, mid, south) = (
+                &a[yn * n..yn * n + n],
+                &a[y * n..y * n + n],
+                &a[ys * n..ys * n + n],
+            );
+            let out = &mut b[y * n..y * n + n];
+            // The two edge cells wrap; the cells between index their neighbours directly.
+            for x in [0, n - 1] {
                 let (xw, xe) = ((x + n - 1) % n, (x + 1) % n);
-                let c = a[y * n + x];
-                let mut lap = [0.0f32; 2];
-                for (ch, l) in lap.iter_mut().enumerate() {
-                    let s = a[yn * n + x][ch]
-                        + a[ys * n + x][ch]
-                        + a[y * n + xw][ch]
-                        + a[y * n + xe][ch];
-                    let q = a[yn * n + xw][ch]
-                        + a[yn * n + xe][ch]
-                        + a[ys * n + xw][ch]
-                        + a[ys * n + xe][ch];
-                    *l = s * 0.2 + q * 0.05 - c[ch];
-                }
-                let (u, v) = (c[0], c[1]);
-                let uvv = u * v * v;
-                b[y * n + x] = [
-                    u + dt * (du * lap[0] - uvv + f * (1.0 - u)),
-                    v + dt * (dv * lap[1] + uvv - (f + k) * v),
-                ];
+                out[x] = cell(
+                    [north[x], south[x], mid[xw], mid[xe]],
+                    [north[xw], north[xe], south[xw], south[xe]],
+                    mid[x],
+                );
+            }
+            for x in 1..n - 1 {
+                out[x] = cell(
+                    [north[x], south[x], mid[x - 1], mid[x + 1]],
+                    [north[x - 1], north[x + 1], south[x - 1], south[x + 1]],
+                    mid[x],
+                );
             }
         }
         std::mem::swap(&mut a, &mut b);
     }
     a
+}
+
+/// One cell's Euler step from its side and corner neighbours (north, south, west, east;
+/// north-west, north-east, south-west, south-east).
+#[inline(always)]
+fn cell(sides: [[f32; 2]; 4], corners: [[f32; 2]; 4], c: [f32; 2]) -> [f32; 2] {
+    let (f, k, du, dv, dt) = (0.055f32, 0.062f32, 1.0f32, 0.5f32, 1.0f32);
+    let mut lap = [0.0f32; 2];
+    for (ch, l) in lap.iter_mut().enumerate() {
+        let s = sides[0][ch] + sides[1][ch] + sides[2][ch] + sides[3][ch];
+        let q = corners[0][ch] + corners[1][ch] + corners[2][ch] + corners[3][ch];
+        *l = s * 0.2 + q * 0.05 - c[ch];
+    }
+    let (u, v) = (c[0], c[1]);
+    let uvv = u * v * v;
+    [
+        u + dt * (du * lap[0] - uvv + f * (1.0 - u)),
+        v + dt * (dv * lap[1] + uvv - (f + k) * v),
+    ]
 }
 
 /// Kiln: `ticks` ticks of the latch graph; the last state's floats.
