@@ -458,6 +458,11 @@ pub(crate) struct StudioArgs {
     /// Also write each cook's outputs into DIR, as `kiln watch` does.
     #[arg(long, short)]
     pub(crate) out: Option<PathBuf>,
+    /// With --out: how PNG files code colour, `srgb` (sRGB-encoded, the default) or `data`
+    /// (the values as they are), for every image output, or with NAME= for one (repeatable;
+    /// beats the graph file's `"color"` of the output).
+    #[arg(long = "color", value_name = "[NAME=]SPACE", requires = "out")]
+    pub(crate) color: Vec<String>,
 }
 
 /// The options of `kiln watch`.
@@ -497,6 +502,11 @@ pub(crate) struct WatchArgs {
     /// the machine's memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) memory_limit: Option<u64>,
+    /// How PNG files code colour: `srgb` (sRGB-encoded, the default) or `data` (the values
+    /// as they are: normal and height maps, masks), for every image output, or with NAME= for
+    /// one (repeatable; beats the graph file's `"color"` of the output).
+    #[arg(long = "color", value_name = "[NAME=]SPACE")]
+    pub(crate) color: Vec<String>,
     /// At each present, print every step of each flow graph that ran in it (to stderr).
     #[arg(long)]
     pub(crate) trace: bool,

@@ -142,7 +142,12 @@ pub(crate) fn set_inputs(
         };
         let v = match crate::mesh_input::mesh_value(name, text, ty)? {
             Some(mesh) => mesh,
-            None => match crate::image_input::image_value(name, text, ty)? {
+            None => match crate::image_input::image_value(
+                name,
+                text,
+                ty,
+                crate::image_input::input_colour(g, name),
+            )? {
                 Some(img) => img,
                 None => match crate::audio_input::audio_value(name, text, ty)? {
                     Some(buffer) => buffer,

@@ -5,7 +5,7 @@
 use crate::common::CliError;
 use kiln_core::value::{Value, ValueType};
 use kiln_image::image::IMAGE_TYPE;
-use kiln_io::image_files::ImageFormat;
+use kiln_io::image_files::{ColorSpace, ImageFormat};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -13,12 +13,13 @@ use std::path::Path;
 pub(crate) type ImageFormats = HashMap<String, Vec<ImageFormat>>;
 
 /// The value `--set name=text` gives an input of type `ty` when it is an image input: the
-/// image in the file `@path`, or an error naming the input for plain text. `None` for other
-/// inputs.
+/// image in the file `@path` (its colour read in `space` when given, else as the file
+/// states), or an error naming the input for plain text. `None` for other inputs.
 pub(crate) fn image_value(
     name: &str,
     text: &str,
     ty: ValueType,
+    space: Option<ColorSpace>,
 ) -> Result<Option<Value>, CliError> {
     if ty != IMAGE_TYPE {
         return Ok(None);
@@ -28,9 +29,19 @@ pub(crate) fn image_value(
             "--set `{name}` (image): give an image file as `{name}=@path/to/file.png` (or .jpg, .exr)"
         )));
     };
-    kiln_io::image_files::read_image(Path::new(path))
+    kiln_io::image_files::read_image_as(Path::new(path), space)
         .map(|img| Some(img.into_value()))
         .map_err(|e| CliError(format!("--set `{name}` (image): {e}")))
+}
+
+/// How a file given for image input `name` of `g` is read: the input's `color` param
+/// (`srgb` or `data`), or `None` for `auto` (as the file states).
+pub(crate) fn input_colour(g: &kiln_core::graph::Graph, name: &str) -> Option<ColorSpace> {
+    g.node(name)?
+        .params
+        .get(kiln_image::INPUT_COLOR_PARAM)
+        .and_then(Value::as_str)
+        .and_then(ColorSpace::parse)
 }
 
 /// The `--output` names with any image file extension taken off (`sky.exr` asks for output

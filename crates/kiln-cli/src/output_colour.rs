@@ -61,6 +61,15 @@ impl OutputColours {
         }
     }
 
+    /// The `--color` choices for Kiln Studio's output folder (which takes each output's
+    /// colour from the file at each cook).
+    pub(crate) fn for_studio(&self) -> kiln_studio::out_colours::OutColours {
+        kiln_studio::out_colours::OutColours {
+            every: self.every,
+            named: self.named.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+        }
+    }
+
     /// The colour space output `name` is written in: its `--color NAME=`, else `--color`,
     /// else the file's `color`, else sRGB.
     pub(crate) fn of(&self, name: &str) -> ColorSpace {

@@ -169,6 +169,103 @@ fn render_frames_and_animations_follow_the_colour_space() {
     assert_eq!(codes(&cwd.join("s/pic_000.png")), DATA);
 }
 
+#[test]
+fn watch_takes_the_file_colour_and_color_over_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), GRAPH).unwrap();
+    let watch = |out: &str, extra: &[&str]| {
+        let mut args = vec!["watch", "g.json", "--out", out, "--max-presents", "1"];
+        args.extend_from_slice(extra);
+        go(cwd, &args);
+    };
+    watch("a", &[]);
+    assert_eq!(codes(&cwd.join("a/pic.png")), SRGB);
+    assert_eq!(codes(&cwd.join("a/mask.png")), DATA);
+    watch("b", &["--color", "data", "--color", "mask=srgb"]);
+    assert_eq!(codes(&cwd.join("b/pic.png")), DATA);
+    assert_eq!(codes(&cwd.join("b/mask.png")), SRGB);
+    // A name that is no output is refused, and nothing is written.
+    let o = kiln(
+        &[
+            "watch",
+            "g.json",
+            "--out",
+            "c",
+            "--max-presents",
+            "1",
+            "--color",
+            "ghost=data",
+        ],
+        cwd,
+    );
+    assert!(!o.status.success());
+    let (out, err) = text(&o);
+    assert!(
+        format!("{out}{err}").contains("`ghost` is not an output"),
+        "{out}{err}"
+    );
+    assert!(!cwd.join("c/pic.png").exists());
+}
+
+#[test]
+fn studio_asks_for_an_output_folder_with_color() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), GRAPH).unwrap();
+    let o = kiln(&["studio", "g.json", "--color", "data", "--port", "0"], cwd);
+    assert!(!o.status.success());
+    assert!(text(&o).1.contains("--out"), "{:?}", text(&o));
+}
+
+#[test]
+fn an_image_input_reads_an_untagged_file_as_its_color_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    // An untagged PNG (no gAMA, no sRGB chunk) of the code 128.
+    image::RgbaImage::from_pixel(2, 2, image::Rgba([128, 128, 128, 255]))
+        .save(cwd.join("n.png"))
+        .unwrap();
+    assert_eq!(
+        colour_chunks(&std::fs::read(cwd.join("n.png")).unwrap()),
+        (None, false)
+    );
+    let graph = |color: &str| {
+        format!(
+            r#"{{"kiln": 1, "inputs": {{"n": {{"type": "image"{color}}}}},
+            "nodes": {{"keep": {{"op": "image.gain", "inputs": {{"image": "n"}}}}}},
+            "outputs": {{"o": {{"from": "keep.out", "color": "data"}}}}}}"#
+        )
+    };
+    // As data the code is the value: 128 / 255 written back as data is 128. Read as sRGB
+    // (the default for an untagged file) it is ((128/255 + 0.055) / 1.055)^2.4 = 0.21586,
+    // written back as data round(255 x 0.21586) = 55.
+    for (color, want) in [
+        ("", 55),
+        (r#", "color": "auto""#, 55),
+        (r#", "color": "srgb""#, 55),
+        (r#", "color": "data""#, 128),
+    ] {
+        std::fs::write(cwd.join("g.json"), graph(color)).unwrap();
+        let _ = std::fs::remove_dir_all(cwd.join("o"));
+        go(
+            cwd,
+            &["run", "g.json", "--set", "n=@n.png", "--out", "o", "-q"],
+        );
+        assert_eq!(codes(&cwd.join("o/o.png"))[0], want, "{color}");
+    }
+    // Only an image input has a colour, and only the three names.
+    for bad in [
+        r#"{"kiln": 1, "inputs": {"x": {"type": "float", "color": "data"}}}"#,
+        r#"{"kiln": 1, "inputs": {"n": {"type": "image", "color": "linear"}}}"#,
+    ] {
+        std::fs::write(cwd.join("bad.json"), bad).unwrap();
+        let o = kiln(&["validate", "bad.json"], cwd);
+        assert!(!o.status.success(), "{bad}");
+        assert!(text(&o).1.contains("color"), "{:?}", text(&o));
+    }
+}
+
 /// The `gAMA` chunk of a PNG file and whether it has an `sRGB` chunk, read from the file
 /// layout (length, type, data, CRC).
 fn colour_chunks(png: &[u8]) -> (Option<u32>, bool) {

@@ -73,6 +73,7 @@ pub mod material_maps;
 pub mod noise;
 pub mod patterns;
 pub mod per_pixel;
+mod perlin_x4;
 pub mod plot;
 pub mod ramp;
 pub mod row;
@@ -86,6 +87,10 @@ use kiln_core::registry::{Registry, RegistryError};
 
 /// The op id of the named graph input of an image.
 pub const INPUT_IMAGE_OP: &str = "input.image";
+
+/// The param of [`INPUT_IMAGE_OP`] saying how a file given for the input is read (`auto`,
+/// `srgb` or `data`; the graph file's `"color"` of the input).
+pub const INPUT_COLOR_PARAM: &str = "color";
 
 /// Register every image op and the image codec ([`image::ImageCodec`]) into `reg`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
@@ -112,11 +117,24 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     tilings::register(reg)?;
     transforms::register(reg)?;
     reg.register(fused::FusedOp::new())?;
-    reg.register(kiln_std::graph_io::GraphInput::without_default(
-        INPUT_IMAGE_OP,
-        "A named graph input of an image (a graph used as a node takes one from its call).",
-        image::IMAGE_TYPE,
-    ))?;
+    reg.register(
+        kiln_std::graph_io::GraphInput::without_default(
+            INPUT_IMAGE_OP,
+            "A named graph input of an image (a graph used as a node takes one from its call).",
+            image::IMAGE_TYPE,
+        )
+        .with_param(
+            kiln_core::op::ParamSpec::new(
+                INPUT_COLOR_PARAM,
+                kiln_core::value::ValueType::String,
+                kiln_core::value::Value::str("auto"),
+                "how a PNG or JPEG file given for the input is read: `auto` (as the file says: \
+                 linear when it states gamma 1.0, else sRGB), `srgb` (sRGB-decoded) or `data` \
+                 (the codes as values: normal and height maps); OpenEXR is always linear",
+            )
+            .with_rule(kiln_core::op::Rule::OneOf(&["auto", "srgb", "data"])),
+        ),
+    )?;
     reg.register_codec(image::ImageCodec)?;
     Ok(())
 }

@@ -262,3 +262,18 @@ fn a_read_image_is_keyed_by_its_content() {
     .unwrap();
     assert_ne!(ka, key(&read_image(&b).unwrap()));
 }
+
+/// Found by the `image_file` fuzz target: a 2-bit palette PNG whose PLTE chunk holds 14
+/// bytes (four entries and two bytes over), on which the `png` decoder panics
+/// (image-rs/image-png#694). It is refused with an error naming the chunk.
+#[test]
+fn a_palette_of_partial_entries_is_an_error_not_a_panic() {
+    let bytes = include_bytes!("../../../fuzz/corpus/image_file/found-plte-partial-entry");
+    assert_eq!(&bytes[..4], b"\x89PNG");
+    match decode_image(bytes, Path::new("p.png")) {
+        Err(ReadImageError::Decode { message, .. }) => {
+            assert!(message.contains("PLTE chunk holds 14 bytes"), "{message}")
+        }
+        other => panic!("expected a decode error, got {other:?}"),
+    }
+}

@@ -102,6 +102,16 @@ impl GraphInput {
         }
     }
 
+    /// This input op with one more param, after `name`, that says something about the input
+    /// to those who supply it (how `kiln` reads a file given for it, say); the value does
+    /// not depend on it. Only for an op [without a default](GraphInput::without_default).
+    pub fn with_param(mut self, param: ParamSpec) -> Self {
+        if !self.has_default {
+            self.spec = self.spec.param(param);
+        }
+        self
+    }
+
     fn value(&self, params: &[Value], ctx: &EvalContext) -> Result<Value, OpError> {
         let name = params.first().and_then(Value::as_str).unwrap_or("");
         match ctx.inputs.get(name) {

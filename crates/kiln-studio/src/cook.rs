@@ -9,6 +9,7 @@
 
 use crate::estimate::{Step, Timings};
 use crate::load::Loader;
+use crate::out_colours::OutColours;
 use crate::previews::Previews;
 use kiln_core::context::EvalContext;
 use kiln_core::context::{CancelToken, Progress};
@@ -19,6 +20,7 @@ use kiln_core::graph::PortRef;
 use kiln_core::recurrence::{LATCH_OP, Recurrent, SeekMode};
 use kiln_core::session::{CookOptions, Cooked, PresentReport, Session, SessionError};
 use kiln_core::value::Value;
+use kiln_io::image_files::ColorSpace;
 use serde_json::{Value as Json, json};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -52,12 +54,13 @@ pub struct Cooker {
 }
 
 impl Cooker {
-    /// Start the cook thread.
+    /// Start the cook thread; each cook's outputs are written into the folder of `out`, if
+    /// given, their images in the colour spaces it asks.
     pub fn start(
         loader: Loader,
         previews: Arc<Previews>,
         sink: Sink,
-        out: Option<PathBuf>,
+        out: Option<(PathBuf, OutColours)>,
     ) -> Cooker {
         let (tx, rx) = channel();
         let current = Arc::new(Mutex::new(CancelToken::new()));
@@ -104,7 +107,7 @@ fn run(
     previews: Arc<Previews>,
     sink: Sink,
     slot: Arc<Mutex<CancelToken>>,
-    out: Option<PathBuf>,
+    out: Option<(PathBuf, OutColours)>,
 ) {
     let mut session: Option<Session> = None;
     // Past times of flat nodes, for the estimate of a long cook.
@@ -125,7 +128,7 @@ fn run(
             loader: &loader,
             previews: &previews,
             sink: &sink,
-            out: out.as_deref(),
+            out: out.as_ref().map(|(dir, c)| (dir.as_path(), c)),
         };
         let mut kept = Kept {
             session: &mut session,
@@ -315,7 +318,8 @@ struct CookContext<'a> {
     loader: &'a Loader,
     previews: &'a Previews,
     sink: &'a Sink,
-    out: Option<&'a Path>,
+    /// The output folder and the colours its images are written in.
+    out: Option<(&'a Path, &'a OutColours)>,
 }
 
 /// What lasts from cook to cook.
@@ -353,6 +357,7 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
         }
     };
     let full = file.doc.clone();
+    let file_colours = file.file.meta.output_colors.clone();
     let (doc, ports) = preview_document(file.doc, loader);
     // The file's outputs fed by signals (left out of the tick cook) are heard instead.
     for n in full.graph.nodes() {
@@ -587,7 +592,7 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
         );
     }
     let written = match ctx.out {
-        Some(dir) => {
+        Some((dir, colours)) => {
             let outs: Vec<(String, Value)> = names
                 .iter()
                 .zip(values.iter())
@@ -598,7 +603,8 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
                 })
                 .map(|((node, _), (_, v))| (node.clone(), v.clone()))
                 .collect();
-            Some(write_outputs(dir, &outs))
+            let space = |name: &str| colours.of(name, &file_colours);
+            Some(write_outputs(dir, &outs, &space))
         }
         _ => None,
     };
@@ -627,11 +633,16 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
 }
 
 /// Write the file's outputs into `dir` as one frame (all land or none; see
-/// [`kiln_io::commit_frame`]); the names written.
-fn write_outputs(dir: &Path, outs: &[(String, Value)]) -> Result<Vec<String>, String> {
+/// [`kiln_io::commit_frame`]), each image in the colour space `space` gives its output; the
+/// names written.
+fn write_outputs(
+    dir: &Path,
+    outs: &[(String, Value)],
+    space: &dyn Fn(&str) -> ColorSpace,
+) -> Result<Vec<String>, String> {
     let mut files = Vec::with_capacity(outs.len());
     for (name, v) in outs {
-        let (path, bytes) = kiln_io::encode_output(dir, name, v)
+        let (path, bytes) = kiln_io::encode_output_in(dir, name, v, space(name))
             .map_err(|e| format!("cannot write output `{name}`: {e}"))?;
         let file = path
             .file_name()

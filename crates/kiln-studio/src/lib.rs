@@ -30,6 +30,7 @@ pub mod format;
 pub mod guard;
 pub mod layout;
 pub mod load;
+pub mod out_colours;
 pub mod previews;
 pub mod project;
 pub mod server;
@@ -52,6 +53,9 @@ pub struct StudioConfig {
     pub graph: PathBuf,
     /// Where each cook's outputs are written (as `kiln watch` writes them), if anywhere.
     pub out: Option<PathBuf>,
+    /// The colour space of the image outputs written into `out` (by default the graph
+    /// file's `"color"` of each, else sRGB).
+    pub out_colours: out_colours::OutColours,
     /// The address to listen on (loopback by default).
     pub host: IpAddr,
     /// The port (0: any free one).
@@ -68,6 +72,7 @@ impl StudioConfig {
         StudioConfig {
             graph: graph.into(),
             out: None,
+            out_colours: out_colours::OutColours::default(),
             host: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port: 0,
             libs: vec![],
@@ -127,7 +132,13 @@ impl Studio {
             .enable_all()
             .build()
             .map_err(serve_err)?;
-        let shared = state::Shared::new(loader, project, guard::allowed_hosts(addr), out);
+        let shared = state::Shared::new(
+            loader,
+            project,
+            guard::allowed_hosts(addr),
+            out,
+            config.out_colours.clone(),
+        );
         let app = server::router(shared.clone());
         let listener = {
             let _guard = runtime.enter();

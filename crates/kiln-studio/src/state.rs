@@ -46,12 +46,14 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// The shared state for `project`.
+    /// The shared state for `project`; each cook's outputs are written into `out`, if
+    /// given, their images in the colour spaces `colours` asks.
     pub fn new(
         loader: Loader,
         project: Project,
         hosts: Vec<String>,
         out: Option<PathBuf>,
+        colours: crate::out_colours::OutColours,
     ) -> Arc<Shared> {
         let (events, _) = broadcast::channel(EVENT_BACKLOG);
         let last_cook = Arc::new(Mutex::new(None));
@@ -69,7 +71,12 @@ impl Shared {
                 let _ = events.send(text);
             })
         };
-        let cooker = Cooker::start(loader.clone(), previews.clone(), sink, out.clone());
+        let cooker = Cooker::start(
+            loader.clone(),
+            previews.clone(),
+            sink,
+            out.clone().map(|dir| (dir, colours)),
+        );
         let catalog = crate::view::catalog(&loader.registry);
         let dir = loader.dir.clone();
         let shared = Arc::new(Shared {

@@ -375,6 +375,40 @@ fn files_outside_the_graph_and_output_folders_are_refused() {
 }
 
 #[test]
+fn the_output_folder_codes_colour_as_the_file_and_the_config_ask() {
+    // A grey of 0.5: sRGB-encoded round(255 (1.055 0.5^(1/2.4) - 0.055)) = 188, as data
+    // round(255 0.5) = 128.
+    let (d, path) = graph_file(
+        r#"{"kiln": 1,
+        "nodes": {"fill": {"op": "image.fill", "params": {"width": 2, "height": 2},
+                           "inputs": {"color": [0.5, 0.5, 0.5, 1.0]}}},
+        "outputs": {"pic": "fill.out", "mask": {"from": "fill.out", "color": "data"},
+                    "height": "fill.out"}}"#,
+    );
+    let out = d.path().join("out");
+    let mut config = kiln_studio::StudioConfig::new(&path);
+    config.out = Some(out.clone());
+    config
+        .out_colours
+        .named
+        .insert("height".into(), kiln_io::image_files::ColorSpace::Data);
+    let s = kiln_studio::Studio::start(config, registry()).unwrap();
+    let mut c = Client::connect(s.addr());
+    let cooked = c.cooked(1);
+    assert_eq!(cooked["written"]["ok"], true, "{cooked}");
+    let red = |name: &str| {
+        image::open(out.join(name))
+            .unwrap()
+            .to_rgba8()
+            .get_pixel(0, 0)
+            .0[0]
+    };
+    assert_eq!(red("pic.png"), 188);
+    assert_eq!(red("mask.png"), 128);
+    assert_eq!(red("height.png"), 128);
+}
+
+#[test]
 fn a_call_is_a_node_whose_body_is_sent_to_open() {
     let (_d, path) = copy_example("wall.json");
     let s = studio(&path, None);

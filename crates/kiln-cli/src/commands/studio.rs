@@ -19,6 +19,8 @@ pub(crate) fn studio(
     config.port = args.port;
     config.host = args.host;
     config.out = args.out.clone();
+    config.out_colours =
+        crate::output_colour::OutputColours::new(&args.color, &Default::default())?.for_studio();
     config.libs = libs.to_vec();
     if !args.host.is_loopback() {
         eprintln!(

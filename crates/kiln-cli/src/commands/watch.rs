@@ -45,6 +45,7 @@
 
 use crate::args::WatchArgs;
 use crate::common::{CliError, graph_inputs, graph_outputs, set_inputs};
+use crate::output_colour::OutputColours;
 use kiln_core::prelude::*;
 use kiln_core::session::{Clock, Frame, PresentReport, Session};
 use kiln_io::image_files::ColorSpace;
@@ -332,7 +333,7 @@ fn present(
     // only the cone of the change cooks. `--set` and the params file give values to the
     // document's own nodes.
     // The colour space the file gives each output that states one (`"color": "data"`).
-    let colours = doc.file.meta.output_colors.clone();
+    let file_colours = doc.file.meta.output_colors.clone();
     let mut doc = doc.doc;
     apply_set(&mut doc.graph, reg, &args.set)?;
     if let (Some(p), Some(bytes)) = (&args.params, texts.get(1)) {
@@ -345,6 +346,11 @@ fn present(
             graph_path.display()
         ));
     }
+    // `--color` over the file's colours, resolved for each output.
+    let chosen = OutputColours::new(&args.color, &file_colours).map_err(|e| e.0)?;
+    chosen.check(&outputs).map_err(|e| e.0)?;
+    let colours: BTreeMap<String, ColorSpace> =
+        outputs.iter().map(|o| (o.clone(), chosen.of(o))).collect();
     if args.ticks.is_some() || args.seconds.is_some() {
         // Over time, each present runs the planned graph afresh (as `render` does).
         let mut waits = kiln_core::eval::LazyEvaluator::new(reg.clone());

@@ -318,6 +318,35 @@ impl Builder<'_> {
                 ));
             }
         }
+        match get(entries, "color") {
+            None => {}
+            Some(Json::Str(c)) if ty == kiln_image::image::IMAGE_TYPE => {
+                let cpath = child(&path, "color");
+                if !matches!(c.as_str(), "auto" | "srgb" | "data") {
+                    return Err(LoadError::format(
+                        &cpath,
+                        format!("`color` must be auto, srgb or data, found `{c}`"),
+                        None,
+                    ));
+                }
+                g.set_param(name, kiln_image::INPUT_COLOR_PARAM, Value::str(c.as_str()))
+                    .map_err(|e| graph_error(&cpath, e))?;
+            }
+            Some(Json::Str(_)) => {
+                return Err(LoadError::format(
+                    &child(&path, "color"),
+                    format!("only an image input says how its file is read; `{name}` is a {ty}"),
+                    None,
+                ));
+            }
+            Some(other) => {
+                return Err(LoadError::format(
+                    &child(&path, "color"),
+                    format!("`color` must be a string, found {}", other.kind()),
+                    None,
+                ));
+            }
+        }
         if let Some(d) = get(entries, "default") {
             let dpath = child(&path, "default");
             let v = convert::decode_value(d, Some(ty), &dpath)?;

@@ -94,7 +94,7 @@ pub const INLINE_KEYS: [&str; 6] = [
 /// The keys allowed in a node.
 pub const NODE_KEYS: [&str; 7] = ["op", "params", "inputs", "for", "fold", "step", "loop"];
 /// The keys allowed in a graph input.
-pub const INPUT_KEYS: [&str; 4] = ["type", "default", "doc", "collective"];
+pub const INPUT_KEYS: [&str; 5] = ["type", "default", "doc", "collective", "color"];
 /// The keys allowed in a graph output written as an object.
 pub const OUTPUT_KEYS: [&str; 2] = ["from", "color"];
 

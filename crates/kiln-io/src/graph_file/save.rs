@@ -126,6 +126,16 @@ pub(crate) fn save_graph_with(
             if node.params.get("collective") == Some(&Value::Bool(true)) {
                 def.push(("collective".into(), Json::Bool(true)));
             }
+            match node
+                .params
+                .get(kiln_image::INPUT_COLOR_PARAM)
+                .and_then(Value::as_str)
+            {
+                Some(c) if c != "auto" && ty == kiln_image::image::IMAGE_TYPE => {
+                    def.push(("color".into(), Json::Str(c.into())));
+                }
+                _ => {}
+            }
             if let Some(doc) = meta.input_docs.get(&id) {
                 def.push(("doc".into(), Json::Str(doc.clone())));
             }

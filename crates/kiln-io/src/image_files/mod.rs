@@ -30,5 +30,5 @@ pub use format::{ImageFormat, encode_image};
 pub use output::encode_image_output;
 pub(crate) use png_file::tag as tag_png;
 pub use png_file::{encode_png, png_colour_space};
-pub use read::{ReadImageError, decode_image, decode_image_space, read_image};
+pub use read::{ReadImageError, decode_image, decode_image_space, read_image, read_image_as};
 pub use srgb::{srgb_decode, srgb_encode};

@@ -108,3 +108,62 @@ pub fn png_colour_space(bytes: &[u8]) -> Option<ColorSpace> {
         ColorSpace::Srgb
     })
 }
+
+/// A problem in the chunk layout of a PNG file that its decoder (`png` 0.18) does not catch
+/// and panics on: a `PLTE` chunk whose length is not a whole number of three-byte entries
+/// (PNG 11.2.3; `image-rs/image-png#694`). Chunks are walked by their lengths up to the end
+/// of the bytes or the first length past it (which the decoder reports itself).
+pub(crate) fn chunk_problem(bytes: &[u8]) -> Option<String> {
+    let mut at = 8usize;
+    while let Some(head) = bytes.get(at..at.checked_add(8)?) {
+        let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+        if &head[4..8] == b"PLTE" && !len.is_multiple_of(3) {
+            return Some(format!(
+                "its PLTE chunk holds {len} bytes, not a whole number of 3-byte palette entries"
+            ));
+        }
+        if &head[4..8] == b"IDAT" || &head[4..8] == b"IEND" {
+            return None;
+        }
+        at = at.checked_add(12)?.checked_add(len)?;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chunk `kind` holding `data` (the CRC is not checked by the walk).
+    fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+        let mut c = (data.len() as u32).to_be_bytes().to_vec();
+        c.extend_from_slice(kind);
+        c.extend_from_slice(data);
+        c.extend_from_slice(&[0; 4]);
+        c
+    }
+
+    #[test]
+    fn a_palette_of_partial_entries_is_a_problem_and_whole_ones_are_not() {
+        let head = |plte: &[u8]| {
+            let mut f = b"\x89PNG\r\n\x1a\n".to_vec();
+            f.extend(chunk(b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 3, 0, 0, 0]));
+            f.extend(chunk(b"PLTE", plte));
+            f.extend(chunk(b"IDAT", &[1, 2, 3]));
+            f
+        };
+        for bad in [4usize, 5, 14, 767] {
+            let p = chunk_problem(&head(&vec![7; bad])).expect("a problem");
+            assert!(p.contains(&format!("{bad} bytes")), "{p}");
+        }
+        for good in [3usize, 12, 768] {
+            assert_eq!(chunk_problem(&head(&vec![7; good])), None);
+        }
+        // Cut short or with a length past the end: left to the decoder.
+        assert_eq!(chunk_problem(&head(&[7; 4])[..30]), None);
+        assert_eq!(
+            chunk_problem(b"\x89PNG\r\n\x1a\n\xff\xff\xff\xffIHDR"),
+            None
+        );
+    }
+}

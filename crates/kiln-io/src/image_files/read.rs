@@ -46,8 +46,15 @@ pub enum ReadImageError {
 /// [`MAX_INPUT_BYTES`](crate::input_file::MAX_INPUT_BYTES)); the format is found from the
 /// content.
 pub fn read_image(path: &Path) -> Result<Image, ReadImageError> {
+    read_image_as(path, None)
+}
+
+/// [`read_image`], with the colour of a PNG or JPEG file read in `space` whatever the file
+/// states, when given (`Some(ColorSpace::Data)` reads an untagged normal map's codes as its
+/// values); OpenEXR values are always taken as they are.
+pub fn read_image_as(path: &Path, space: Option<ColorSpace>) -> Result<Image, ReadImageError> {
     let bytes = crate::input_file::read_input_file(path, crate::input_file::MAX_INPUT_BYTES)?;
-    decode_image(&bytes, path)
+    decode_image_with(&bytes, path, space).map(|(img, _)| img)
 }
 
 /// The image in `bytes` (a PNG, JPEG or OpenEXR file; `path` names it in errors), as linear
@@ -64,6 +71,15 @@ pub fn decode_image(bytes: &[u8], path: &Path) -> Result<Image, ReadImageError> 
 pub fn decode_image_space(
     bytes: &[u8],
     path: &Path,
+) -> Result<(Image, ColorSpace), ReadImageError> {
+    decode_image_with(bytes, path, None)
+}
+
+/// [`decode_image_space`], with the colour of a PNG or JPEG read in `forced` when given.
+fn decode_image_with(
+    bytes: &[u8],
+    path: &Path,
+    forced: Option<ColorSpace>,
 ) -> Result<(Image, ColorSpace), ReadImageError> {
     let decode = |e: image::ImageError| ReadImageError::Decode {
         path: path.to_path_buf(),
@@ -84,6 +100,14 @@ pub fn decode_image_space(
             });
         }
     };
+    if format == image::ImageFormat::Png
+        && let Some(problem) = super::png_file::chunk_problem(bytes)
+    {
+        return Err(ReadImageError::Decode {
+            path: path.to_path_buf(),
+            message: format!("not a valid PNG file: {problem}"),
+        });
+    }
     let decoder = reader.into_decoder().map_err(decode)?;
     let (width, height) = decoder.dimensions();
     let too_large = width == 0
@@ -98,17 +122,34 @@ pub fn decode_image_space(
             height,
         });
     }
-    let space = match format {
-        image::ImageFormat::Png => png_colour_space(bytes).unwrap_or_default(),
-        image::ImageFormat::Jpeg => ColorSpace::Srgb,
-        _ => ColorSpace::Data,
+    let space = match (format, forced) {
+        (image::ImageFormat::OpenExr, _) => ColorSpace::Data,
+        (_, Some(space)) => space,
+        (image::ImageFormat::Png, None) => png_colour_space(bytes).unwrap_or_default(),
+        _ => ColorSpace::Srgb,
     };
     let float = matches!(
         decoder.color_type(),
         image::ColorType::Rgb32F | image::ColorType::Rgba32F
     );
     let deep = decoder.color_type().bytes_per_pixel() > decoder.color_type().channel_count();
-    let dynamic = DynamicImage::from_decoder(decoder).map_err(decode)?;
+    // A decoder that panics on a malformed file (a bug of the crate) fails this read, not the
+    // process.
+    let dynamic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        DynamicImage::from_decoder(decoder)
+    }))
+    .map_err(|panic| ReadImageError::Decode {
+        path: path.to_path_buf(),
+        message: format!(
+            "the {format:?} decoder failed on this file ({})",
+            panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "it panicked".into())
+        ),
+    })?
+    .map_err(decode)?;
     let n = width as usize * height as usize;
     let what = || format!("the pixels of a {width} x {height} image read from a file");
     let mut pixels: Vec<[f32; 4]> =
