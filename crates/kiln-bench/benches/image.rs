@@ -7,8 +7,8 @@
 //!   run, so nothing is memoized; the registry is built once for all runs).
 //! * `chain_fused`: the same graph after [`kiln_image::fuse::fuse`]: one `image.fused` node,
 //!   one pass, one image.
-//! * `chain_hand`: a hand-written loop calling the same noise function ([`Perlin::fbm`])
-//!   and the same ramp, writing one image.
+//! * `chain_hand`: a hand-written loop calling the same noise function
+//!   ([`Perlin::fbm_lanes`] over each row) and the same ramp, writing one image.
 //! * `fbm_kiln`: Kiln's fBm alone (`image.noise`, 1024², 4 octaves) as a node.
 //! * `fbm_noise_rs`, `fbm_fastnoise_lite`, `fbm_simdnoise`: the `noise` crate's
 //!   `Fbm<Perlin>`, fastnoise-lite's Perlin FBm and simdnoise's `fbm_2d`, each filling
@@ -96,11 +96,17 @@ fn chain_hand() -> Image {
     let ramp = Ramp::parse(&stops(), 0).unwrap();
     let w = SIDE as f64;
     let mut pixels = Vec::with_capacity((SIDE * SIDE) as usize);
+    // One row of sample points and noise at a time, through the same fBm over a run of
+    // points that the graph's noise step calls.
+    let xs: Vec<f64> = (0..SIDE)
+        .map(|x| 0.0 + (x as f64 + 0.5) * SCALE / w)
+        .collect();
+    let (mut ys, mut row) = (vec![0.0; SIDE as usize], vec![0.0; SIDE as usize]);
     for y in 0..SIDE {
-        for x in 0..SIDE {
-            let px = 0.0 + (x as f64 + 0.5) * SCALE / w;
-            let py = 0.0 + (y as f64 + 0.5) * SCALE / w;
-            let g = (noise.fbm(px, py, &fbm) * 0.5 + 0.5).clamp(0.0, 1.0) as f32;
+        ys.fill(0.0 + (y as f64 + 0.5) * SCALE / w);
+        noise.fbm_lanes(&xs, &ys, &fbm, &mut row);
+        for &n in &row {
+            let g = (n * 0.5 + 0.5).clamp(0.0, 1.0) as f32;
             let g = ((g * 1.3f32) + (-0.15f64 as f32)).clamp(0.0, 1.0);
             pixels.push(ramp.eval(luminance([g, g, g, 1.0])));
         }

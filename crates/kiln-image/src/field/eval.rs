@@ -33,10 +33,16 @@ pub struct Registers {
 }
 
 impl Registers {
-    /// Registers for `tape`.
+    /// Registers for `tape`, its constants filled in (no step writes them again).
     pub fn for_tape(tape: &Tape<'_>) -> Registers {
+        let mut lanes = vec![0.0; tape.steps.len() * LANES];
+        for (i, step) in tape.steps.iter().enumerate() {
+            if let Step::Const(v) = *step {
+                lanes[i * LANES..(i + 1) * LANES].fill(v);
+            }
+        }
         Registers {
-            lanes: vec![0.0; tape.steps.len() * LANES],
+            lanes,
             ramp: vec![[0.0; 4]; LANES],
             ramp_of: None,
         }
@@ -97,6 +103,18 @@ fn binary_lanes(f: Binary, out: &mut [f64], a: &[f64], b: &[f64]) {
     each!(Add, Sub, Mul, Div, Mod, Pow, Min, Max, Atan2, Step, Lt, Le)
 }
 
+/// Each pair through [`binary`] with `f` fixed, rounded to `f32`.
+fn binary32_lanes(f: Binary, out: &mut [f64], a: &[f64], b: &[f64]) {
+    macro_rules! each {
+        ($($op:ident),*) => {
+            match f {
+                $(Binary::$op => map2(out, a, b, |x, y| binary(Binary::$op, x, y) as f32 as f64),)*
+            }
+        };
+    }
+    each!(Add, Sub, Mul, Div, Mod, Pow, Min, Max, Atan2, Step, Lt, Le)
+}
+
 /// Each triple through [`ternary`] with `f` fixed.
 fn ternary_lanes(f: Ternary, out: &mut [f64], a: &[f64], b: &[f64], c: &[f64]) {
     macro_rules! each {
@@ -110,7 +128,7 @@ fn ternary_lanes(f: Ternary, out: &mut [f64], a: &[f64], b: &[f64], c: &[f64]) {
 }
 
 #[inline(always)]
-fn unary(f: Unary, x: f64) -> f64 {
+pub(super) fn unary(f: Unary, x: f64) -> f64 {
     match f {
         Unary::Neg => -x,
         Unary::Abs => x.abs(),
@@ -129,7 +147,7 @@ fn unary(f: Unary, x: f64) -> f64 {
 }
 
 #[inline(always)]
-fn binary(f: Binary, a: f64, b: f64) -> f64 {
+pub(super) fn binary(f: Binary, a: f64, b: f64) -> f64 {
     match f {
         Binary::Add => a + b,
         Binary::Sub => a - b,
@@ -153,7 +171,7 @@ fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
 }
 
 #[inline(always)]
-fn ternary(f: Ternary, a: f64, b: f64, c: f64) -> f64 {
+pub(super) fn ternary(f: Ternary, a: f64, b: f64, c: f64) -> f64 {
     match f {
         Ternary::Mix => a * (1.0 - c) + b * c,
         Ternary::Clamp => clamp(a, b, c),
@@ -180,7 +198,8 @@ pub fn run_tape(tape: &Tape<'_>, run: Run, regs: &mut Registers) {
         let out = &mut rest[..n];
         let lane = |r: Reg| &done[r as usize * LANES..r as usize * LANES + n];
         match *step {
-            Step::Const(v) => out.fill(v),
+            // Filled once, by `Registers::for_tape`.
+            Step::Const(_) => {}
             Step::Coord(c) => {
                 let (w, h) = (run.width as f64, run.height as f64);
                 let y = run.y as f64;
@@ -206,6 +225,7 @@ pub fn run_tape(tape: &Tape<'_>, run: Run, regs: &mut Registers) {
             }
             Step::Unary(f, a) => unary_lanes(f, out, lane(a)),
             Step::Binary(f, a, b) => binary_lanes(f, out, lane(a), lane(b)),
+            Step::Binary32(f, a, b) => binary32_lanes(f, out, lane(a), lane(b)),
             Step::Ternary(f, a, b, c) => ternary_lanes(f, out, lane(a), lane(b), lane(c)),
             Step::Noise { noise, x, y } => {
                 tape.noises[noise as usize].sample_lanes(lane(x), lane(y), out);

@@ -7,6 +7,8 @@ use crate::curves::MonotoneCurve;
 use crate::image::Image;
 use crate::ramp::Ramp;
 use kiln_core::op::OpError;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// The index of a step, which is also the register it writes.
@@ -16,7 +18,7 @@ pub type Reg = u32;
 pub type Px = [Reg; 4];
 
 /// What a coordinate step reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Coord {
     /// The pixel's column, `0..width`, as a float.
     X,
@@ -35,7 +37,7 @@ pub enum Coord {
 }
 
 /// A function of one register.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Unary {
     /// `-x`.
     Neg,
@@ -67,7 +69,7 @@ pub enum Unary {
 }
 
 /// A function of two registers, in operand order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Binary {
     /// `a + b`.
     Add,
@@ -96,7 +98,7 @@ pub enum Binary {
 }
 
 /// A function of three registers, in operand order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ternary {
     /// `a * (1 - t) + b * t` (GLSL `mix(a, b, t)`).
     Mix,
@@ -142,6 +144,9 @@ pub enum Step {
     Unary(Unary, Reg),
     /// A function of two registers.
     Binary(Binary, Reg, Reg),
+    /// A function of two registers rounded to `f32` (one operation of an op that computes
+    /// in `f32`): the bits of [`Step::Binary`] then [`Unary::Round32`], in one step.
+    Binary32(Binary, Reg, Reg),
     /// A function of three registers.
     Ternary(Ternary, Reg, Reg, Reg),
     /// The noise `noise` of the tape sampled at `(x, y)`.
@@ -189,6 +194,44 @@ pub struct Tape<'a> {
     pub curves: Vec<Arc<MonotoneCurve>>,
     /// The size of the image the tape makes, once a generator or a leaf has set it.
     pub size: Option<(u32, u32)>,
+    /// The register of each step pushed so far, so an identical step is not run twice.
+    seen: HashMap<Same, Reg>,
+    /// Per step, whether every value it gives is an `f32` (so rounding it to `f32` is
+    /// itself).
+    is_f32: Vec<bool>,
+}
+
+/// A step as the key of the identical steps before it: constants are the same when their
+/// bits are (`0.0` is not `-0.0`); every other step when its operator and registers are.
+#[derive(Clone, Copy)]
+struct Same(Step);
+
+impl PartialEq for Same {
+    fn eq(&self, other: &Same) -> bool {
+        match (self.0, other.0) {
+            (Step::Const(a), Step::Const(b)) => a.to_bits() == b.to_bits(),
+            (a, b) => a == b,
+        }
+    }
+}
+
+impl Eq for Same {}
+
+impl Hash for Same {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        std::mem::discriminant(&self.0).hash(h);
+        match self.0 {
+            Step::Const(v) => v.to_bits().hash(h),
+            Step::Coord(c) => c.hash(h),
+            Step::Channel { leaf, channel } => (leaf, channel).hash(h),
+            Step::Unary(f, a) => (f, a).hash(h),
+            Step::Binary(f, a, b) | Step::Binary32(f, a, b) => (f, a, b).hash(h),
+            Step::Ternary(f, a, b, c) => (f, a, b, c).hash(h),
+            Step::Noise { noise, x, y } => (noise, x, y).hash(h),
+            Step::Ramp { ramp, t, channel } => (ramp, t, channel).hash(h),
+            Step::Curve { curve, x } => (curve, x).hash(h),
+        }
+    }
 }
 
 impl<'a> Tape<'a> {
@@ -197,15 +240,71 @@ impl<'a> Tape<'a> {
         Tape::default()
     }
 
-    /// Append a step, returning its register.
+    /// Append a step, returning its register; a step identical to one already pushed (a
+    /// pure function of the same registers) returns that step's register instead, so a
+    /// value several channels or ops compute alike is computed once, with the same bits.
+    ///
+    /// A step whose operands are all constants is pushed as the constant it computes (by
+    /// the same arithmetic the run would do).
     pub fn push(&mut self, s: Step) -> Result<Reg, OpError> {
+        let s = self.folded(s);
+        if let Some(&r) = self.seen.get(&Same(s)) {
+            return Ok(r);
+        }
+        // Rounding an `f32` to `f32` gives it back: no step.
+        if let Step::Unary(Unary::Round32, a) = s
+            && self.is_f32.get(a as usize) == Some(&true)
+        {
+            return Ok(a);
+        }
         if self.steps.len() >= MAX_STEPS {
             return Err(OpError::new(format!(
                 "the field is longer than {MAX_STEPS} steps"
             )));
         }
+        let is_f32 = self.gives_f32(s);
         self.steps.push(s);
-        Ok((self.steps.len() - 1) as Reg)
+        self.is_f32.push(is_f32);
+        let r = (self.steps.len() - 1) as Reg;
+        self.seen.insert(Same(s), r);
+        Ok(r)
+    }
+
+    /// Whether every value step `s` gives is an `f32`: a rounding, a channel or a ramp (both
+    /// `f32`), a constant that is one, or a sign change, absolute value, minimum, maximum or
+    /// clamp of such values (each gives one of its operands, or its negation).
+    fn gives_f32(&self, s: Step) -> bool {
+        let f = |r: Reg| self.is_f32.get(r as usize) == Some(&true);
+        match s {
+            Step::Const(v) => (v as f32 as f64).to_bits() == v.to_bits(),
+            Step::Binary32(..) | Step::Channel { .. } | Step::Ramp { .. } => true,
+            Step::Unary(Unary::Round32, _) => true,
+            Step::Unary(Unary::Neg | Unary::Abs | Unary::Saturate, a) => f(a),
+            Step::Binary(Binary::Min | Binary::Max, a, b) => f(a) && f(b),
+            Step::Ternary(Ternary::Clamp, a, b, c) => f(a) && f(b) && f(c),
+            _ => false,
+        }
+    }
+
+    /// The constant `s` computes when its operands are constants, else `s`.
+    fn folded(&self, s: Step) -> Step {
+        let c = |r: Reg| match self.steps.get(r as usize) {
+            Some(Step::Const(v)) => Some(*v),
+            _ => None,
+        };
+        let v = match s {
+            Step::Unary(f, a) => c(a).map(|a| super::eval::unary(f, a)),
+            Step::Binary(f, a, b) => c(a).zip(c(b)).map(|(a, b)| super::eval::binary(f, a, b)),
+            Step::Binary32(f, a, b) => c(a)
+                .zip(c(b))
+                .map(|(a, b)| super::eval::unary(Unary::Round32, super::eval::binary(f, a, b))),
+            Step::Ternary(f, a, b, x) => match (c(a), c(b), c(x)) {
+                (Some(a), Some(b), Some(x)) => Some(super::eval::ternary(f, a, b, x)),
+                _ => None,
+            },
+            _ => None,
+        };
+        v.map_or(s, Step::Const)
     }
 
     /// A constant register.
@@ -225,8 +324,7 @@ impl<'a> Tape<'a> {
 
     /// `f(a, b)` rounded to `f32`: one operation of an op that computes in `f32`.
     pub fn binary32(&mut self, f: Binary, a: Reg, b: Reg) -> Result<Reg, OpError> {
-        let r = self.binary(f, a, b)?;
-        self.unary(Unary::Round32, r)
+        self.push(Step::Binary32(f, a, b))
     }
 
     /// Set (or check) the size of the image made; `port` names the input in the error.
@@ -286,5 +384,55 @@ impl<'a> Tape<'a> {
         self.curves.push(Arc::new(c));
         u16::try_from(self.curves.len() - 1)
             .map_err(|_| OpError::new("a field has too many curves"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_identical_step_is_pushed_once_and_constants_by_their_bits() {
+        let mut t = Tape::new();
+        let x = t.push(Step::Coord(Coord::X)).unwrap();
+        let half = t.constant(0.5).unwrap();
+        let a = t.binary(Binary::Mul, x, half).unwrap();
+        assert_eq!(t.binary(Binary::Mul, x, half).unwrap(), a);
+        assert_eq!(t.constant(0.5).unwrap(), half);
+        assert_eq!(t.push(Step::Coord(Coord::X)).unwrap(), x);
+        // Not the same: the operands swapped, another operator, -0.0 against 0.0, a NaN
+        // of another payload.
+        assert_ne!(t.binary(Binary::Mul, half, x).unwrap(), a);
+        assert_ne!(t.binary(Binary::Add, x, half).unwrap(), a);
+        let zero = t.constant(0.0).unwrap();
+        assert_ne!(t.constant(-0.0).unwrap(), zero);
+        let nan = t.constant(f64::NAN).unwrap();
+        assert_eq!(t.constant(f64::NAN).unwrap(), nan);
+        assert_ne!(
+            t.constant(f64::from_bits(f64::NAN.to_bits() | 1)).unwrap(),
+            nan
+        );
+        assert_eq!(t.steps.len(), 9);
+    }
+
+    #[test]
+    fn constants_fold_and_an_f32_is_not_rounded_again() {
+        let mut t = Tape::new();
+        let (a, b) = (t.constant(0.1).unwrap(), t.constant(0.2).unwrap());
+        // 0.1 + 0.2 computed now, with the bits a run would give.
+        let sum = t.binary(Binary::Add, a, b).unwrap();
+        assert_eq!(t.steps[sum as usize], Step::Const(0.1 + 0.2));
+        let x = t.push(Step::Coord(Coord::X)).unwrap();
+        let r = t.unary(Unary::Round32, x).unwrap();
+        assert_ne!(r, x, "a coordinate may not be an f32");
+        assert_eq!(t.unary(Unary::Round32, r).unwrap(), r);
+        let m = t.binary32(Binary::Mul, x, a).unwrap();
+        assert_eq!(t.unary(Unary::Round32, m).unwrap(), m);
+        let (lo, hi) = (t.constant(0.0).unwrap(), t.constant(1.0).unwrap());
+        let c = t.push(Step::Ternary(Ternary::Clamp, m, lo, hi)).unwrap();
+        assert_eq!(t.unary(Unary::Round32, c).unwrap(), c);
+        // 0.1 is no f32: a clamp to it may give a value that is not one.
+        let c = t.push(Step::Ternary(Ternary::Clamp, m, lo, a)).unwrap();
+        assert_ne!(t.unary(Unary::Round32, c).unwrap(), c);
     }
 }
