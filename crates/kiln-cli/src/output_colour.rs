@@ -4,15 +4,15 @@
 
 use crate::common::CliError;
 use kiln_io::image_files::ColorSpace;
-use std::collections::{BTreeMap, HashMap};
+use kiln_studio::out_colours::OutColours;
+use std::collections::BTreeMap;
 
 /// The colour space of each output.
 #[derive(Debug, Default)]
 pub(crate) struct OutputColours {
-    /// `--color SPACE`: every image output not named by a `--color NAME=SPACE`.
-    every: Option<ColorSpace>,
-    /// `--color NAME=SPACE`.
-    named: HashMap<String, ColorSpace>,
+    /// `--color SPACE` (every image output not named) and `--color NAME=SPACE`, resolved as
+    /// Kiln Studio resolves them.
+    chosen: OutColours,
     /// The graph file's `color` of each output that states one.
     file: BTreeMap<String, ColorSpace>,
 }
@@ -40,9 +40,9 @@ impl OutputColours {
         for a in args {
             match a.split_once('=') {
                 Some((name, s)) => {
-                    c.named.insert(name.to_string(), space(s, a)?);
+                    c.chosen.named.insert(name.to_string(), space(s, a)?);
                 }
-                None => c.every = Some(space(a, a)?),
+                None => c.chosen.every = Some(space(a, a)?),
             }
         }
         Ok(c)
@@ -50,9 +50,7 @@ impl OutputColours {
 
     /// Refuse a `--color NAME=...` that names none of `outputs`.
     pub(crate) fn check(&self, outputs: &[String]) -> Result<(), CliError> {
-        let mut named: Vec<&String> = self.named.keys().collect();
-        named.sort();
-        match named.into_iter().find(|n| !outputs.contains(n)) {
+        match self.chosen.named.keys().find(|n| !outputs.contains(n)) {
             Some(n) => Err(CliError(format!(
                 "--color `{n}=...`: `{n}` is not an output written (outputs: {})",
                 outputs.join(", ")
@@ -63,22 +61,14 @@ impl OutputColours {
 
     /// The `--color` choices for Kiln Studio's output folder (which takes each output's
     /// colour from the file at each cook).
-    pub(crate) fn for_studio(&self) -> kiln_studio::out_colours::OutColours {
-        kiln_studio::out_colours::OutColours {
-            every: self.every,
-            named: self.named.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-        }
+    pub(crate) fn for_studio(&self) -> OutColours {
+        self.chosen.clone()
     }
 
     /// The colour space output `name` is written in: its `--color NAME=`, else `--color`,
     /// else the file's `color`, else sRGB.
     pub(crate) fn of(&self, name: &str) -> ColorSpace {
-        self.named
-            .get(name)
-            .copied()
-            .or(self.every)
-            .or_else(|| self.file.get(name).copied())
-            .unwrap_or_default()
+        self.chosen.of(name, &self.file)
     }
 }
 

@@ -71,11 +71,8 @@ fn audio_examples_render_half_a_second_of_sound() {
             "{file} is silent: peak {}",
             peak(samples)
         );
-        assert!(
-            peak(samples) < 2.0,
-            "{file} is too loud: peak {}",
-            peak(samples)
-        );
+        // Nothing clips: a WAV player plays samples past ±1 as ±1.
+        assert!(peak(samples) <= 1.0, "{file} clips: peak {}", peak(samples));
         // Sound all through, not a click: the last tenth is not silent either.
         assert!(peak(&samples[21_600..]) > 1e-3, "{file} dies out");
         // The one-line summary.
