@@ -710,3 +710,23 @@ fn list_inputs_records_and_wire_lists_load_and_save_back() {
     );
     assert!(e.contains("wires[0]"), "{e}");
 }
+
+#[test]
+fn an_image_inputs_colour_loads_as_its_param_and_saves_back() {
+    let reg = reg();
+    let text = r#"{"kiln": 1,
+  "inputs": {"normal": {"type": "image", "color": "data"}, "albedo": {"type": "image"}},
+  "nodes": {},
+  "outputs": {"n": "normal", "a": "albedo"}
+}"#;
+    let g = load(text).unwrap().graph;
+    let color = |id: &str| g.node(id).unwrap().params.get("color").cloned();
+    assert_eq!(color("normal"), Some(Value::str("data")));
+    assert_eq!(color("albedo"), None, "auto is the op's default, not set");
+    let saved = save_graph(&g, &reg);
+    assert!(saved.contains(r#""color": "data""#), "{saved}");
+    assert_eq!(saved.matches(r#""color""#).count(), 1, "{saved}");
+    assert_eq!(save_graph(&load(&saved).unwrap().graph, &reg), saved);
+    let e = err(r#"{"kiln": 1, "inputs": {"n": {"type": "image", "color": 3}}, "nodes": {}}"#);
+    assert!(e.contains("`color` must be a string"), "{e}");
+}
