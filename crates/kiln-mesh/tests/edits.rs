@@ -195,6 +195,25 @@ fn triangulate_reverse_merge_and_fuse() {
     assert_eq!(euler_characteristic(&welded), 1);
 }
 
+/// Found by the `evaluate` fuzz target: points so far out that their cell is past `i32`
+/// overflowed the cell of a neighbour (a panic with overflow checks, a wrong cell without).
+#[test]
+fn points_past_the_cells_of_i32_fuse_without_overflow() {
+    let mut m = Mesh::new();
+    let far = [
+        Vec3::new(3e38, -3e38, 1e30),
+        Vec3::new(3e38, -3e38, 1e30),
+        Vec3::new(f32::MAX, 0.0, 0.0),
+        Vec3::new(0.0, 0.0, 0.0),
+    ];
+    let pts: Vec<u32> = far.iter().map(|&p| m.add_point(p)).collect();
+    m.add_polygon(&pts);
+    let f = restructure::fuse(&m, 1e-3);
+    // The two equal far points are one; the others stay.
+    assert_eq!(f.points.len(), 3);
+    f.check().unwrap();
+}
+
 #[test]
 fn uvs_fit_the_bounds() {
     let mut g = grid("g", Vec2::new(4.0, 2.0), 4, 2).unwrap();
@@ -252,6 +271,23 @@ fn sampling_an_image_reads_the_pixel_under_each_point() {
     for (p, c) in g.points.iter().zip(cd) {
         let want = if p.x < 0.0 { Vec3::X } else { Vec3::Z };
         assert_eq!(*c, want);
+    }
+}
+
+#[test]
+fn scatter_on_a_surface_past_the_cells_of_i32_keeps_its_distance_without_overflow() {
+    // A square 3e38 wide, far out: its cells of 1e-6 are past i32, saturated at the edge.
+    let mut g = grid("g", Vec2::splat(1.0), 1, 1).unwrap();
+    deform::transform(
+        &mut g,
+        Affine3A::from_scale(Vec3::splat(1e38)) * Affine3A::from_translation(Vec3::X * 2.0),
+    );
+    let s = scatter::scatter("s", &g, 20, 1, 1e-6).unwrap();
+    assert_eq!(s.points.len(), 20);
+    for (i, p) in s.points.iter().enumerate() {
+        for q in &s.points[..i] {
+            assert!(p.distance(*q) >= 1e-6);
+        }
     }
 }
 

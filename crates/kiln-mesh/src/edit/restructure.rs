@@ -164,7 +164,9 @@ pub fn fuse(mesh: &Mesh, distance: f32) -> Mesh {
         for dz in -1..=1 {
             for dy in -1..=1 {
                 for dx in -1..=1 {
-                    if let Some(list) = grid.get(&(c + IVec3::new(dx, dy, dz))) {
+                    // Saturating: a point past ±2³¹ cells has its cell at the edge of
+                    // `i32` (`as_ivec3` saturates), and its neighbours there are that cell.
+                    if let Some(list) = grid.get(&c.saturating_add(IVec3::new(dx, dy, dz))) {
                         for &j in list {
                             if mesh.points[j as usize].distance(p) <= distance
                                 && found.is_none_or(|f| j < f)

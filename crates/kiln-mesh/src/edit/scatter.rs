@@ -59,7 +59,8 @@ pub fn scatter(
             let near = (-1..=1).any(|dz| {
                 (-1..=1).any(|dy| {
                     (-1..=1).any(|dx| {
-                        grid.get(&(home + IVec3::new(dx, dy, dz)))
+                        // Saturating, as in `fuse`: a cell past `i32` is at its edge.
+                        grid.get(&home.saturating_add(IVec3::new(dx, dy, dz)))
                             .is_some_and(|list| {
                                 list.iter()
                                     .any(|&q| out.points[q as usize].distance(p) < min_distance)
