@@ -73,8 +73,10 @@ impl Cells {
     pub fn nearest(&self, x: f64, y: f64) -> (f64, f64, (i64, i64)) {
         let (ci, cj) = (x.floor() as i64, y.floor() as i64);
         let (mut f1, mut f2, mut best) = (f64::INFINITY, f64::INFINITY, (ci, cj));
-        for j in cj - REACH..=cj + REACH {
-            for i in ci - REACH..=ci + REACH {
+        // Wrapping, as a release build adds (a huge coordinate saturates to the edge of
+        // `i64`).
+        for j in cj.wrapping_sub(REACH)..=cj.wrapping_add(REACH) {
+            for i in ci.wrapping_sub(REACH)..=ci.wrapping_add(REACH) {
                 let (px, py) = self.point(i, j);
                 let d = ((px - x) * (px - x) + (py - y) * (py - y)).sqrt();
                 if d < f1 {

@@ -94,7 +94,9 @@ impl Lattice {
         let (dx, dy) = (x - fx, y - fy);
         let (u, v) = (fade(dx), fade(dy));
         let corner = |ci: i64, cj: i64, ox: f64, oy: f64| {
-            let h = self.hash(i + ci, j + cj);
+            // Wrapping, as a release build adds: a huge coordinate saturates to the edge of
+            // `i64`, and the corner past it is the far end of the table either way.
+            let h = self.hash(i.wrapping_add(ci), j.wrapping_add(cj));
             match self.basis {
                 Basis::Perlin => grad(h, dx - ox, dy - oy),
                 Basis::Value | Basis::Simplex => self.values[h as usize],
@@ -187,6 +189,35 @@ mod tests {
                 let v = n.at(x, y);
                 assert!((v - n.at(x + 5.0, y)).abs() < 1e-9, "{basis:?} at {x}");
                 assert!((v - n.at(x, y - 10.0)).abs() < 1e-9, "{basis:?} at {y}");
+            }
+        }
+    }
+
+    /// Found by the `evaluate` fuzz target: a coordinate past `i64` saturates its lattice
+    /// index, and the corner after it overflowed (a panic with overflow checks). Every basis,
+    /// with and without a period, and the cells, are sampled there.
+    #[test]
+    fn coordinates_past_i64_sample_without_overflow() {
+        use crate::generators::cells::{CellOutput, Cells};
+        let far = [1e300, -1e300, 9.3e18, -9.3e18, f64::MAX, f64::MIN, 0.5];
+        for period in [0, 4] {
+            for basis in [Basis::Perlin, Basis::Value, Basis::Simplex] {
+                let n = Lattice::new(basis, 3, period);
+                for &x in &far {
+                    for &y in &far {
+                        let v = n.at(x, y);
+                        assert!(
+                            v.is_finite() && v.abs() <= 1.0 + 1e-9,
+                            "{basis:?} {x} {y}: {v}"
+                        );
+                    }
+                }
+            }
+            let c = Cells::new(3, period, 1.0, CellOutput::F1);
+            for &x in &far {
+                for &y in &far {
+                    let _ = c.nearest(x, y);
+                }
             }
         }
     }

@@ -48,7 +48,7 @@ pub fn wrap_corner(i: i64, j: i64, p: i64) -> (i64, i64) {
     }
     let k = j.div_euclid(p);
     let j = j - k * p;
-    let i = (i - k * (p / 2)).rem_euclid(p);
+    let i = i.wrapping_sub(k.wrapping_mul(p / 2)).rem_euclid(p);
     (i, j)
 }
 
@@ -59,7 +59,13 @@ pub fn simplex(x: f64, y: f64, period: i64, hash: impl Fn(i64, i64) -> u8) -> f6
     let (i0, j0) = (fi as i64, fj as i64);
     let (o1, o2) = if u - fi >= y - fj { (1, 0) } else { (0, 1) };
     let mut sum = 0.0;
-    for (ci, cj) in [(i0, j0), (i0 + o1, j0 + o2), (i0 + 1, j0 + 1)] {
+    // Wrapping, as a release build adds (a huge coordinate saturates to the edge of `i64`).
+    let corners = [
+        (i0, j0),
+        (i0.wrapping_add(o1), j0.wrapping_add(o2)),
+        (i0.wrapping_add(1), j0.wrapping_add(1)),
+    ];
+    for (ci, cj) in corners {
         let (dx, dy) = (x - (ci as f64 - 0.5 * cj as f64), y - cj as f64);
         let w = 0.8 - (dx * dx + dy * dy);
         if w > 0.0 {
