@@ -102,13 +102,11 @@ impl GraphInput {
         }
     }
 
-    /// This input op with one more param, after `name`, that says something about the input
-    /// to those who supply it (how `kiln` reads a file given for it, say); the value does
-    /// not depend on it. Only for an op [without a default](GraphInput::without_default).
+    /// This input op with one more param, after its own, that says something about the
+    /// input to those who supply it (how `kiln` reads a file given for it, say); the value
+    /// does not depend on it (the op reads only its own params, by position).
     pub fn with_param(mut self, param: ParamSpec) -> Self {
-        if !self.has_default {
-            self.spec = self.spec.param(param);
-        }
+        self.spec = self.spec.param(param);
         self
     }
 
