@@ -1,6 +1,7 @@
 //! Running a tape over a run of pixels of one row: each step once over every lane, so the
 //! cost of reading a step is paid once per run rather than once per pixel.
 
+use super::plan::{Plan, Varies};
 use super::tape::{Binary, Coord, Reg, Step, Tape, Ternary, Unary};
 
 /// Most pixels of a row one run covers (a wider row is run in pieces).
@@ -22,6 +23,10 @@ pub struct Run {
     pub height: u32,
     /// The clock's time.
     pub time: f64,
+    /// Whether the registers' column steps ([`Varies::Column`]) must be computed: false
+    /// only when the last run on these registers covered the same columns of the same image
+    /// (a later row of a band), so they hold this run's values already.
+    pub fresh: bool,
 }
 
 /// Registers of one run: `steps x LANES` floats, reused from run to run, and the colours
@@ -189,22 +194,23 @@ pub(super) fn ternary(f: Ternary, a: f64, b: f64, c: f64) -> f64 {
     }
 }
 
-/// Run every step of `tape` over `run`, leaving each step's lanes in `regs`.
+/// Run the steps of `tape` that `plan` says over `run`, leaving each step's lanes in `regs`
+/// (a [`Varies::Row`] step's in lane 0 only, unless the plan fills it in).
 ///
 /// On x86-64 CPUs with AVX2 (checked at run time) the same steps are compiled for AVX2, four
 /// lanes of `f64` to an instruction instead of two: the same IEEE operations lane by lane
 /// (Rust never fuses a multiply with an add), so the same bits
 /// (`the_avx2_build_gives_the_bits_of_the_baseline_build`).
-pub fn run_tape(tape: &Tape<'_>, run: Run, regs: &mut Registers) {
+pub fn run_tape(tape: &Tape<'_>, plan: &Plan, run: Run, regs: &mut Registers) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2 (checked just above).
-            unsafe { run_tape_avx2(tape, run, regs) };
+            unsafe { run_tape_avx2(tape, plan, run, regs) };
             return;
         }
     }
-    run_steps(tape, run, regs);
+    run_steps(tape, plan, run, regs);
 }
 
 /// [`run_steps`] compiled for AVX2.
@@ -213,21 +219,43 @@ pub fn run_tape(tape: &Tape<'_>, run: Run, regs: &mut Registers) {
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn run_tape_avx2(tape: &Tape<'_>, run: Run, regs: &mut Registers) {
-    run_steps(tape, run, regs);
+unsafe fn run_tape_avx2(tape: &Tape<'_>, plan: &Plan, run: Run, regs: &mut Registers) {
+    run_steps(tape, plan, run, regs);
 }
 
 /// The steps of [`run_tape`], for whichever instructions the caller is compiled for.
 #[inline(always)]
-fn run_steps(tape: &Tape<'_>, run: Run, regs: &mut Registers) {
-    let n = run.n;
+fn run_steps(tape: &Tape<'_>, plan: &Plan, run: Run, regs: &mut Registers) {
     regs.ramp_of = None;
     for (i, step) in tape.steps.iter().enumerate() {
+        if !plan.live[i] {
+            continue;
+        }
+        let n = match plan.varies[i] {
+            // Filled once, by `Registers::for_tape`.
+            Varies::Never => continue,
+            Varies::Column if !run.fresh => continue,
+            Varies::Row => 1,
+            Varies::Column | Varies::Pixel => run.n,
+        };
+        run_step(tape, i, *step, Run { n, ..run }, regs);
+        if plan.fill[i] {
+            let lanes = &mut regs.lanes[i * LANES..i * LANES + run.n];
+            let v = lanes[0];
+            lanes[1..].fill(v);
+        }
+    }
+}
+
+/// Step `i` (which is `step`) over the `run.n` lanes of `run`.
+#[inline(always)]
+fn run_step(tape: &Tape<'_>, i: usize, step: Step, run: Run, regs: &mut Registers) {
+    let n = run.n;
+    {
         let (done, rest) = regs.lanes.split_at_mut(i * LANES);
         let out = &mut rest[..n];
         let lane = |r: Reg| &done[r as usize * LANES..r as usize * LANES + n];
-        match *step {
-            // Filled once, by `Registers::for_tape`.
+        match step {
             Step::Const(_) => {}
             Step::Coord(c) => {
                 let (w, h) = (run.width as f64, run.height as f64);
@@ -295,8 +323,9 @@ pub fn run_scalar(tape: &Tape<'_>, out: Reg, time: f64) -> f64 {
         width: 1,
         height: 1,
         time,
+        fresh: true,
     };
-    run_tape(tape, run, &mut regs);
+    run_tape(tape, &Plan::new(tape, &[out]), run, &mut regs);
     regs.lanes(out)[0]
 }
 
@@ -399,10 +428,12 @@ mod tests {
                     width: w,
                     height: h,
                     time: 0.0,
+                    fresh: true,
                 };
                 let (mut fast, mut slow) = (Registers::for_tape(&t), Registers::for_tape(&t));
-                run_tape(&t, run, &mut fast);
-                run_steps(&t, run, &mut slow);
+                let every = Plan::everything(&t);
+                run_tape(&t, &every, run, &mut fast);
+                run_steps(&t, &every, run, &mut slow);
                 for &o in &outs {
                     let (p, q) = (&fast.lanes(o)[..run.n], &slow.lanes(o)[..run.n]);
                     lanes += run.n;

@@ -7,6 +7,7 @@
 //! operation ([`Unary::Round32`]), so its pixels are bit for bit what they were.
 
 pub mod eval;
+pub mod plan;
 pub mod render;
 pub mod tape;
 
