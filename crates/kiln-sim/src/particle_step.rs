@@ -27,6 +27,7 @@ use crate::particles::{PARTICLES_TYPE, Particle, Particles};
 use crate::rng::Rng;
 use crate::sim_op::SimOp;
 use kiln_core::list_type::list_of;
+use kiln_core::memory::MemoryError;
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
@@ -201,54 +202,79 @@ fn update(p: &mut Particle, s: &ParticleSettings) {
 }
 
 /// One step of `state` (see the module docs), emitting from the settings' `emitter`.
-pub fn step(state: &Particles, s: &ParticleSettings) -> Particles {
+pub fn step(state: &Particles, s: &ParticleSettings) -> Result<Particles, MemoryError> {
     step_from(state, s, EmitFrom::default())
 }
 
 /// One step of `state` (see the module docs), emitting from `from`'s points when it has
-/// any.
-pub fn step_from(state: &Particles, s: &ParticleSettings, from: EmitFrom<'_>) -> Particles {
+/// any. The particles emitted are counted before any is made, so a system over
+/// [`MAX_PARTICLES`] emits only up to it (however many bursts fall in the step), and its
+/// storage is checked against the memory budget and reserved fallibly.
+pub fn step_from(
+    state: &Particles,
+    s: &ParticleSettings,
+    from: EmitFrom<'_>,
+) -> Result<Particles, MemoryError> {
+    let survivors = state.items.iter().filter(|p| p.age + s.dt < p.life).count();
+    let room = MAX_PARTICLES.saturating_sub(survivors) as u64;
+    let owed = state.carry + s.rate.max(0.0) * s.dt;
+    let count = owed.floor().max(0.0) as u64;
+    let carry = owed - count as f32;
+    let t0 = state.steps as f64 * s.dt as f64;
+    // Bursts at each multiple of `burst_every` within this step's [t0, t0 + dt): the
+    // first and one past the last.
+    let (first, last) = if s.burst_every > 0.0 {
+        let every = s.burst_every as f64;
+        (
+            (t0 / every).ceil() as u64,
+            ((t0 + s.dt as f64) / every).ceil() as u64,
+        )
+    } else {
+        (0, 0)
+    };
+    let bursts = last
+        .saturating_sub(first)
+        .saturating_mul(u64::from(s.burst));
+    let from_bursts = bursts.min(room);
+    let from_rate = count.min(room - from_bursts);
+    let len = survivors + (from_bursts + from_rate) as usize;
+    let need = (len as u64).saturating_mul(std::mem::size_of::<Particle>() as u64);
+    kiln_core::memory::check(need, || format!("a particle system of {len} particles"))?;
     // Written into the storage of a system nobody holds any more (see `particle_pool`).
-    let mut items: Vec<Particle> = crate::particle_pool::take(state.items.len() + 16);
+    let mut items: Vec<Particle> = crate::particle_pool::take(survivors + 16);
+    items
+        .try_reserve(len.saturating_sub(items.len()))
+        .map_err(|_| MemoryError::OutOfMemory {
+            what: format!("a particle system of {len} particles"),
+            bytes: need,
+        })?;
     items.extend(state.items.iter().filter_map(|p| {
         let mut p = *p;
         p.age += s.dt;
         (p.age < p.life).then_some(p)
     }));
     let mut emitted = state.emitted;
-    let owed = state.carry + s.rate.max(0.0) * s.dt;
-    let mut count = owed.floor().max(0.0) as u64;
-    let carry = owed - count as f32;
-    let t0 = state.steps as f64 * s.dt as f64;
-    if s.burst_every > 0.0 {
-        // A burst at each multiple of `burst_every` within this step's [t0, t0 + dt).
-        let every = s.burst_every as f64;
-        let first = (t0 / every).ceil() as u64;
-        let last = ((t0 + s.dt as f64) / every).ceil() as u64;
-        for b in first..last {
-            for _ in 0..s.burst {
-                if items.len() < MAX_PARTICLES {
-                    items.push(emit(s, from, emitted, b + 1));
-                    emitted += 1;
-                }
-            }
+    if s.burst > 0 {
+        let per = u64::from(s.burst);
+        for k in 0..from_bursts {
+            items.push(emit(s, from, emitted, first + k / per + 1));
+            emitted += 1;
         }
     }
-    while count > 0 && items.len() < MAX_PARTICLES {
+    for _ in 0..from_rate {
         items.push(emit(s, from, emitted, 0));
         emitted += 1;
-        count -= 1;
     }
     items
         .par_iter_mut()
         .with_min_len(1024)
         .for_each(|p| update(p, s));
-    Particles {
+    Ok(Particles {
         items,
         carry,
         emitted,
         steps: state.steps + 1,
-    }
+    })
 }
 
 fn run_init(_call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
@@ -398,7 +424,9 @@ fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
         normals: &normals,
     };
     call.check_cancel()?;
-    out[0] = step_from(state, &s, from).into_value();
+    out[0] = step_from(state, &s, from)
+        .map_err(|e| OpError::new(e.to_string()))?
+        .into_value();
     Ok(())
 }
 

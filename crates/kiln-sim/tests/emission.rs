@@ -42,7 +42,7 @@ fn particles_start_on_the_given_points_and_use_every_one() {
         points: &points,
         normals: &[],
     };
-    let s = step_from(&Particles::default(), &set, from);
+    let s = step_from(&Particles::default(), &set, from).unwrap();
     // 600 a second for 0.1 s; no speed and no force, so the first step leaves them where
     // they were emitted: exactly on a point (the emitter far away is not used).
     assert_eq!(s.items.len(), 60);
@@ -75,7 +75,7 @@ fn particles_move_along_their_points_normals_at_speed() {
         points: &points,
         normals: &normals,
     };
-    let s = step_from(&Particles::default(), &set, from);
+    let s = step_from(&Particles::default(), &set, from).unwrap();
     assert_eq!(s.items.len(), 20);
     let r = (1.0 + ((1.0 + 5f32.sqrt()) / 2.0).powi(2)).sqrt();
     for p in &s.items {

@@ -22,7 +22,7 @@ fn one(pos: [f32; 3], vel: [f32; 3]) -> Particles {
 
 fn run(mut s: Particles, set: &ParticleSettings, n: usize) -> Particles {
     for _ in 0..n {
-        s = step(&s, set);
+        s = step(&s, set).unwrap();
     }
     s
 }
@@ -89,7 +89,7 @@ fn the_floor_and_the_sphere_keep_particles_out() {
     let mut bounced = false;
     for _ in 0..60 {
         let before = s.items[0].vel[1];
-        s = step(&s, &set);
+        s = step(&s, &set).unwrap();
         assert!(s.items[0].pos[1] >= 0.0);
         bounced |= before < 0.0 && s.items[0].vel[1] > 0.0;
     }
@@ -107,7 +107,7 @@ fn the_floor_and_the_sphere_keep_particles_out() {
     };
     let mut s = Particles::default();
     for _ in 0..30 {
-        s = step(&s, &set);
+        s = step(&s, &set).unwrap();
         for p in &s.items {
             let d = [p.pos[0], p.pos[1] - 1.0, p.pos[2]];
             assert!((d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() >= 1.0 - 1e-5);
@@ -159,4 +159,23 @@ fn hues_are_the_colour_wheel() {
     assert_eq!(hue_rgb(1.0 / 3.0), [0.0, 1.0, 0.0]);
     assert_eq!(hue_rgb(2.0 / 3.0), [0.0, 0.0, 1.0]);
     assert_eq!(hue_rgb(0.5), [0.0, 1.0, 1.0]);
+}
+
+/// A million bursts a second over a step of a billion seconds is 10¹⁵ bursts: the system
+/// stops at its limit, and the step counts what it emits rather than walking every burst
+/// (which never ended before). Its particles are the first bursts' in order.
+#[test]
+fn bursts_past_the_particle_limit_stop_at_it() {
+    use kiln_sim::particle_step::MAX_PARTICLES;
+    let set = ParticleSettings {
+        burst_every: 1e-6,
+        burst: 3,
+        rate: 1e9,
+        life: 1e12,
+        dt: 1e9,
+        ..still()
+    };
+    let s = step(&Particles::default(), &set).unwrap();
+    assert_eq!(s.items.len(), MAX_PARTICLES);
+    assert_eq!(s.emitted, MAX_PARTICLES as u64);
 }
