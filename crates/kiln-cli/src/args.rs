@@ -196,9 +196,15 @@ pub(crate) struct RenderArgs {
     /// image in one pass: the same bits, fewer nodes and images.
     #[arg(long, conflicts_with = "seconds")]
     pub(crate) fuse: bool,
-    /// Only these outputs (repeatable; default: every output of the graph).
+    /// Only these outputs (repeatable; default: every output of the graph). An image
+    /// output named NAME.png or NAME.exr has its frames written as PNG or OpenEXR (both:
+    /// repeat it).
     #[arg(long = "output", value_name = "NAME")]
     pub(crate) outputs: Vec<String>,
+    /// With --ticks: bits per channel of image frames: PNG 8 (the default) or 16; OpenEXR
+    /// 16 (half) or 32 (float, the default). Images named without an extension are then PNG.
+    #[arg(long, value_name = "BITS", conflicts_with = "seconds")]
+    pub(crate) depth: Option<u8>,
     /// Which evaluator runs each tick (all give the same bits). `incremental` re-cooks only
     /// what a tick changes and keeps no memo of earlier ticks.
     #[arg(
@@ -463,6 +469,13 @@ pub(crate) struct StudioArgs {
     /// beats the graph file's `"color"` of the output).
     #[arg(long = "color", value_name = "[NAME=]SPACE", requires = "out")]
     pub(crate) color: Vec<String>,
+    /// With --out: the file format of image outputs, `png` (the default) or `exr`.
+    #[arg(long, value_name = "FORMAT", value_parser = ["png", "exr"], requires = "out")]
+    pub(crate) image: Option<String>,
+    /// With --out: bits per channel of image files: PNG 8 (the default) or 16; OpenEXR 16
+    /// (half) or 32 (float, the default).
+    #[arg(long, value_name = "BITS", requires = "out")]
+    pub(crate) depth: Option<u8>,
 }
 
 /// The options of `kiln watch`.

@@ -219,6 +219,33 @@ fn studio_asks_for_an_output_folder_with_color() {
 }
 
 #[test]
+fn studio_refuses_an_image_format_without_a_folder_or_at_a_depth_it_has_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), GRAPH).unwrap();
+    for args in [&["--image", "exr"][..], &["--depth", "16"]] {
+        let mut all = vec!["studio", "g.json", "--port", "0"];
+        all.extend_from_slice(args);
+        let o = kiln(&all, cwd);
+        assert!(!o.status.success());
+        assert!(text(&o).1.contains("--out"), "{:?}", text(&o));
+    }
+    let o = kiln(
+        &[
+            "studio", "g.json", "--port", "0", "--out", "o", "--depth", "32",
+        ],
+        cwd,
+    );
+    assert!(!o.status.success());
+    assert!(
+        text(&o).1.contains("PNG is written at depth 8 or 16"),
+        "{:?}",
+        text(&o)
+    );
+    assert!(!cwd.join("o").exists());
+}
+
+#[test]
 fn an_image_input_reads_an_untagged_file_as_its_color_says() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();

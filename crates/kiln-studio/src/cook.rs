@@ -20,7 +20,7 @@ use kiln_core::graph::PortRef;
 use kiln_core::recurrence::{LATCH_OP, Recurrent, SeekMode};
 use kiln_core::session::{CookOptions, Cooked, PresentReport, Session, SessionError};
 use kiln_core::value::Value;
-use kiln_io::image_files::ColorSpace;
+use kiln_io::image_files::{ColorSpace, ImageFormat};
 use serde_json::{Value as Json, json};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -55,12 +55,12 @@ pub struct Cooker {
 
 impl Cooker {
     /// Start the cook thread; each cook's outputs are written into the folder of `out`, if
-    /// given, their images in the colour spaces it asks.
+    /// given, their images in the colour spaces and the file format it asks.
     pub fn start(
         loader: Loader,
         previews: Arc<Previews>,
         sink: Sink,
-        out: Option<(PathBuf, OutColours)>,
+        out: Option<(PathBuf, OutColours, ImageFormat)>,
     ) -> Cooker {
         let (tx, rx) = channel();
         let current = Arc::new(Mutex::new(CancelToken::new()));
@@ -107,7 +107,7 @@ fn run(
     previews: Arc<Previews>,
     sink: Sink,
     slot: Arc<Mutex<CancelToken>>,
-    out: Option<(PathBuf, OutColours)>,
+    out: Option<(PathBuf, OutColours, ImageFormat)>,
 ) {
     let mut session: Option<Session> = None;
     // Past times of flat nodes, for the estimate of a long cook.
@@ -128,7 +128,7 @@ fn run(
             loader: &loader,
             previews: &previews,
             sink: &sink,
-            out: out.as_ref().map(|(dir, c)| (dir.as_path(), c)),
+            out: out.as_ref().map(|(dir, c, f)| (dir.as_path(), c, *f)),
         };
         let mut kept = Kept {
             session: &mut session,
@@ -318,8 +318,8 @@ struct CookContext<'a> {
     loader: &'a Loader,
     previews: &'a Previews,
     sink: &'a Sink,
-    /// The output folder and the colours its images are written in.
-    out: Option<(&'a Path, &'a OutColours)>,
+    /// The output folder, and the colours and the file format its images are written in.
+    out: Option<(&'a Path, &'a OutColours, ImageFormat)>,
 }
 
 /// What lasts from cook to cook.
@@ -592,7 +592,7 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
         );
     }
     let written = match ctx.out {
-        Some((dir, colours)) => {
+        Some((dir, colours, format)) => {
             let outs: Vec<(String, Value)> = names
                 .iter()
                 .zip(values.iter())
@@ -604,7 +604,7 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
                 .map(|((node, _), (_, v))| (node.clone(), v.clone()))
                 .collect();
             let space = |name: &str| colours.of(name, &file_colours);
-            Some(write_outputs(dir, &outs, &space))
+            Some(write_outputs(dir, &outs, &space, format))
         }
         _ => None,
     };
@@ -633,17 +633,25 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
 }
 
 /// Write the file's outputs into `dir` as one frame (all land or none; see
-/// [`kiln_io::commit_frame`]), each image in the colour space `space` gives its output; the
-/// names written.
+/// [`kiln_io::commit_frame`]), each image as `format` in the colour space `space` gives its
+/// output; the names written.
 fn write_outputs(
     dir: &Path,
     outs: &[(String, Value)],
     space: &dyn Fn(&str) -> ColorSpace,
+    format: ImageFormat,
 ) -> Result<Vec<String>, String> {
     let mut files = Vec::with_capacity(outs.len());
     for (name, v) in outs {
-        let (path, bytes) = kiln_io::encode_output_in(dir, name, v, space(name))
-            .map_err(|e| format!("cannot write output `{name}`: {e}"))?;
+        // What is no image is written as `kiln watch` writes it (the studio knows no domain).
+        let encoded =
+            match kiln_io::image_files::encode_image_output(dir, name, v, format, space(name)) {
+                Err(kiln_io::WriteError::NotAnImage { .. }) => {
+                    kiln_io::encode_output_in(dir, name, v, space(name))
+                }
+                other => other,
+            };
+        let (path, bytes) = encoded.map_err(|e| format!("cannot write output `{name}`: {e}"))?;
         let file = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -56,6 +56,8 @@ pub struct StudioConfig {
     /// The colour space of the image outputs written into `out` (by default the graph
     /// file's `"color"` of each, else sRGB).
     pub out_colours: out_colours::OutColours,
+    /// The file format of the image outputs written into `out` (8-bit PNG by default).
+    pub out_image: kiln_io::image_files::ImageFormat,
     /// The address to listen on (loopback by default).
     pub host: IpAddr,
     /// The port (0: any free one).
@@ -73,6 +75,7 @@ impl StudioConfig {
             graph: graph.into(),
             out: None,
             out_colours: out_colours::OutColours::default(),
+            out_image: kiln_io::image_files::ImageFormat::Png8,
             host: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port: 0,
             libs: vec![],
@@ -138,6 +141,7 @@ impl Studio {
             guard::allowed_hosts(addr),
             out,
             config.out_colours.clone(),
+            config.out_image,
         );
         let app = server::router(shared.clone());
         let listener = {

@@ -6,6 +6,7 @@ use crate::error::StudioError;
 use crate::load::Loader;
 use crate::previews::Previews;
 use crate::project::Project;
+use kiln_io::image_files::ImageFormat;
 use serde_json::{Value as Json, json};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -47,13 +48,14 @@ pub struct Shared {
 
 impl Shared {
     /// The shared state for `project`; each cook's outputs are written into `out`, if
-    /// given, their images in the colour spaces `colours` asks.
+    /// given, their images as `image` in the colour spaces `colours` asks.
     pub fn new(
         loader: Loader,
         project: Project,
         hosts: Vec<String>,
         out: Option<PathBuf>,
         colours: crate::out_colours::OutColours,
+        image: ImageFormat,
     ) -> Arc<Shared> {
         let (events, _) = broadcast::channel(EVENT_BACKLOG);
         let last_cook = Arc::new(Mutex::new(None));
@@ -75,7 +77,7 @@ impl Shared {
             loader.clone(),
             previews.clone(),
             sink,
-            out.clone().map(|dir| (dir, colours)),
+            out.clone().map(|dir| (dir, colours, image)),
         );
         let catalog = crate::view::catalog(&loader.registry);
         let dir = loader.dir.clone();

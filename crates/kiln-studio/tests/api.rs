@@ -409,6 +409,42 @@ fn the_output_folder_codes_colour_as_the_file_and_the_config_ask() {
 }
 
 #[test]
+fn the_output_folder_writes_images_in_the_format_the_config_asks() {
+    // A grey of 0.5 and a number: at 16 bits the sRGB code is
+    // round(65535 (1.055 0.5^(1/2.4) - 0.055)) = 48192; OpenEXR keeps the linear 0.5.
+    let (d, path) = graph_file(
+        r#"{"kiln": 1,
+        "nodes": {"fill": {"op": "image.fill", "params": {"width": 2, "height": 2},
+                           "inputs": {"color": [0.5, 0.5, 0.5, 1.0]}},
+                  "add": {"op": "math.add", "inputs": {"a": 1.0, "b": 2.0}}},
+        "outputs": {"pic": "fill.out", "n": "add.out"}}"#,
+    );
+    for (format, file) in [
+        (kiln_io::image_files::ImageFormat::Png16, "pic.png"),
+        (kiln_io::image_files::ImageFormat::ExrHalf, "pic.exr"),
+    ] {
+        let out = d.path().join(format!("out-{file}"));
+        let mut config = kiln_studio::StudioConfig::new(&path);
+        config.out = Some(out.clone());
+        config.out_image = format;
+        let s = kiln_studio::Studio::start(config, registry()).unwrap();
+        let mut c = Client::connect(s.addr());
+        let cooked = c.cooked(1);
+        assert_eq!(cooked["written"]["ok"], true, "{cooked}");
+        let img = image::open(out.join(file)).unwrap();
+        if file.ends_with(".png") {
+            assert_eq!(img.color(), image::ColorType::Rgba16);
+            assert_eq!(img.to_rgba16().get_pixel(0, 0).0[0], 48192);
+        } else {
+            assert_eq!(img.to_rgba32f().get_pixel(1, 1).0, [0.5, 0.5, 0.5, 1.0]);
+        }
+        // What is no image is written as before.
+        let n = std::fs::read_to_string(out.join("n.json")).unwrap();
+        assert!(n.contains("\"value\": 3.0"), "{n}");
+    }
+}
+
+#[test]
 fn a_call_is_a_node_whose_body_is_sent_to_open() {
     let (_d, path) = copy_example("wall.json");
     let s = studio(&path, None);

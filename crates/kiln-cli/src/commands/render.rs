@@ -1,5 +1,6 @@
 //! `kiln render GRAPH --ticks N`: tick a recurrent graph (one with latches) with the
-//! recurrent driver and write every output of every tick as `DIR/<output>_<tick>.<ext>`,
+//! recurrent driver and write every output of every tick as `DIR/<output>_<tick>.<ext>`
+//! (an image as PNG, or as asked: `--output NAME.exr`, `--depth 16`),
 //! recording the whole ticks as it goes (`render_journal`); `--resume` continues a stopped
 //! render from its last whole tick.
 
@@ -66,7 +67,9 @@ pub(crate) fn render(
 ) -> Result<ExitCode, CliError> {
     let parallel = parallel_policy(args.parallel);
     check_valid(g, reg)?;
-    let outputs = requested_outputs(g, &args.outputs)?;
+    let (names, image_formats) =
+        crate::image_input::split_image_outputs(&args.outputs, args.depth)?;
+    let outputs = requested_outputs(g, &names)?;
     let colours = crate::output_colour::OutputColours::new(&args.color, file_colours)?;
     colours.check(&outputs)?;
     let fused;
@@ -115,7 +118,18 @@ pub(crate) fn render(
     if let Some((w, h)) = args.size {
         settings.push(format!("\0size={w}x{h}"));
     }
-    let print = fingerprint(g, reg, ticks, args.dt, args.seed, &settings, &outputs);
+    // So do the files asked for (`sky.exr`, `--depth 16`).
+    if let Some(d) = args.depth {
+        settings.push(format!("\0depth={d}"));
+    }
+    let mut asked = outputs.clone();
+    asked.extend(
+        args.outputs
+            .iter()
+            .filter(|o| !outputs.contains(o))
+            .cloned(),
+    );
+    let print = fingerprint(g, reg, ticks, args.dt, args.seed, &settings, &asked);
     let state_print = state_fingerprint(g, reg, args.dt, args.seed, &settings);
     let (mut journal, state) = match (args.resume, &args.load_state) {
         (true, _) => Journal::resume(&args.out, print, ticks, width, reg)?,
@@ -204,11 +218,33 @@ pub(crate) fn render(
             animations.push(t, &out.values, &colours)?;
             // Encode every output of the tick before writing any, so a tick lands whole.
             let mut files = Vec::with_capacity(out.values.len());
+            let mut names = Vec::with_capacity(out.values.len());
             for (name, v) in out.values.iter().filter(|_| !args.no_frames) {
                 let stem = frame_stem(name, t, width);
-                let file = kiln_io::encode_output_in(&args.out, &stem, v, colours.of(name))
-                    .map_err(|e| fail(format!("cannot write output `{name}`: {e}")))?;
-                files.push(file);
+                let cannot =
+                    |e: kiln_io::WriteError| fail(format!("cannot write output `{name}`: {e}"));
+                let images =
+                    crate::image_input::image_formats_for(&image_formats, name, v, args.depth)?;
+                if images.is_empty() {
+                    files.push(
+                        kiln_io::encode_output_in(&args.out, &stem, v, colours.of(name))
+                            .map_err(cannot)?,
+                    );
+                    names.push(name.clone());
+                }
+                for f in images {
+                    files.push(
+                        kiln_io::image_files::encode_image_output(
+                            &args.out,
+                            &stem,
+                            v,
+                            f,
+                            colours.of(name),
+                        )
+                        .map_err(cannot)?,
+                    );
+                    names.push(name.clone());
+                }
             }
             for (i, (path, bytes)) in files.iter().enumerate() {
                 if let Err(e) = kiln_io::write_atomic(path, bytes) {
@@ -219,11 +255,8 @@ pub(crate) fn render(
                     return Err(fail(format!("cannot write {}: {e}", path.display())));
                 }
             }
-            let landed: Vec<(String, PathBuf)> = out
-                .values
-                .iter()
-                .filter(|_| !args.no_frames)
-                .map(|(name, _)| name.clone())
+            let landed: Vec<(String, PathBuf)> = names
+                .into_iter()
                 .zip(files.into_iter().map(|(p, _)| p))
                 .collect();
             journal.landed(t, &landed, driver.snapshot(), reg)?;
