@@ -520,6 +520,13 @@ pub(crate) struct WatchArgs {
     /// one (repeatable; beats the graph file's `"color"` of the output).
     #[arg(long = "color", value_name = "[NAME=]SPACE")]
     pub(crate) color: Vec<String>,
+    /// The file format of image outputs, `png` (the default) or `exr`.
+    #[arg(long, value_name = "FORMAT", value_parser = ["png", "exr"])]
+    pub(crate) image: Option<String>,
+    /// Bits per channel of image files: PNG 8 (the default) or 16; OpenEXR 16 (half) or 32
+    /// (float, the default).
+    #[arg(long, value_name = "BITS")]
+    pub(crate) depth: Option<u8>,
     /// At each present, print every step of each flow graph that ran in it (to stderr).
     #[arg(long)]
     pub(crate) trace: bool,

@@ -11,6 +11,7 @@ mod cli;
 mod commands;
 mod common;
 mod evaluator;
+mod folder_style;
 mod image_input;
 mod library;
 mod mesh_input;

@@ -209,6 +209,36 @@ fn watch_takes_the_file_colour_and_color_over_it() {
 }
 
 #[test]
+fn watch_writes_images_in_the_format_and_depth_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), GRAPH).unwrap();
+    let watch = |out: &str, extra: &[&str]| {
+        let mut args = vec!["watch", "g.json", "--out", out, "--max-presents", "1"];
+        args.extend_from_slice(extra);
+        go(cwd, &args);
+    };
+    // 16-bit PNG: round(65535 e) of the sRGB encoding e of 0.5 is 48192; as data 32768
+    // (alpha is linear: 32768).
+    watch("deep", &["--depth", "16"]);
+    let px = |f: &str| {
+        let img = image::open(cwd.join(f)).unwrap();
+        assert_eq!(img.color(), image::ColorType::Rgba16, "{f}");
+        img.to_rgba16().get_pixel(0, 0).0
+    };
+    assert_eq!(px("deep/pic.png")[0], 48192);
+    assert_eq!(px("deep/pic.png")[3], 32768);
+    assert_eq!(px("deep/mask.png")[0], 32768);
+    // OpenEXR keeps the linear values, whatever the colour space.
+    watch("lin", &["--image", "exr"]);
+    for f in ["lin/pic.exr", "lin/mask.exr"] {
+        let img = image::open(cwd.join(f)).unwrap().to_rgba32f();
+        assert_eq!(img.get_pixel(1, 1).0, [0.5, 0.214, 0.0031308, 0.5], "{f}");
+    }
+    assert!(!cwd.join("lin/pic.png").exists());
+}
+
+#[test]
 fn studio_asks_for_an_output_folder_with_color() {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path();

@@ -643,15 +643,9 @@ fn write_outputs(
 ) -> Result<Vec<String>, String> {
     let mut files = Vec::with_capacity(outs.len());
     for (name, v) in outs {
-        // What is no image is written as `kiln watch` writes it (the studio knows no domain).
-        let encoded =
-            match kiln_io::image_files::encode_image_output(dir, name, v, format, space(name)) {
-                Err(kiln_io::WriteError::NotAnImage { .. }) => {
-                    kiln_io::encode_output_in(dir, name, v, space(name))
-                }
-                other => other,
-            };
-        let (path, bytes) = encoded.map_err(|e| format!("cannot write output `{name}`: {e}"))?;
+        let (path, bytes) =
+            kiln_io::image_files::encode_output_as(dir, name, v, format, space(name))
+                .map_err(|e| format!("cannot write output `{name}`: {e}"))?;
         let file = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

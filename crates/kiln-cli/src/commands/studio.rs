@@ -21,12 +21,7 @@ pub(crate) fn studio(
     config.out = args.out.clone();
     config.out_colours =
         crate::output_colour::OutputColours::new(&args.color, &Default::default())?.for_studio();
-    let ext = args.image.as_deref().unwrap_or("png");
-    config.out_image = match kiln_io::image_files::ImageFormat::from_extension(ext, args.depth) {
-        Some(Ok(f)) => f,
-        Some(Err(e)) => return Err(CliError(format!("--image {ext} with --depth: {e}"))),
-        None => return Err(CliError(format!("--image {ext}: expected png or exr"))),
-    };
+    config.out_image = crate::folder_style::image_format(args.image.as_deref(), args.depth)?;
     config.libs = libs.to_vec();
     if !args.host.is_loopback() {
         eprintln!(

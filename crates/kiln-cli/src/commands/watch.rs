@@ -48,8 +48,6 @@ use crate::common::{CliError, graph_inputs, graph_outputs, set_inputs};
 use crate::output_colour::OutputColours;
 use kiln_core::prelude::*;
 use kiln_core::session::{Clock, Frame, PresentReport, Session};
-use kiln_io::image_files::ColorSpace;
-use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -349,8 +347,11 @@ fn present(
     // `--color` over the file's colours, resolved for each output.
     let chosen = OutputColours::new(&args.color, &file_colours).map_err(|e| e.0)?;
     chosen.check(&outputs).map_err(|e| e.0)?;
-    let colours: BTreeMap<String, ColorSpace> =
-        outputs.iter().map(|o| (o.clone(), chosen.of(o))).collect();
+    let style = crate::folder_style::FolderStyle {
+        colours: outputs.iter().map(|o| (o.clone(), chosen.of(o))).collect(),
+        image: crate::folder_style::image_format(args.image.as_deref(), args.depth)
+            .map_err(|e| e.0)?,
+    };
     if args.ticks.is_some() || args.seconds.is_some() {
         // Over time, each present runs the planned graph afresh (as `render` does).
         let mut waits = kiln_core::eval::LazyEvaluator::new(reg.clone());
@@ -378,7 +379,7 @@ fn present(
         }
         if let Some(ticks) = args.ticks {
             let done = super::watch_runs::present_ticks(
-                &graph, reg, &outputs, ticks, args.seed, &args.out, &colours,
+                &graph, reg, &outputs, ticks, args.seed, &args.out, &style,
             )
             .map_err(|e| format!("{}: {e}", graph_path.display()))?;
             shown.show(&graph, args)?;
@@ -409,7 +410,7 @@ fn present(
     let mut written = vec![];
     let report = s
         .present_with(Clock::default(), |frame| {
-            written = commit(out, frame, &colours)?;
+            written = commit(out, frame, &style)?;
             Ok(())
         })
         .map_err(|e| format!("{}: {e}", graph_path.display()))?;
@@ -439,17 +440,17 @@ impl Shown {
     }
 }
 
-/// Write a frame's outputs into `out` as a group, each image's colour in the space `colours`
-/// gives its output (sRGB when none); the names written.
+/// Write a frame's outputs into `out` as a group, each image as `style` asks; the names
+/// written.
 fn commit(
     out: &Path,
     frame: &Frame,
-    colours: &BTreeMap<String, ColorSpace>,
+    style: &crate::folder_style::FolderStyle,
 ) -> Result<Vec<String>, String> {
     let mut files = Vec::with_capacity(frame.values.len());
     for (name, v) in &frame.values {
-        let space = colours.get(name).copied().unwrap_or_default();
-        let (path, bytes) = kiln_io::encode_output_in(out, &name.replace('.', "_"), v, space)
+        let (path, bytes) = style
+            .encode(out, &name.replace('.', "_"), name, v)
             .map_err(|e| format!("cannot write output `{name}`: {e}"))?;
         let file = path
             .file_name()

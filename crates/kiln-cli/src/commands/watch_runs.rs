@@ -30,7 +30,7 @@ pub(crate) fn present_ticks(
     ticks: u64,
     seed: u64,
     out: &Path,
-    colours: &std::collections::BTreeMap<String, kiln_io::image_files::ColorSpace>,
+    style: &crate::folder_style::FolderStyle,
 ) -> Result<(PresentReport, Vec<String>), String> {
     let t0 = Instant::now();
     let mut driver = Recurrent::new(IncrementalEvaluator::new(reg.clone()), reg.clone());
@@ -49,8 +49,8 @@ pub(crate) fn present_ticks(
         report.cut_off += o.stats.cutoffs;
         for (name, v) in &o.values {
             let stem = format!("{}_{t:0w$}", name.replace('.', "_"));
-            let space = colours.get(name).copied().unwrap_or_default();
-            let (path, bytes) = kiln_io::encode_output_in(out, &stem, v, space)
+            let (path, bytes) = style
+                .encode(out, &stem, name, v)
                 .map_err(|e| format!("tick {t}: cannot write output `{name}`: {e}"))?;
             let file = path
                 .file_name()

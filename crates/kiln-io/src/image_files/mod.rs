@@ -27,7 +27,7 @@ mod srgb;
 
 pub use colour_space::{ColorSpace, code8, code16, rgba8, rgba16};
 pub use format::{ImageFormat, encode_image};
-pub use output::encode_image_output;
+pub use output::{encode_image_output, encode_output_as};
 pub(crate) use png_file::tag as tag_png;
 pub use png_file::{encode_png, png_colour_space};
 pub use read::{ReadImageError, decode_image, decode_image_space, read_image, read_image_as};

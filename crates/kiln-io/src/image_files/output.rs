@@ -37,3 +37,20 @@ pub fn encode_image_output(
         Err(source) => Err(WriteError::Image { path, source }),
     }
 }
+
+/// Encode output `name` holding `value` for a folder whose images are written in `format`:
+/// an image as [`encode_image_output`] encodes it, anything else as
+/// [`crate::encode_output_in`] does. Nothing is written.
+pub fn encode_output_as(
+    dir: &Path,
+    name: &str,
+    value: &Value,
+    format: ImageFormat,
+    space: ColorSpace,
+) -> Result<(PathBuf, Vec<u8>), WriteError> {
+    if value.as_heavy::<Image>().is_some() {
+        encode_image_output(dir, name, value, format, space)
+    } else {
+        crate::encode_output_in(dir, name, value, space)
+    }
+}
