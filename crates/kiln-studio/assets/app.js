@@ -554,7 +554,7 @@ function field(n, p, what, readOnly) {
     f.appendChild(row);
     return f;
   }
-  if (n.kind === "output") { f.appendChild(html("span", { class: "muted" }, "not wired")); return f; }
+  if (n.kind === "output" && what === "input") { f.appendChild(html("span", { class: "muted" }, "not wired")); return f; }
   const value = p.value !== null && p.value !== undefined ? p.value : p.default;
   const commit = (v) => {
     if (readOnly) return;

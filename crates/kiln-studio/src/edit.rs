@@ -212,6 +212,8 @@ fn apply_in_place(doc: &mut Json, edit: &Edit) -> Result<(), EditError> {
                     })?;
                     obj.insert("default".into(), value.clone());
                 }
+                Section::Inputs if param == "color" => set_input_colour(entry, node, value)?,
+                Section::Outputs if param == "color" => set_output_colour(entry, node, value)?,
                 Section::Nodes => {
                     insert_sorted(sub_object(entry, "params", node)?, param, value.clone());
                     reorder_node(entry);
@@ -299,6 +301,75 @@ fn apply_in_place(doc: &mut Json, edit: &Edit) -> Result<(), EditError> {
             set_position(doc, node, *at)?;
         }
     }
+    Ok(())
+}
+
+/// The colour spaces a graph output is written in, the default first.
+pub const OUTPUT_COLOURS: [&str; 2] = ["srgb", "data"];
+
+/// How a file given for an image input may be read, the default first.
+pub const INPUT_COLOURS: [&str; 3] = ["auto", "srgb", "data"];
+
+/// `value` as one of `allowed`, or the refusal naming them.
+fn one_of<'v>(value: &'v Json, allowed: &[&str], node: &str) -> Result<&'v str, EditError> {
+    value
+        .as_str()
+        .filter(|v| allowed.contains(v))
+        .ok_or_else(|| EditError::Refused {
+            node: node.into(),
+            message: format!("`color` is one of {}, not {value}", allowed.join(", ")),
+        })
+}
+
+/// An image input's `color`: written when it is not the default (`auto`), dropped when it
+/// is.
+fn set_input_colour(entry: &mut Json, node: &str, value: &Json) -> Result<(), EditError> {
+    let space = one_of(value, &INPUT_COLOURS, node)?;
+    let obj = entry.as_object_mut().ok_or_else(|| EditError::Refused {
+        node: node.into(),
+        message: "its entry is not an object".into(),
+    })?;
+    if obj.get("type").and_then(Json::as_str) != Some("image") {
+        return Err(EditError::Refused {
+            node: node.into(),
+            message: "only an image input has a `color`".into(),
+        });
+    }
+    if space == INPUT_COLOURS[0] {
+        obj.shift_remove("color");
+    } else {
+        obj.insert("color".into(), Json::String(space.into()));
+    }
+    Ok(())
+}
+
+/// A graph output's `color`: `{"from": ..., "color": "data"}`, or back to the plain source
+/// for the default (`srgb`) when nothing else is in the entry.
+fn set_output_colour(entry: &mut Json, node: &str, value: &Json) -> Result<(), EditError> {
+    let space = one_of(value, &OUTPUT_COLOURS, node)?;
+    let mut obj = match entry.take() {
+        Json::Object(m) => m,
+        from => {
+            let mut m = Map::new();
+            m.insert("from".into(), from);
+            m
+        }
+    };
+    if space == OUTPUT_COLOURS[0] {
+        obj.shift_remove("color");
+    } else {
+        insert_sorted(&mut obj, "color", Json::String(space.into()));
+    }
+    *entry = if obj.len() == 1 && obj.contains_key("from") {
+        obj.shift_remove("from").unwrap_or(Json::Null)
+    } else {
+        let mut sorted = Map::new();
+        if let Some(from) = obj.shift_remove("from") {
+            sorted.insert("from".into(), from);
+        }
+        sorted.extend(obj);
+        Json::Object(sorted)
+    };
     Ok(())
 }
 
@@ -423,6 +494,42 @@ mod tests {
         apply(&mut d, &wire).unwrap();
         assert_eq!(d["outputs"]["h"]["color"], "data");
         assert_eq!(d["outputs"]["h"]["from"], "n.out");
+    }
+
+    #[test]
+    fn colours_of_outputs_and_image_inputs_are_written_as_the_file_format_says() {
+        let mut d: Json = serde_json::from_str(
+            r#"{"kiln": 1,
+                "inputs": {"src": {"type": "image"}, "k": {"type": "float", "default": 1}},
+                "nodes": {"n": {"op": "image.gain", "inputs": {"image": "src"}}},
+                "outputs": {"h": "n.out"}}"#,
+        )
+        .unwrap();
+        let colour = |node: &str, v: &str| Edit::SetParam {
+            node: node.into(),
+            param: "color".into(),
+            value: Json::from(v),
+        };
+        apply(&mut d, &colour("h", "data")).unwrap();
+        assert_eq!(
+            d["outputs"]["h"],
+            serde_json::json!({"from": "n.out", "color": "data"})
+        );
+        apply(&mut d, &colour("h", "srgb")).unwrap();
+        assert_eq!(d["outputs"]["h"], "n.out");
+        apply(&mut d, &colour("src", "data")).unwrap();
+        assert_eq!(d["inputs"]["src"]["color"], "data");
+        apply(&mut d, &colour("src", "auto")).unwrap();
+        assert!(d["inputs"]["src"].get("color").is_none());
+        // Refused, the file unchanged: a space that is none, and a colour on a float input.
+        let before = d.clone();
+        let e = apply(&mut d, &colour("h", "linear")).unwrap_err();
+        assert!(e.to_string().contains("srgb, data"), "{e}");
+        let e = apply(&mut d, &colour("src", "linear")).unwrap_err();
+        assert!(e.to_string().contains("auto, srgb, data"), "{e}");
+        let e = apply(&mut d, &colour("k", "data")).unwrap_err();
+        assert!(e.to_string().contains("only an image input"), "{e}");
+        assert_eq!(d, before);
     }
 
     fn doc() -> Json {

@@ -115,6 +115,20 @@ fn slot(name: &str, ty: &str, doc: &str, default: Option<Json>, widget: Json) ->
     m
 }
 
+/// The `color` of a graph output or image input: one of `spaces` (the first the default),
+/// its value the file's `color`.
+fn colour_slot(spaces: &[&str], doc: &str, file: Option<&Json>) -> Map<String, Json> {
+    let mut m = slot(
+        "color",
+        "string",
+        doc,
+        Some(json!(spaces[0])),
+        json!({"kind": "enum", "options": spaces}),
+    );
+    m.insert("value".into(), file.cloned().unwrap_or(json!(spaces[0])));
+    m
+}
+
 /// What feeds an input in the file: `(wire source, constant)`.
 fn source_of(v: Option<&Json>) -> (Option<String>, Option<Json>) {
     match v {
@@ -157,7 +171,16 @@ fn draw(doc: &Json, registry: &Registry, calls: &dyn Fn(&str) -> Option<Arc<Asse
             "value".into(),
             def.get("default").cloned().unwrap_or(Json::Null),
         );
-        n.insert("params".into(), json!([p]));
+        let mut params = vec![p];
+        if ty == "image" {
+            params.push(colour_slot(
+                &crate::edit::INPUT_COLOURS,
+                "how a PNG or JPEG file given for it is read: auto (as the file states), srgb, \
+                 or data (the codes are the values)",
+                def.get("color"),
+            ));
+        }
+        n.insert("params".into(), json!(params));
         n.insert("inputs".into(), json!([]));
         n.insert("outputs".into(), json!([{"name": "out", "ty": ty}]));
         nodes.push(n);
@@ -308,7 +331,13 @@ fn draw(doc: &Json, registry: &Registry, calls: &dyn Fn(&str) -> Option<Arc<Asse
         // An output written `{"from": ..., "color": ...}` is drawn from its `from`.
         put_source(&mut s, Some(src.get("from").unwrap_or(src)));
         n.insert("inputs".into(), json!([s]));
-        n.insert("params".into(), json!([]));
+        let colour = colour_slot(
+            &crate::edit::OUTPUT_COLOURS,
+            "how an image is coded in an 8 or 16-bit PNG: srgb (sRGB-encoded) or data (the \
+             values as they are: normal and height maps, masks)",
+            src.get("color"),
+        );
+        n.insert("params".into(), json!([colour]));
         n.insert("outputs".into(), json!([]));
         nodes.push(n);
     }

@@ -409,6 +409,60 @@ fn the_output_folder_codes_colour_as_the_file_and_the_config_ask() {
 }
 
 #[test]
+fn an_output_colour_is_drawn_edited_and_written() {
+    // A grey of 0.5: sRGB-encoded 188, as data 128.
+    let (d, path) = graph_file(
+        r#"{"kiln": 1,
+        "nodes": {"fill": {"op": "image.fill", "params": {"width": 2, "height": 2},
+                           "inputs": {"color": [0.5, 0.5, 0.5, 1.0]}}},
+        "outputs": {"pic": "fill.out"}}"#,
+    );
+    let out = d.path().join("out");
+    let mut config = kiln_studio::StudioConfig::new(&path);
+    config.out = Some(out.clone());
+    let s = kiln_studio::Studio::start(config, registry()).unwrap();
+    let mut c = Client::connect(s.addr());
+    let g = c.graph();
+    let pic = g["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == "pic")
+        .unwrap();
+    assert_eq!(pic["params"][0]["name"], "color", "{pic}");
+    assert_eq!(pic["params"][0]["value"], "srgb");
+    assert_eq!(
+        pic["params"][0]["widget"]["options"],
+        json!(["srgb", "data"])
+    );
+    let v = g["version"].as_u64().unwrap();
+    c.cooked(v);
+    let red = || {
+        image::open(out.join("pic.png"))
+            .unwrap()
+            .to_rgba8()
+            .get_pixel(0, 0)
+            .0[0]
+    };
+    assert_eq!(red(), 188);
+    c.send(json!({"type": "set_param", "node": "pic", "param": "color", "value": "data"}));
+    let cooked = c.cooked(v + 1);
+    assert_eq!(cooked["written"]["ok"], true, "{cooked}");
+    assert_eq!(red(), 128);
+    let file: Json = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        file["outputs"]["pic"],
+        json!({"from": "fill.out", "color": "data"})
+    );
+    // A space that is none is refused, and the file kept.
+    c.send(json!({"type": "set_param", "node": "pic", "param": "color", "value": "linear"}));
+    let refused = c.wait(30, |m| m["type"] == "error");
+    assert!(refused.to_string().contains("srgb, data"), "{refused}");
+    let again: Json = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(again, file);
+}
+
+#[test]
 fn the_output_folder_writes_images_in_the_format_the_config_asks() {
     // A grey of 0.5 and a number: at 16 bits the sRGB code is
     // round(65535 (1.055 0.5^(1/2.4) - 0.055)) = 48192; OpenEXR keeps the linear 0.5.

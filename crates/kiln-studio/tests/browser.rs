@@ -272,6 +272,23 @@ fn user_adds_a_node_drags_it_and_wires_it_and_the_file_validates() {
     not(has_playwright),
     ignore = "chromium, node or playwright-core (KILN_PLAYWRIGHT) not found: browser test skipped"
 )]
+fn user_picks_an_output_colour_space_from_its_list() {
+    let (_d, path) = copy_example("marble.json");
+    let s = studio(&path, None);
+    playwright("colour.mjs", &s.url(), &path);
+    let f = file_json(&path);
+    assert_eq!(
+        f["outputs"]["marble"],
+        serde_json::json!({"from": "tinted.out", "color": "data"})
+    );
+    assert_validates(&path);
+}
+
+#[test]
+#[cfg_attr(
+    not(has_playwright),
+    ignore = "chromium, node or playwright-core (KILN_PLAYWRIGHT) not found: browser test skipped"
+)]
 fn user_sees_an_edit_of_the_file_on_disk() {
     let (_d, path) = copy_example("marble.json");
     let s = studio(&path, None);
