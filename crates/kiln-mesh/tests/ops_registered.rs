@@ -56,3 +56,42 @@ fn merge_all_unwired_is_an_empty_mesh() {
     let m = out.get("none").unwrap().as_heavy::<Mesh>().unwrap();
     assert_eq!((m.points.len(), m.prims.len()), (0, 0));
 }
+
+#[test]
+fn a_boolean_whose_result_is_not_closed_is_an_error_not_a_panic() {
+    // Found by the `evaluate` fuzz target: an icosphere with every face extruded (closed,
+    // but cutting through itself), displaced by noise, united with the same extrusion
+    // undisplaced: boolmesh's triangulation left a half-edge without an opposite and its
+    // simplification indexed past its list. It is refused now
+    // (vendor/boolmesh/KILN-PATCH.md, patch 3).
+    let mut g = Graph::new();
+    g.add_node("ball", "mesh.icosphere").unwrap();
+    for id in ["out1", "out2"] {
+        g.add_node(id, "mesh.extrude").unwrap();
+        g.wire("ball.out", &format!("{id}.mesh"));
+    }
+    g.add_node("bumpy", "mesh.displace").unwrap();
+    g.set_param("bumpy", "octaves", Value::Int(2)).unwrap();
+    g.wire("out1.out", "bumpy.mesh");
+    g.add_node("cut", "mesh.boolean").unwrap();
+    g.wire("bumpy.out", "cut.a");
+    g.wire("out2.out", "cut.b");
+    let mut eval = LazyEvaluator::new(kiln_mesh::registry());
+    let out = eval
+        .evaluate(
+            &g,
+            &Request::new(["cut"]).with_errors(ErrorPolicy::Propagate),
+            &EvalContext::new(),
+        )
+        .unwrap();
+    let failure = out
+        .failures
+        .iter()
+        .find(|f| f.op == "mesh.boolean")
+        .unwrap_or_else(|| panic!("the boolean did not fail: {:?}", out.failures));
+    let said = failure.error.to_string();
+    assert!(
+        !matches!(failure.error, EvalError::Panic { .. }) && said.contains("not closed"),
+        "{said}"
+    );
+}

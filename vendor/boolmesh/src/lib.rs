@@ -34,6 +34,21 @@ pub trait Data: Clone + Send + Sync + std::fmt::Debug + PartialEq + Default + st
 impl<T> Data for T where T: Clone + Send + Sync + std::fmt::Debug + PartialEq + Default + std::ops::Add<Output = T> + std::ops::Mul<Real, Output = T> {}
 
 
+/// Kiln patch: the first half-edge of a face whose opposite is missing, does not point
+/// back at it, or lies in a face that is partly removed (a face is three half-edges, all
+/// present or all removed).
+fn open_half_edge(hs: &[Half]) -> Option<usize> {
+    let present = |i: usize| hs.get(i).is_some_and(|h| h.tail != usize::MAX);
+    let whole = |i: usize| (0..3).all(|k| present(i - i % 3 + k));
+    (0..hs.len()).find(|&i| {
+        present(i)
+            && !(whole(i)
+                && present(hs[i].pair)
+                && whole(hs[i].pair)
+                && hs[hs[i].pair].pair == i)
+    })
+}
+
 pub fn compute_boolean<S: Data>(
     mp: &Manifold<S>,
     mq: &Manifold<S>,
@@ -46,6 +61,18 @@ pub fn compute_boolean<S: Data>(
     let mut b45 = boolean45(mp, mq, &b03, &op);
     let mut trg = triangulate(mp, mq, &b45, eps)?;
     let mut val = annotate(&mut trg.hs, &b45.ps, &trg.rs, mp, mq, eps);
+
+    // Kiln patch: the simplification below walks the half-edges around each vertex and
+    // assumes every half-edge of a face has an opposite that points back at it. On some
+    // degenerate inputs (meshes that are closed but cut through themselves) the
+    // triangulation leaves a half-edge without one, and the walk indexed past the list (a
+    // panic). Such a result is refused here instead.
+    if let Some(i) = open_half_edge(&trg.hs) {
+        return Err(format!(
+            "the result is not closed (half-edge {i} has no opposite): an input may cut \
+             through itself"
+        ));
+    }
 
     simplify_topology(
         &mut trg.hs,
