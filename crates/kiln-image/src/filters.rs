@@ -158,8 +158,9 @@ pub fn bilinear(img: &Image, x: f64, y: f64, edges: Edges) -> [f32; 4] {
     let (x0, y0) = (x0 as i64, y0 as i64);
     let p = |dx: i64, dy: i64| {
         img.get(
-            edges.index(x0 + dx, img.width) as u32,
-            edges.index(y0 + dy, img.height) as u32,
+            // Saturating: a position past `i64` samples the edge it is beyond.
+            edges.index(x0.saturating_add(dx), img.width) as u32,
+            edges.index(y0.saturating_add(dy), img.height) as u32,
         )
     };
     let (a, b, c, d) = (p(0, 0), p(1, 0), p(0, 1), p(1, 1));

@@ -86,3 +86,19 @@ fn mirror_copies_the_left_half() {
         }
     }
 }
+
+/// A sample past the `i64` pixels (a warp or transform sent to 1e30) reads the edge it is
+/// beyond, with clamped edges, and never overflows.
+#[test]
+fn a_bilinear_sample_past_i64_reads_the_edge_without_overflow() {
+    use kiln_image::filters::{Edges, bilinear};
+    let img = Image {
+        width: 3,
+        height: 2,
+        pixels: (0..6).map(|i| [i as f32, 0.0, 0.0, 1.0]).collect(),
+    };
+    // Right edge of row 1 (pixel 5), and the left edge of row 0 (pixel 0).
+    assert_eq!(bilinear(&img, 1e30, 1e30, Edges::Clamp)[0], 5.0);
+    assert_eq!(bilinear(&img, -1e30, -1e30, Edges::Clamp)[0], 0.0);
+    assert!(bilinear(&img, 1e30, -1e30, Edges::Wrap)[0].is_finite());
+}

@@ -102,7 +102,17 @@ pub(crate) fn noise3(seed: u64, p: [f32; 3]) -> [f32; 3] {
     let (ix, iy, iz) = (fx as i32, fy as i32, fz as i32);
     let mut out = [0.0; 3];
     for (axis, o) in out.iter_mut().enumerate() {
-        let l = |dx, dy, dz| lattice(seed, ix + dx, iy + dy, iz + dz, axis as u64);
+        // A point past the `i32` cells (saturated) wraps to its neighbour, as release builds
+        // add: never an overflow.
+        let l = |dx: i32, dy: i32, dz: i32| {
+            lattice(
+                seed,
+                ix.wrapping_add(dx),
+                iy.wrapping_add(dy),
+                iz.wrapping_add(dz),
+                axis as u64,
+            )
+        };
         let lerp = |a: f32, b: f32, t: f32| a + (b - a) * t;
         let x00 = lerp(l(0, 0, 0), l(1, 0, 0), sx);
         let x10 = lerp(l(0, 1, 0), l(1, 1, 0), sx);

@@ -40,6 +40,15 @@ fn run_splat(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
         let fade = (1.0 - p.age / p.life.max(1e-6)).clamp(0.0, 1.0);
         let c = hue_rgb(p.hue).map(|v| v * intensity * fade);
         let (ix, iy) = (px.floor() as i64, py.floor() as i64);
+        // A splat that misses the image is not drawn; a far one's pixel (saturated at the
+        // ends of `i64`) is never added to.
+        let misses = ix.saturating_add(r) < 0
+            || iy.saturating_add(r) < 0
+            || ix.saturating_sub(r) >= w as i64
+            || iy.saturating_sub(r) >= h as i64;
+        if misses {
+            continue;
+        }
         for y in iy - r..=iy + r {
             for x in ix - r..=ix + r {
                 if x < 0 || y < 0 || x >= w as i64 || y >= h as i64 {

@@ -179,3 +179,47 @@ fn bursts_past_the_particle_limit_stop_at_it() {
     assert_eq!(s.items.len(), MAX_PARTICLES);
     assert_eq!(s.emitted, MAX_PARTICLES as u64);
 }
+
+/// Particles far past the `i32` cells of the noise field, and splats far off the image:
+/// no overflow (the `evaluate` fuzz target found the noise's cell plus one overflowing), and
+/// the far particle draws nothing.
+#[test]
+fn particles_past_the_noise_cells_and_off_the_image_step_and_draw_without_overflow() {
+    use kiln_core::prelude::*;
+    let set = ParticleSettings {
+        noise: 1.0,
+        noise_scale: 1e-3,
+        ..still()
+    };
+    for pos in [
+        [3e38, -3e38, 3e38],
+        [-3e38, 3e38, 1e30],
+        [f32::MAX, 0.0, f32::MIN],
+    ] {
+        let s = step(&one(pos, [0.0; 3]), &set).unwrap();
+        assert_eq!(s.items.len(), 1);
+    }
+    // A splat of a particle emitted far off the image: a black image.
+    let mut g = Graph::new();
+    g.add_node("init", "sim.particles.init").unwrap();
+    g.add_node("step", "sim.particles.step").unwrap();
+    g.wire("init.out", "step.state");
+    g.set_const("step", "emitter", Value::Vec3([9e18, -9e18, 0.0]))
+        .unwrap();
+    g.set_const("step", "rate", 300.0).unwrap();
+    g.add_node("view", "sim.particles.splat").unwrap();
+    g.set_param("view", "width", 8i64).unwrap();
+    g.set_param("view", "height", 8i64).unwrap();
+    g.set_param("view", "extent", 1.0).unwrap();
+    g.wire("step.out", "view.particles");
+    let mut eval = LazyEvaluator::new(kiln_sim::registry());
+    let out = eval
+        .evaluate(&g, &Request::new(["view"]), &EvalContext::new())
+        .unwrap();
+    let img = out
+        .get("view")
+        .unwrap()
+        .as_heavy::<kiln_image::image::Image>()
+        .unwrap();
+    assert!(img.pixels.iter().all(|p| *p == [0.0, 0.0, 0.0, 1.0]));
+}
