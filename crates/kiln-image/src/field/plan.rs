@@ -115,11 +115,11 @@ impl Plan {
                 }
             }
         }
-        let read_after = out
-            .iter()
-            .copied()
-            .filter(|_| ramp_out.is_none())
-            .chain(ramp_out.map(|(_, t)| t));
+        // What the render reads after a run: the looked-up register, or the outputs.
+        let read_after = match ramp_out {
+            Some((_, t)) => vec![t],
+            None => out.to_vec(),
+        };
         for r in read_after {
             fill[r as usize] = true;
         }
