@@ -5,7 +5,7 @@ use crate::args::{Cli, Cmd};
 use crate::commands::{
     bake, cache, demo, dot, info, ops, render, render_audio, run, studio, validate, watch,
 };
-use crate::common::{CliError, PlanClock, load, set_memory_limit, sweep_leftovers};
+use crate::common::{CliError, open, plan, set_memory_limit, sweep_leftovers};
 use clap::Parser;
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -19,40 +19,32 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
             return Ok(ExitCode::from(if e.use_stderr() { 2 } else { 0 }));
         }
     };
-    let reg = crate::library::registry().map_err(|e| e.to_string())?;
+    let reg = kiln::try_registry().map_err(|e| e.to_string())?;
     let libs = cli.lib;
     match cli.cmd {
         Cmd::Run { graph, args } => {
             set_memory_limit(args.memory_limit);
-            let clock = PlanClock {
-                time: args.time,
-                frame: args.frame,
-            };
-            let loaded = load(&graph, &reg, &libs, &args.set, clock)?;
-            run::run(
-                &loaded.file.graph,
-                &reg,
-                &args,
-                Some(&graph),
-                loaded.plan.as_ref(),
-                &loaded.file.meta.output_colors,
-            )
+            let mut project = open(&graph, &reg, &libs, &args.set)?;
+            run::run(&mut project, &args)
         }
         Cmd::Render { graph, args } => {
             set_memory_limit(args.memory_limit);
-            let loaded = load(&graph, &reg, &libs, &args.set, PlanClock::default())?;
-            let g = &loaded.file.graph;
+            let mut project = open(&graph, &reg, &libs, &args.set)?;
+            let planned = plan(&mut project)?;
+            let g = &planned.graph;
+            let inputs = project.input_values();
             // Both kinds of render (ticks and audio) write into `--out`.
             sweep_leftovers(&args.out);
             match (args.seconds, args.ticks) {
-                (Some(seconds), _) => render_audio::render_audio(g, &reg, &args, seconds),
+                (Some(seconds), _) => render_audio::render_audio(g, &reg, &args, seconds, inputs),
                 (None, Some(ticks)) => render::render(
                     g,
-                    &loaded.animated,
+                    &planned.animated,
                     &reg,
                     &args,
                     ticks,
-                    &loaded.file.meta.output_colors,
+                    project.file_colours(),
+                    inputs,
                 ),
                 // clap requires one of the two.
                 (None, None) => Err(CliError("render needs --ticks N or --seconds S".into())),
@@ -62,19 +54,11 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
             set_memory_limit(args.memory_limit);
             demo::demo(&reg, &args)
         }
-        Cmd::Validate { graph, rate } => Ok(validate::validate(
-            &graph,
-            &load(&graph, &reg, &libs, &[], PlanClock::default())?.file,
-            &reg,
-            rate,
-        )),
-        Cmd::Info { graph } => {
-            let loaded = load(&graph, &reg, &libs, &[], PlanClock::default())?;
-            info::info(&graph, &loaded, &reg)
+        Cmd::Validate { graph, rate } => {
+            validate::validate(&graph, &mut open(&graph, &reg, &libs, &[])?, rate)
         }
-        Cmd::Dot { graph } => Ok(dot::dot(
-            &load(&graph, &reg, &libs, &[], PlanClock::default())?.file,
-        )),
+        Cmd::Info { graph } => info::info(&graph, &mut open(&graph, &reg, &libs, &[])?),
+        Cmd::Dot { graph } => Ok(dot::dot(&plan(&mut open(&graph, &reg, &libs, &[])?)?.graph)),
         Cmd::Watch { graph, args } => {
             set_memory_limit(args.memory_limit);
             watch::watch(&graph, &reg, &args, &libs)

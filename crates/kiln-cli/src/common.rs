@@ -4,7 +4,6 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use kiln_core::prelude::*;
-use kiln_io::{GraphFile, LoadError};
 use kiln_std::graph_io::{INPUT_PREFIX, OUTPUT_OP};
 use std::path::Path;
 
@@ -24,75 +23,60 @@ impl From<String> for CliError {
     }
 }
 
-fn load_error(path: &Path, e: LoadError) -> CliError {
-    CliError(format!("cannot load {}: {e}", path.display()))
+/// The error of a [`kiln::Project`] call as the command reports it: a graph's validation
+/// problems are printed first, one a line, each naming its node and port.
+pub(crate) fn project_error(e: kiln::ProjectError) -> CliError {
+    if let kiln::ProjectError::Invalid { problems } = &e {
+        return report_problems(problems.clone())
+            .err()
+            .unwrap_or_else(|| CliError(e.to_string()));
+    }
+    CliError(e.to_string())
 }
 
-/// A graph file read, with everything it calls, and planned: `file.graph` is the flat graph
-/// the evaluators run (the file's own graph when it calls nothing).
-pub(crate) struct Loaded {
-    /// The file, its graph replaced by the flat graph.
-    pub file: GraphFile,
-    /// The document and the files it was read from.
-    pub doc: kiln_io::assets::DocumentFile,
-    /// What the plan did, when the file has structure to write out.
-    pub plan: Option<kiln_core::lower::PlanReport>,
-    /// The params animated by curves, sampled at the clock the plan was made at.
-    pub animated: Vec<kiln_core::lower::AnimatedParam>,
+/// The error of a `--set` value.
+fn set_error(e: kiln::ProjectError) -> CliError {
+    match e {
+        kiln::ProjectError::InputValue { .. } | kiln::ProjectError::UnknownInput { .. } => {
+            CliError(format!("--set {e}"))
+        }
+        other => project_error(other),
+    }
 }
 
-/// The clock a graph file is planned at (an animated param is sampled there).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct PlanClock {
-    /// Seconds.
-    pub time: f64,
-    /// Frame number.
-    pub frame: i64,
-}
-
-/// Read the graph file at `path` and what it calls (searching `libs` after the file's own
-/// folder), and plan it at `clock` with the graph inputs of `--set` (`set`).
-pub(crate) fn load(
+/// Open the graph file at `path` with what it calls (searching `libs` after the file's own
+/// folder) as a project cooking with `reg`, its inputs set from `--set NAME=VALUE` (`set`;
+/// files decoded once, here).
+pub(crate) fn open(
     path: &Path,
     reg: &Registry,
     libs: &[std::path::PathBuf],
     set: &[String],
-    clock: PlanClock,
-) -> Result<Loaded, CliError> {
-    let lib_path = kiln_io::assets::LibraryPath::with_env(libs);
-    let doc = kiln_io::assets::read_document(path, reg, &lib_path).map_err(|e| match e {
-        // The top file's own failure reads as before; a called file's names that file.
-        kiln_io::assets::AssetError::Load { source, path: p }
-            if p == path.display().to_string() =>
-        {
-            load_error(path, source)
-        }
-        other => CliError(format!("cannot load {}: {other}", path.display())),
-    })?;
-    plan_loaded(doc, reg, set, path, clock)
+) -> Result<kiln::Project, CliError> {
+    let mut options = kiln::OpenOptions::new().registry(reg.clone());
+    for l in libs {
+        options = options.lib(l);
+    }
+    let mut project = options.open(path).map_err(project_error)?;
+    set_all(&mut project, set)?;
+    Ok(project)
 }
 
-/// Plan a document read from `path` at `clock`, with the graph inputs of `--set` (`set`).
-pub(crate) fn plan_loaded(
-    doc: kiln_io::assets::DocumentFile,
-    reg: &Registry,
-    set: &[String],
-    path: &Path,
-    clock: PlanClock,
-) -> Result<Loaded, CliError> {
-    let mut ctx = EvalContext::new();
-    ctx.time = clock.time;
-    ctx.frame = clock.frame;
-    set_inputs(&mut ctx, &doc.doc.graph, reg, set)?;
-    let flat = doc
-        .flat_file(reg, &ctx)
-        .map_err(|e| CliError(format!("cannot plan {}: {e}", path.display())))?;
-    Ok(Loaded {
-        file: flat.file,
-        doc,
-        plan: flat.plan,
-        animated: flat.animated,
-    })
+/// Set every `--set NAME=VALUE` of `set` on `project`.
+pub(crate) fn set_all(project: &mut kiln::Project, set: &[String]) -> Result<(), CliError> {
+    for s in set {
+        let (name, text) = s
+            .split_once('=')
+            .ok_or_else(|| CliError(format!("--set `{s}`: expected NAME=VALUE")))?;
+        project.set_text(name, text).map_err(set_error)?;
+    }
+    Ok(())
+}
+
+/// `project`'s plan at the default clock (the flat graph the evaluators run), or why it
+/// cannot be made.
+pub(crate) fn plan(project: &mut kiln::Project) -> Result<kiln::Planned, CliError> {
+    project.plan(kiln::Clock::default()).map_err(project_error)
 }
 
 /// Graph inputs: `(name, type)`.
@@ -117,7 +101,7 @@ pub(crate) fn graph_outputs(g: &Graph) -> Vec<String> {
 }
 
 /// Apply `--set NAME=VALUE` options to `ctx`, checking each name against the graph's inputs
-/// (an audio input takes a WAV file, `NAME=@file.wav`, a mesh input an OBJ or glb file).
+/// and decoding `@file` values by the input's type (see [`kiln::input_value`]).
 pub(crate) fn set_inputs(
     ctx: &mut EvalContext,
     g: &Graph,
@@ -130,32 +114,17 @@ pub(crate) fn set_inputs(
             .split_once('=')
             .ok_or_else(|| CliError(format!("--set `{s}`: expected NAME=VALUE")))?;
         let Some(&(_, ty)) = inputs.iter().find(|(n, _)| *n == name) else {
-            let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
-            return Err(CliError(format!(
-                "--set `{name}`: the graph has no input of that name ({})",
-                if names.is_empty() {
-                    "it has no inputs".to_string()
-                } else {
-                    format!("inputs: {}", names.join(", "))
-                }
-            )));
+            return Err(set_error(kiln::ProjectError::UnknownInput {
+                name: name.to_string(),
+                inputs: inputs.iter().map(|(n, _)| n.to_string()).collect(),
+            }));
         };
-        let v = match crate::mesh_input::mesh_value(name, text, ty)? {
-            Some(mesh) => mesh,
-            None => match crate::image_input::image_value(
-                name,
-                text,
-                ty,
-                crate::image_input::input_colour(g, name),
-            )? {
-                Some(img) => img,
-                None => match crate::audio_input::audio_value(name, text, ty)? {
-                    Some(buffer) => buffer,
-                    None => kiln_io::parse_cli_value(text, ty)
-                        .map_err(|e| CliError(format!("--set `{name}` ({ty}): {e}")))?,
-                },
-            },
-        };
+        let colour = g
+            .node(name)
+            .and_then(|n| n.params.get(kiln_image::INPUT_COLOR_PARAM))
+            .and_then(Value::as_str)
+            .and_then(kiln_io::image_files::ColorSpace::parse);
+        let v = kiln::input_value(name, text, ty, colour).map_err(set_error)?;
         ctx.inputs.insert(name.to_string(), v);
     }
     Ok(())
@@ -243,14 +212,4 @@ pub(crate) fn sweep_leftovers(dir: &Path) {
             dir.display()
         );
     }
-}
-
-/// `g` with each chain of per-pixel image nodes fused into one node (`--fuse`), keeping the
-/// nodes the requested outputs name.
-pub(crate) fn fused_graph(g: &Graph, reg: &Registry, outputs: &[String]) -> Graph {
-    let keep: Vec<&str> = outputs
-        .iter()
-        .map(|o| o.split('.').next().unwrap_or(o))
-        .collect();
-    kiln_image::fuse::fuse(g, reg, &keep).0
 }

@@ -2,19 +2,16 @@
 //!
 //! [`cli`] parses the command line ([`args`]) and dispatches to one module per command
 //! ([`commands`]); [`common`], [`evaluator`] and [`report`] hold what several commands share,
-//! [`library`] the ops a graph may use, and [`stdout`] how output reaches a pipe that may
-//! close.
+//! and [`stdout`] how output reaches a pipe that may close. Opening, planning, cooking and
+//! writing a graph are the `kiln` crate's ([`kiln::Project`]); the ops a graph may use are
+//! [`kiln::registry`].
 
 mod args;
-mod audio_input;
 mod cli;
 mod commands;
 mod common;
 mod evaluator;
 mod folder_style;
-mod image_input;
-mod library;
-mod mesh_input;
 mod output_colour;
 mod report;
 mod stdout;

@@ -2,28 +2,19 @@
 //! file's `{"from": ..., "color": ...}` outputs): sRGB-encoded unless a data map asks for its
 //! values as they are.
 
-use crate::common::CliError;
+use crate::common::{CliError, project_error};
+use kiln::OutColours;
 use kiln_io::image_files::ColorSpace;
-use kiln_studio::out_colours::OutColours;
 use std::collections::BTreeMap;
 
 /// The colour space of each output.
 #[derive(Debug, Default)]
 pub(crate) struct OutputColours {
-    /// `--color SPACE` (every image output not named) and `--color NAME=SPACE`, resolved as
-    /// Kiln Studio resolves them.
+    /// `--color SPACE` (every image output not named) and `--color NAME=SPACE`, resolved by
+    /// Kiln's one rule ([`kiln::OutColours`]).
     chosen: OutColours,
     /// The graph file's `color` of each output that states one.
     file: BTreeMap<String, ColorSpace>,
-}
-
-fn space(text: &str, arg: &str) -> Result<ColorSpace, CliError> {
-    ColorSpace::parse(text).ok_or_else(|| {
-        CliError(format!(
-            "--color `{arg}`: expected {} (optionally after NAME=), found `{text}`",
-            ColorSpace::NAMES.join(" or ")
-        ))
-    })
 }
 
 impl OutputColours {
@@ -33,30 +24,15 @@ impl OutputColours {
         args: &[String],
         file: &BTreeMap<String, ColorSpace>,
     ) -> Result<OutputColours, CliError> {
-        let mut c = OutputColours {
+        Ok(OutputColours {
+            chosen: OutColours::parse(args).map_err(project_error)?,
             file: file.clone(),
-            ..OutputColours::default()
-        };
-        for a in args {
-            match a.split_once('=') {
-                Some((name, s)) => {
-                    c.chosen.named.insert(name.to_string(), space(s, a)?);
-                }
-                None => c.chosen.every = Some(space(a, a)?),
-            }
-        }
-        Ok(c)
+        })
     }
 
     /// Refuse a `--color NAME=...` that names none of `outputs`.
     pub(crate) fn check(&self, outputs: &[String]) -> Result<(), CliError> {
-        match self.chosen.named.keys().find(|n| !outputs.contains(n)) {
-            Some(n) => Err(CliError(format!(
-                "--color `{n}=...`: `{n}` is not an output written (outputs: {})",
-                outputs.join(", ")
-            ))),
-            None => Ok(()),
-        }
+        self.chosen.check(outputs).map_err(project_error)
     }
 
     /// The `--color` choices for Kiln Studio's output folder (which takes each output's

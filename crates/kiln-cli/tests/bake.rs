@@ -255,3 +255,50 @@ fn bad_arguments_are_refused_readably() {
             .contains("math.nope")
     );
 }
+
+#[test]
+fn a_frozen_switch_on_a_graph_input_keeps_no_dead_branch_in_a_file_without_calls() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cwd = dir.path();
+    std::fs::write(
+        cwd.join("pick.json"),
+        r#"{
+  "kiln": 1,
+  "inputs": {"big": {"type": "bool", "default": true}},
+  "nodes": {
+    "large": {"op": "math.mul", "inputs": {"a": 3.0, "b": 100.0}},
+    "small": {"op": "math.mul", "inputs": {"a": 3.0, "b": 0.01}},
+    "pick": {"op": "switch", "inputs": {"cond": "big", "a": "large.out", "b": "small.out"}}
+  },
+  "outputs": {"v": "pick.out"}
+}"#,
+    )
+    .expect("graph written");
+    // Frozen, the plan takes the branch the input picks: the other one is never cooked to
+    // be folded (the report counts the nodes the plan left, the switch gone with it).
+    let report = bake_ok(
+        cwd,
+        &[
+            "pick.json",
+            "--freeze",
+            "--set",
+            "big=false",
+            "--out",
+            "b.json",
+        ],
+    );
+    assert!(report.contains("nodes: 3 before, 2 after"), "{report}");
+    let baked = std::fs::read_to_string(cwd.join("b.json")).expect("baked");
+    assert!(!baked.contains("\"large\""), "{baked}");
+    let v = run_files(cwd, "b.json", "o", &[]);
+    assert_eq!(v.len(), 1);
+    let json = String::from_utf8_lossy(&v[0].1);
+    assert!(json.contains("0.03"), "{json}");
+    // Not frozen, the input stays an input: the switch and both branches stay, and the
+    // baked graph still answers to it.
+    bake_ok(cwd, &["pick.json", "--out", "k.json"]);
+    let v = run_files(cwd, "k.json", "o2", &["--set", "big=false"]);
+    assert!(String::from_utf8_lossy(&v[0].1).contains("0.03"));
+    let v = run_files(cwd, "k.json", "o3", &["--set", "big=true"]);
+    assert!(String::from_utf8_lossy(&v[0].1).contains("300"));
+}

@@ -9,8 +9,8 @@
 
 use crate::estimate::{Step, Timings};
 use crate::load::Loader;
-use crate::out_colours::OutColours;
 use crate::previews::Previews;
+use kiln::OutColours;
 use kiln_core::context::EvalContext;
 use kiln_core::context::{CancelToken, Progress};
 use kiln_core::doc::{CALL_PREFIX, Document};

@@ -30,7 +30,6 @@ pub mod format;
 pub mod guard;
 pub mod layout;
 pub mod load;
-pub mod out_colours;
 pub mod previews;
 pub mod project;
 pub mod server;
@@ -55,7 +54,7 @@ pub struct StudioConfig {
     pub out: Option<PathBuf>,
     /// The colour space of the image outputs written into `out` (by default the graph
     /// file's `"color"` of each, else sRGB).
-    pub out_colours: out_colours::OutColours,
+    pub out_colours: kiln::OutColours,
     /// The file format of the image outputs written into `out` (8-bit PNG by default).
     pub out_image: kiln_io::image_files::ImageFormat,
     /// The address to listen on (loopback by default).
@@ -74,7 +73,7 @@ impl StudioConfig {
         StudioConfig {
             graph: graph.into(),
             out: None,
-            out_colours: out_colours::OutColours::default(),
+            out_colours: kiln::OutColours::default(),
             out_image: kiln_io::image_files::ImageFormat::Png8,
             host: IpAddr::V4(Ipv4Addr::LOCALHOST),
             port: 0,

@@ -54,7 +54,7 @@ impl Shared {
         project: Project,
         hosts: Vec<String>,
         out: Option<PathBuf>,
-        colours: crate::out_colours::OutColours,
+        colours: kiln::OutColours,
         image: ImageFormat,
     ) -> Arc<Shared> {
         let (events, _) = broadcast::channel(EVENT_BACKLOG);

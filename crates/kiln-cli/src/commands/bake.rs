@@ -2,7 +2,7 @@
 //! constants (see `kiln_io::bake`).
 
 use crate::args::BakeArgs;
-use crate::common::{CliError, check_valid, load, set_inputs};
+use crate::common::{CliError, check_valid, open, project_error};
 use kiln_core::prelude::*;
 use kiln_io::bake::{BakeOptions, blob_dir_for};
 use std::path::Path;
@@ -41,20 +41,27 @@ pub(crate) fn bake(
             args.out.display()
         )));
     }
-    let file = load(
-        graph,
-        reg,
-        libs,
-        &args.set,
-        crate::common::PlanClock::default(),
-    )?
-    .file;
+    let mut project = open(graph, reg, libs, &args.set)?;
+    let clock = kiln::Clock::default();
+    let planned = project.plan(clock).map_err(project_error)?;
+    // A plan that read graph inputs holds for their values only: without `--freeze` the
+    // baked graph keeps its inputs, so it must not keep choices made on them.
+    let file = if args.freeze || planned.inputs_read.is_empty() {
+        project.flat_file(clock).map_err(project_error)?
+    } else if !project.needs_plan() {
+        project.document().file.clone()
+    } else {
+        let read: Vec<&str> = planned.inputs_read.iter().map(String::as_str).collect();
+        return Err(CliError(format!(
+            "the plan of {} depends on the graph input(s) {} (a choice, or a scope's list or              count), which the baked graph keeps as inputs; bake with --freeze (and --set)              to fix their values",
+            graph.display(),
+            read.join(", ")
+        )));
+    };
     check_valid(&file.graph, reg)?;
-    let mut ctx = EvalContext::new();
-    set_inputs(&mut ctx, &file.graph, reg, &args.set)?;
     let options = BakeOptions {
         freeze: args.freeze,
-        inputs: ctx.inputs,
+        inputs: project.input_values().clone(),
         seed: args.seed,
     };
     let baked = kiln_io::bake(&file, reg, &options).map_err(|e| {

@@ -11,7 +11,10 @@ pub const DEMO_GRAPH: &str = include_str!("../../../../examples/clouds.json");
 
 /// `kiln demo`: [`run`] on [`DEMO_GRAPH`].
 pub(crate) fn demo(reg: &Registry, args: &EvalArgs) -> Result<ExitCode, CliError> {
-    let file = kiln_io::load_graph(DEMO_GRAPH, reg)
-        .map_err(|e| CliError(format!("built-in demo: {e}")))?;
-    run(&file.graph, reg, args, None, None, &file.meta.output_colors)
+    let mut project = kiln::OpenOptions::new()
+        .registry(reg.clone())
+        .open_text(DEMO_GRAPH, "built-in demo", std::path::Path::new("."))
+        .map_err(crate::common::project_error)?;
+    crate::common::set_all(&mut project, &args.set)?;
+    run(&mut project, args)
 }

@@ -1,10 +1,10 @@
 //! `kiln dot GRAPH`: print the graph in Graphviz DOT format.
 
-use kiln_io::GraphFile;
+use kiln_core::graph::Graph;
 use std::process::ExitCode;
 
-/// `kiln dot` on the graph file `file`.
-pub(crate) fn dot(file: &GraphFile) -> ExitCode {
-    crate::out!("{}", kiln_io::to_dot(&file.graph));
+/// `kiln dot` on the flat graph `g`.
+pub(crate) fn dot(g: &Graph) -> ExitCode {
+    crate::out!("{}", kiln_io::to_dot(g));
     ExitCode::SUCCESS
 }

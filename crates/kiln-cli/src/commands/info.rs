@@ -1,37 +1,35 @@
 //! `kiln info GRAPH`: describe a graph: inputs (with defaults and docs), outputs (with
 //! their types), nodes by op and by determinism class.
 
-use crate::common::{CliError, Loaded, graph_inputs, graph_outputs};
+use crate::common::{CliError, graph_outputs, plan};
 use crate::report::show;
 use kiln_core::plan::{Class, Plan};
-use kiln_core::prelude::*;
-use kiln_io::GraphFile;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// `kiln info` on the graph file `file`, read from `path`.
-pub(crate) fn info(path: &Path, loaded: &Loaded, reg: &Registry) -> Result<ExitCode, CliError> {
-    let file: &GraphFile = &loaded.file;
-    let g = &file.graph;
+/// `kiln info` on `project`, opened from `path`.
+pub(crate) fn info(path: &Path, project: &mut kiln::Project) -> Result<ExitCode, CliError> {
+    let planned = plan(project)?;
+    let reg = project.registry();
+    let g = &*planned.graph;
     crate::outln!("graph: {}", path.display());
-    if let Some(d) = &file.meta.description {
+    if let Some(d) = &project.document().file.meta.description {
         crate::outln!("description: {d}");
     }
     crate::outln!("nodes: {}, wires: {}", g.len(), g.wires().len());
     crate::outln!("inputs:");
-    for (name, ty) in graph_inputs(g, reg) {
-        let default = g
-            .node(name)
-            .and_then(|n| n.params.get("default"))
+    for input in project.inputs() {
+        let default = input
+            .default
+            .as_ref()
             .map(|v| format!(" = {}", show(v)))
             .unwrap_or_default();
-        let doc = file
-            .meta
-            .input_docs
-            .get(name)
+        let doc = input
+            .doc
+            .as_ref()
             .map(|d| format!("  ({d})"))
             .unwrap_or_default();
-        crate::outln!("  {name}: {ty}{default}{doc}");
+        crate::outln!("  {}: {}{default}{doc}", input.name, input.ty);
     }
     crate::outln!("outputs:");
     let plan = Plan::build(g, reg);
@@ -55,7 +53,7 @@ pub(crate) fn info(path: &Path, loaded: &Loaded, reg: &Registry) -> Result<ExitC
     for (op, n) in by_op {
         crate::outln!("  {op} x{n}");
     }
-    print_structure(loaded);
+    print_structure(project.document(), planned.report.as_ref());
     match plan {
         Ok(p) => {
             let count = |c: Class| (0..p.len()).filter(|&i| p.class(i) == c).count();
@@ -83,8 +81,11 @@ pub(crate) fn info(path: &Path, loaded: &Loaded, reg: &Registry) -> Result<ExitC
 }
 
 /// The calls of the file and what its plan wrote out.
-fn print_structure(loaded: &Loaded) {
-    let doc = &loaded.doc.doc;
+fn print_structure(
+    file: &kiln_io::assets::DocumentFile,
+    report: Option<&kiln_core::lower::PlanReport>,
+) {
+    let doc = &file.doc;
     if doc.calls.is_empty() {
         return;
     }
@@ -100,7 +101,7 @@ fn print_structure(loaded: &Loaded) {
             call.asset.origin
         );
     }
-    if let Some(r) = &loaded.plan {
+    if let Some(r) = report {
         crate::outln!(
             "plan: {} calls written out, {} nodes, {} choices, {} nodes pruned, {} waits",
             r.calls,

@@ -9,8 +9,8 @@ use super::render_journal::{Journal, fingerprint};
 use super::render_state_file::{self, state_fingerprint};
 use crate::args::EvaluatorKind;
 use crate::args::RenderArgs;
-use crate::common::{CliError, check_valid, progress_bar, requested_outputs, set_inputs};
-use crate::evaluator::{CacheRun, memo_budget, parallel_policy};
+use crate::common::{CliError, check_valid, progress_bar, project_error, requested_outputs};
+use crate::evaluator::{memo_budget, parallel_policy, trim_cache};
 use crate::report::print_stats;
 use kiln_core::cache::{Generational, Store};
 use kiln_core::lower::AnimatedParam;
@@ -64,17 +64,22 @@ pub(crate) fn render(
     args: &RenderArgs,
     ticks: u64,
     file_colours: &std::collections::BTreeMap<String, kiln_io::image_files::ColorSpace>,
+    inputs: &std::collections::BTreeMap<String, Value>,
 ) -> Result<ExitCode, CliError> {
     let parallel = parallel_policy(args.parallel);
     check_valid(g, reg)?;
-    let (names, image_formats) =
-        crate::image_input::split_image_outputs(&args.outputs, args.depth)?;
+    let (names, output_files) =
+        kiln::OutputFiles::parse(&args.outputs, args.depth).map_err(project_error)?;
     let outputs = requested_outputs(g, &names)?;
     let colours = crate::output_colour::OutputColours::new(&args.color, file_colours)?;
     colours.check(&outputs)?;
     let fused;
     let g = if args.fuse {
-        fused = crate::common::fused_graph(g, reg, &outputs);
+        let keep: Vec<&str> = outputs
+            .iter()
+            .map(|o| o.split('.').next().unwrap_or(o))
+            .collect();
+        fused = kiln_image::fuse::fuse(g, reg, &keep).0;
         &fused
     } else {
         g
@@ -83,7 +88,7 @@ pub(crate) fn render(
     ctx.seed = args.seed;
     ctx.dt = args.dt;
     ctx.resolution = args.size;
-    set_inputs(&mut ctx, g, reg, &args.set)?;
+    ctx.inputs = inputs.clone();
     let bar = progress_bar(args.quiet, ticks, "ticks");
     if let Some(bar) = &bar {
         let b = bar.clone();
@@ -95,7 +100,9 @@ pub(crate) fn render(
     }
     let request = Request::new(outputs.iter().cloned());
     let cache = match &args.cache {
-        Some(dir) => Some(CacheRun::open(dir, true, reg)?),
+        Some(dir) => {
+            Some(kiln::CacheDir::open(dir, true, reg).map_err(crate::common::project_error)?)
+        }
         None => None,
     };
     // Without a cache, the lazy evaluator keeps results in a store of the last two ticks'
@@ -107,7 +114,7 @@ pub(crate) fn render(
     });
     let store = cache
         .as_ref()
-        .map(|c| c.store.clone())
+        .map(|c| c.store().clone())
         .or(generations.clone());
     let eval = args.evaluator.build(reg, parallel.clone(), store);
     let mut driver = Recurrent::new(eval, reg.clone());
@@ -223,8 +230,7 @@ pub(crate) fn render(
                 let stem = frame_stem(name, t, width);
                 let cannot =
                     |e: kiln_io::WriteError| fail(format!("cannot write output `{name}`: {e}"));
-                let images =
-                    crate::image_input::image_formats_for(&image_formats, name, v, args.depth)?;
+                let images = output_files.image_formats(name, v).map_err(project_error)?;
                 if images.is_empty() {
                     files.push(
                         kiln_io::encode_output_in(&args.out, &stem, v, colours.of(name))
@@ -284,10 +290,10 @@ pub(crate) fn render(
         eprintln!(
             "cache: {} nodes cooked over {ticks} tick(s), {} from cache, {}",
             stats.executed,
-            c.disk.stats().hits,
+            c.disk().stats().hits,
             c.entries()
         );
-        c.trim(args.cache_max);
+        trim_cache(c.dir(), args.cache_max);
     }
     result?;
     let movies = animations.finish(&args.out)?;

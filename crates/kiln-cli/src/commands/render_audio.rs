@@ -4,7 +4,7 @@
 //! every output rendered.
 
 use crate::args::RenderArgs;
-use crate::common::{CliError, check_valid_at_rate, progress_bar, requested_outputs, set_inputs};
+use crate::common::{CliError, check_valid_at_rate, progress_bar, requested_outputs};
 use kiln_core::prelude::*;
 use kiln_io::wav::{StagedFile, WavError, WavStream};
 use kiln_std::graph_io::OUTPUT_OP;
@@ -154,6 +154,7 @@ pub(crate) fn render_audio(
     reg: &Registry,
     args: &RenderArgs,
     seconds: f64,
+    inputs: &std::collections::BTreeMap<String, Value>,
 ) -> Result<ExitCode, CliError> {
     check_valid_at_rate(g, reg, args.rate)?;
     let stereo = args.stereo.as_ref().map(|p| &p.0[..]);
@@ -202,7 +203,7 @@ pub(crate) fn render_audio(
     }
     let mut ctx = EvalContext::new();
     ctx.seed = args.seed;
-    set_inputs(&mut ctx, g, reg, &args.set)?;
+    ctx.inputs = inputs.clone();
     let config = StreamConfig {
         sample_rate: rate,
         block: args.block,

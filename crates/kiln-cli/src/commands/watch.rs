@@ -587,7 +587,7 @@ mod tests {
 
     #[test]
     fn params_apply_to_inputs_and_node_params() {
-        let reg = crate::library::registry().unwrap();
+        let reg = kiln::registry();
         let text = std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/marble.json"),
         )

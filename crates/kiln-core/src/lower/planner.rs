@@ -48,6 +48,14 @@ impl Planner {
             counts: PlanCounts::default(),
         }
     }
+    /// The same planner, cooking the values plans wait on into `store` (shared with the
+    /// evaluator of the cook that follows, which then finds them there rather than cooking
+    /// them again).
+    pub fn with_store(mut self, store: Arc<crate::cache::Store>) -> Planner {
+        self.waits = LazyEvaluator::new(self.registry.clone()).with_store(store);
+        self.kept = None;
+        self
+    }
     /// The same planner under other limits.
     pub fn with_limits(mut self, limits: Limits) -> Planner {
         self.limits = limits;

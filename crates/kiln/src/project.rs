@@ -1,0 +1,397 @@
+//! [`Project`]: a graph file opened with everything it calls, its inputs, and the plan kept
+//! while nothing it stands on changes.
+
+use crate::cache_dir::CacheDir;
+use crate::error::ProjectError;
+use crate::evaluator_kind::memo_budget;
+use crate::input_value::{input_file, input_value};
+use crate::interface::{InputInfo, OutputInfo};
+use kiln_core::cache::{Lru, Store};
+use kiln_core::lower::{AnimatedParam, PlanReport, Planner};
+use kiln_core::prelude::*;
+use kiln_io::assets::{AssetError, DocumentFile, LibraryPath};
+use kiln_io::image_files::ColorSpace;
+use kiln_std::graph_io::{INPUT_PREFIX, OUTPUT_OP};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How a project is opened: the ops it may use and where its calls are looked up.
+#[derive(Clone, Default)]
+pub struct OpenOptions {
+    registry: Option<Registry>,
+    libs: Vec<PathBuf>,
+}
+
+impl OpenOptions {
+    /// Kiln's every op ([`crate::registry`]), calls looked up beside the file, then in
+    /// `KILN_PATH`, then in the graphs Kiln ships.
+    pub fn new() -> OpenOptions {
+        OpenOptions::default()
+    }
+    /// Cook with `registry` instead of Kiln's own (add ops of your own to
+    /// [`crate::registry`]'s).
+    pub fn registry(mut self, registry: Registry) -> OpenOptions {
+        self.registry = Some(registry);
+        self
+    }
+    /// Look calls up in `dir` too, after the file's own folder (as `--lib DIR`).
+    pub fn lib(mut self, dir: impl Into<PathBuf>) -> OpenOptions {
+        self.libs.push(dir.into());
+        self
+    }
+    /// Open the graph file at `path` and every graph it calls.
+    pub fn open(self, path: impl AsRef<Path>) -> Result<Project, ProjectError> {
+        let path = path.as_ref();
+        let registry = self.registry.unwrap_or_else(crate::registry);
+        let libs = LibraryPath::with_env(&self.libs);
+        let doc = kiln_io::assets::read_document(path, &registry, &libs).map_err(|e| match e {
+            // The top file's own failure names it once; a called file's is named inside.
+            AssetError::Load { source, path: p } if p == path.display().to_string() => {
+                ProjectError::File {
+                    path: path.to_path_buf(),
+                    source: Box::new(source),
+                }
+            }
+            other => ProjectError::Load {
+                path: path.to_path_buf(),
+                source: Box::new(other),
+            },
+        })?;
+        Ok(Project::new(
+            registry,
+            doc,
+            path.display().to_string(),
+            Some(path.to_path_buf()),
+        ))
+    }
+    /// Open graph text that is not a file (`origin` names it in errors, `dir` is where its
+    /// calls are looked up first).
+    pub fn open_text(self, text: &str, origin: &str, dir: &Path) -> Result<Project, ProjectError> {
+        let registry = self.registry.unwrap_or_else(crate::registry);
+        let libs = LibraryPath::with_env(&self.libs);
+        let text_error = |e| ProjectError::Text {
+            origin: origin.to_string(),
+            source: Box::new(e),
+        };
+        let file = kiln_io::graph_file::load_graph_in(text, &registry, dir).map_err(text_error)?;
+        let key = kiln_io::assets::text_key(text.as_bytes());
+        let doc = kiln_io::assets::document_of(file, dir, &registry, &libs, key).map_err(|e| {
+            ProjectError::Load {
+                path: PathBuf::from(origin),
+                source: Box::new(e),
+            }
+        })?;
+        Ok(Project::new(registry, doc, origin.to_string(), None))
+    }
+}
+
+/// The clock a plan is made at (an animated param is sampled there; a scope may read it).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Clock {
+    /// Seconds.
+    pub time: f64,
+    /// Frame number.
+    pub frame: i64,
+}
+
+/// A document written out flat for the evaluators, at one clock and set of inputs.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    /// The flat graph.
+    pub graph: Arc<Graph>,
+    /// What the plan did, when it did anything (a file that calls nothing, has no scope and
+    /// makes no choice is its own flat graph).
+    pub report: Option<PlanReport>,
+    /// The params animated by curves, sampled at the plan's clock.
+    pub animated: Vec<AnimatedParam>,
+    /// Whether the plan cooked nodes for values (their results are in the project's store,
+    /// where the cook finds them).
+    pub waited: bool,
+    /// The graph inputs whose values the plan read (a choice, a scope's list or count): the
+    /// flat graph holds for these values only.
+    pub inputs_read: std::collections::BTreeSet<String>,
+}
+
+/// A graph file opened with everything it calls: the one way into Kiln for every front end
+/// (the `kiln` command, Kiln Studio, library callers).
+///
+/// ```no_run
+/// let mut p = kiln::Project::open("examples/clouds.json")?;
+/// p.set_text("scale", "8")?;
+/// let cooked = p.cook(&kiln::CookOptions::default())?;
+/// p.write(&cooked, std::path::Path::new("out"), &kiln::OutputFiles::default())?;
+/// # Ok::<(), kiln::ProjectError>(())
+/// ```
+pub struct Project {
+    pub(crate) registry: Registry,
+    pub(crate) origin: String,
+    pub(crate) path: Option<PathBuf>,
+    pub(crate) doc: DocumentFile,
+    pub(crate) inputs: BTreeMap<String, Value>,
+    pub(crate) planner: Planner,
+    /// Where the plan's waits keep what they cooked, shared with the cook that follows.
+    pub(crate) store: Arc<Store>,
+    pub(crate) cache: Option<CacheDir>,
+}
+
+impl Project {
+    fn new(registry: Registry, doc: DocumentFile, origin: String, path: Option<PathBuf>) -> Self {
+        let store = Store::new(Lru::new()).with_budget(memo_budget()).shared();
+        Project {
+            planner: Planner::new(registry.clone()).with_store(store.clone()),
+            registry,
+            origin,
+            path,
+            doc,
+            inputs: BTreeMap::new(),
+            store,
+            cache: None,
+        }
+    }
+
+    /// Open the graph file at `path` with Kiln's every op (see [`OpenOptions`] for more).
+    pub fn open(path: impl AsRef<Path>) -> Result<Project, ProjectError> {
+        OpenOptions::new().open(path)
+    }
+
+    /// The ops the project cooks with.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+    /// The graph file, when the project was opened from one.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+    /// The name errors give the graph (its path, or what the text was called).
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+    /// The document: the file as loaded and every call resolved.
+    pub fn document(&self) -> &DocumentFile {
+        &self.doc
+    }
+    /// The colour space the graph file gives each output that states one.
+    pub fn file_colours(&self) -> &BTreeMap<String, ColorSpace> {
+        &self.doc.file.meta.output_colors
+    }
+
+    /// Keep results in the persistent cache `cache` (plan-time values and cooks alike).
+    pub fn set_cache(&mut self, cache: CacheDir) {
+        self.planner = Planner::new(self.registry.clone()).with_store(cache.store().clone());
+        self.cache = Some(cache);
+    }
+    /// The persistent cache, when one was set.
+    pub fn cache(&self) -> Option<&CacheDir> {
+        self.cache.as_ref()
+    }
+
+    /// The graph's inputs, in the file's order.
+    pub fn inputs(&self) -> Vec<InputInfo> {
+        let g = &self.doc.doc.graph;
+        g.nodes()
+            .iter()
+            .filter(|n| n.op.starts_with(INPUT_PREFIX))
+            .filter_map(|n| {
+                let ty = self.registry.get(&n.op)?.spec().outputs.first()?.ty;
+                let reaches = g
+                    .wires()
+                    .iter()
+                    .filter(|w| w.from.node == n.id)
+                    .filter_map(|w| {
+                        let to = g.node(&w.to.node)?;
+                        let spec = self.registry.get(&to.op)?.spec();
+                        let rule = spec.inputs.iter().find(|i| i.name == w.to.port)?.rule?;
+                        Some((format!("{}.{}", w.to.node, w.to.port), rule))
+                    })
+                    .collect();
+                Some(InputInfo {
+                    name: n.id.to_string(),
+                    ty,
+                    default: n.params.get("default").cloned(),
+                    doc: self.doc.file.meta.input_docs.get(n.id.as_str()).cloned(),
+                    reaches,
+                })
+            })
+            .collect()
+    }
+
+    /// The graph's outputs, in the file's order.
+    pub fn outputs(&self) -> Vec<OutputInfo> {
+        let g = &self.doc.doc.graph;
+        let types = kiln_core::validate::output_types(g, &self.registry).ok();
+        g.nodes()
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.op == OUTPUT_OP)
+            .map(|(i, n)| OutputInfo {
+                name: n.id.to_string(),
+                ty: types
+                    .as_ref()
+                    .and_then(|t| t.get(i))
+                    .and_then(|t| t.first())
+                    .copied(),
+                colour: self
+                    .file_colours()
+                    .get(n.id.as_str())
+                    .copied()
+                    .unwrap_or_default(),
+            })
+            .collect()
+    }
+
+    /// The values set for inputs so far.
+    pub fn input_values(&self) -> &BTreeMap<String, Value> {
+        &self.inputs
+    }
+
+    fn input_type(&self, name: &str) -> Result<(ValueType, Option<ColorSpace>), ProjectError> {
+        let inputs = self.inputs();
+        let Some(info) = inputs.iter().find(|i| i.name == name) else {
+            return Err(ProjectError::UnknownInput {
+                name: name.to_string(),
+                inputs: inputs.into_iter().map(|i| i.name).collect(),
+            });
+        };
+        let colour = self
+            .doc
+            .doc
+            .graph
+            .node(name)
+            .and_then(|n| n.params.get(kiln_image::INPUT_COLOR_PARAM))
+            .and_then(Value::as_str)
+            .and_then(ColorSpace::parse);
+        Ok((info.ty, colour))
+    }
+
+    /// Give input `name` the value `value` (an int is taken by a float input).
+    pub fn set(&mut self, name: &str, value: impl Into<Value>) -> Result<(), ProjectError> {
+        let (ty, _) = self.input_type(name)?;
+        let value = value.into();
+        let value = match (&value, ty) {
+            (Value::Int(i), ValueType::Float) => Value::Float(*i as f64),
+            _ => value,
+        };
+        let fits = ty == ValueType::Any
+            || (ty == ValueType::Number && matches!(value, Value::Int(_) | Value::Float(_)))
+            || value.value_type() == Some(ty);
+        if !fits {
+            return Err(ProjectError::InputValue {
+                name: name.to_string(),
+                ty,
+                message: format!(
+                    "expected {ty}, found {}",
+                    value
+                        .value_type()
+                        .map_or_else(|| "an error".to_string(), |t| t.to_string())
+                ),
+            });
+        }
+        self.inputs.insert(name.to_string(), value);
+        Ok(())
+    }
+
+    /// Give input `name` the value of `text`: a plain value parsed by the input's type, or
+    /// `@path`, a file decoded by it (image, mesh, audio), once.
+    pub fn set_text(&mut self, name: &str, text: &str) -> Result<(), ProjectError> {
+        let (ty, colour) = self.input_type(name)?;
+        let v = input_value(name, text, ty, colour)?;
+        self.inputs.insert(name.to_string(), v);
+        Ok(())
+    }
+
+    /// Give input `name` (an image, mesh or audio input) the content of the file at `path`,
+    /// decoded once.
+    pub fn set_file(&mut self, name: &str, path: impl AsRef<Path>) -> Result<(), ProjectError> {
+        let (ty, colour) = self.input_type(name)?;
+        let v = input_file(name, path.as_ref(), ty, colour)?;
+        self.inputs.insert(name.to_string(), v);
+        Ok(())
+    }
+
+    /// Every `NAME=VALUE` of `args` through [`Project::set_text`].
+    pub fn set_all(&mut self, args: &[String]) -> Result<(), ProjectError> {
+        for a in args {
+            let Some((name, text)) = a.split_once('=') else {
+                return Err(ProjectError::InputValue {
+                    name: a.clone(),
+                    ty: ValueType::Any,
+                    message: "expected NAME=VALUE".to_string(),
+                });
+            };
+            self.set_text(name, text)?;
+        }
+        Ok(())
+    }
+
+    /// An evaluation context at `clock` holding the inputs set.
+    pub fn context(&self, clock: Clock) -> EvalContext {
+        let mut ctx = EvalContext::new();
+        ctx.time = clock.time;
+        ctx.frame = clock.frame;
+        ctx.inputs = self.inputs.clone();
+        ctx
+    }
+
+    /// The document written out flat at `clock` with the inputs set: the plan kept from the
+    /// last call while the document, the inputs it read and the clock it sampled are
+    /// unchanged. Values the plan must cook first (a `for` over a node's list) are cooked
+    /// into the project's store, where the cook finds them.
+    pub fn plan(&mut self, clock: Clock) -> Result<Planned, ProjectError> {
+        let ctx = self.context(clock);
+        let lowered = self
+            .planner
+            .plan(&self.doc.doc, self.doc.digest.key(), &ctx)
+            .map_err(|e| ProjectError::Plan {
+                origin: self.origin.clone(),
+                source: Box::new(e),
+            })?;
+        let r = &lowered.report;
+        let did_something = kiln_core::lower::needs_plan(&self.doc.doc, &self.registry)
+            || r.choices > 0
+            || r.pruned > 0;
+        Ok(Planned {
+            graph: Arc::new(lowered.graph.clone()),
+            report: did_something.then(|| r.clone()),
+            animated: lowered.animated.clone(),
+            waited: lowered.waited,
+            inputs_read: lowered.inputs_read.clone(),
+        })
+    }
+
+    /// Whether the file has structure only a plan can write out (calls, scopes, curves,
+    /// entity forms); a file without is its own flat graph until a plan makes choices.
+    pub fn needs_plan(&self) -> bool {
+        kiln_core::lower::needs_plan(&self.doc.doc, &self.registry)
+    }
+
+    /// The graph file with its graph replaced by the plan at `clock` (its metadata and
+    /// structure kept): what baking and drawing work on.
+    pub fn flat_file(&mut self, clock: Clock) -> Result<kiln_io::GraphFile, ProjectError> {
+        let planned = self.plan(clock)?;
+        let mut file = self.doc.file.clone();
+        file.graph = Graph::clone(&planned.graph);
+        Ok(file)
+    }
+
+    /// How many plans were made and reused so far.
+    pub fn plan_counts(&self) -> kiln_core::lower::PlanCounts {
+        self.planner.counts()
+    }
+
+    /// Every validation problem of the plan at `clock` (with `rate`, the rules that depend
+    /// on the sample rate too); empty when the graph is valid.
+    pub fn validate(
+        &mut self,
+        clock: Clock,
+        rate: Option<u32>,
+    ) -> Result<Vec<Diagnostic>, ProjectError> {
+        let planned = self.plan(clock)?;
+        Ok(match rate {
+            Some(r) => {
+                kiln_core::validate::validate_at_rate(&planned.graph, &self.registry, f64::from(r))
+            }
+            None => kiln_core::validate::validate(&planned.graph, &self.registry),
+        })
+    }
+}

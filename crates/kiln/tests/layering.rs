@@ -1,0 +1,154 @@
+//! The layering of the workspace is a test: each crate may depend only on the crates of
+//! the layers beneath it (`docs/architecture.md`, "What each crate must not know"). The
+//! dependency graph is read from `cargo metadata`, so a forbidden dependency added to any
+//! `Cargo.toml` fails here.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::process::Command;
+
+/// Which workspace crates each workspace crate may depend on (normal and build
+/// dependencies; tests may reach further, through dev-dependencies).
+fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
+    const DOMAINS_AND_BELOW: &[&str] = &[
+        "kiln-core",
+        "kiln-std",
+        "kiln-image",
+        "kiln-audio",
+        "kiln-mesh",
+        "kiln-sim",
+    ];
+    BTreeMap::from([
+        // The engine knows no domain, format or document.
+        ("kiln-core", &[][..]),
+        ("kiln-std", &["kiln-core"][..]),
+        // Domains sit on the engine and the standard nodes; meshes and simulations read
+        // images, the domain everything is looked at through.
+        ("kiln-image", &["kiln-core", "kiln-std"][..]),
+        ("kiln-audio", &["kiln-core", "kiln-std"][..]),
+        ("kiln-mesh", &["kiln-core", "kiln-std", "kiln-image"][..]),
+        ("kiln-sim", &["kiln-core", "kiln-std", "kiln-image"][..]),
+        // Files sit on the domains.
+        ("kiln-io", DOMAINS_AND_BELOW),
+        // The Project API sits on files and domains.
+        (
+            "kiln",
+            &[
+                "kiln-core",
+                "kiln-std",
+                "kiln-image",
+                "kiln-audio",
+                "kiln-mesh",
+                "kiln-sim",
+                "kiln-io",
+            ][..],
+        ),
+        // Front ends: the studio knows no domain; the command knows everything beneath it.
+        ("kiln-studio", &["kiln-core", "kiln-io", "kiln"][..]),
+        (
+            "kiln-cli",
+            &[
+                "kiln-core",
+                "kiln-std",
+                "kiln-image",
+                "kiln-audio",
+                "kiln-mesh",
+                "kiln-sim",
+                "kiln-io",
+                "kiln",
+                "kiln-studio",
+            ][..],
+        ),
+        // Benchmarks measure the engine and the domains; no front end.
+        ("kiln-bench", DOMAINS_AND_BELOW),
+    ])
+}
+
+/// Every forbidden dependency of `metadata` (the JSON of `cargo metadata --no-deps`), as
+/// `from -> to` lines; a workspace crate missing from the table is reported too.
+fn violations(metadata: &Value) -> Vec<String> {
+    let allowed = allowed();
+    let packages = metadata["packages"].as_array().cloned().unwrap_or_default();
+    let members: Vec<&str> = packages.iter().filter_map(|p| p["name"].as_str()).collect();
+    let mut found = vec![];
+    for p in &packages {
+        let Some(name) = p["name"].as_str() else {
+            continue;
+        };
+        let Some(ok) = allowed.get(name) else {
+            found.push(format!("{name}: not in the layering table"));
+            continue;
+        };
+        for d in p["dependencies"].as_array().into_iter().flatten() {
+            let to = d["name"].as_str().unwrap_or_default();
+            let dev = d["kind"].as_str() == Some("dev");
+            if members.contains(&to) && !dev && !ok.contains(&to) {
+                found.push(format!("{name} -> {to}"));
+            }
+        }
+    }
+    found
+}
+
+fn metadata() -> Value {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("cargo metadata gives JSON")
+}
+
+#[test]
+fn every_crate_depends_only_on_the_layers_beneath_it() {
+    let m = metadata();
+    let found = violations(&m);
+    assert!(found.is_empty(), "forbidden dependencies: {found:#?}");
+    // Every crate of the table is in the workspace (a renamed crate updates the table).
+    let names: Vec<&str> = m["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    for name in allowed().keys() {
+        assert!(names.contains(name), "{name} is not in the workspace");
+    }
+}
+
+#[test]
+fn a_forbidden_dependency_is_found() {
+    let mut m = metadata();
+    let packages = m["packages"].as_array_mut().expect("packages");
+    let core = packages
+        .iter_mut()
+        .find(|p| p["name"] == "kiln-core")
+        .expect("kiln-core");
+    core["dependencies"]
+        .as_array_mut()
+        .expect("dependencies")
+        .push(serde_json::json!({"name": "kiln-io", "kind": null}));
+    let studio = packages
+        .iter_mut()
+        .find(|p| p["name"] == "kiln-studio")
+        .expect("kiln-studio");
+    studio["dependencies"]
+        .as_array_mut()
+        .expect("dependencies")
+        .push(serde_json::json!({"name": "kiln-image", "kind": null}));
+    assert_eq!(
+        violations(&m),
+        ["kiln-core -> kiln-io", "kiln-studio -> kiln-image"]
+    );
+}
