@@ -20,9 +20,9 @@
 
 use criterion::Criterion;
 use kiln_core::context::EvalContext;
-use kiln_core::flow::{Entities, FlowBody, FlowLimits, FlowSettings};
 use kiln_core::graph::Graph;
 use kiln_core::value::Value;
+use kiln_lower::flow::{Entities, FlowBody, FlowLimits, FlowSettings};
 use std::hint::black_box;
 use std::time::Instant;
 

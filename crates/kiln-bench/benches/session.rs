@@ -47,9 +47,9 @@ use kiln_core::eval::{
     CompiledEvaluator, Evaluator, IncrementalEvaluator, LazyEvaluator, Request, Stats,
 };
 use kiln_core::graph::Graph;
-use kiln_core::session::{Clock, PresentReport, Session};
 use kiln_core::value::Value;
 use kiln_io::cache::DiskCache;
+use kiln_lower::session::{Clock, PresentReport, Session};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

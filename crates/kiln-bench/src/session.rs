@@ -1,5 +1,5 @@
 //! Workloads of the `session` benchmark (issue 5): a graph of about 5,000 nodes kept cooked
-//! by a [`Session`](kiln_core::session::Session), re-presented after one param edit, beside
+//! by a [`Session`](kiln_lower::session::Session), re-presented after one param edit, beside
 //! the cook time of exactly the edited param's downstream cone.
 //!
 //! The graph ([`chains`]) is [`CHAINS`] independent chains of [`CHAIN_LEN`] nodes joined by a
@@ -336,7 +336,7 @@ pub fn cone_only(
 mod tests {
     use super::*;
     use kiln_core::eval::CompiledEvaluator;
-    use kiln_core::session::{Clock, Session};
+    use kiln_lower::session::{Clock, Session};
 
     #[test]
     fn standard_shape_and_cone_sizes() {

@@ -30,22 +30,15 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
         Cmd::Render { graph, args } => {
             set_memory_limit(args.memory_limit);
             let mut project = open(&graph, &reg, &libs, &args.set)?;
-            let planned = plan(&mut project)?;
-            let g = &planned.graph;
-            let inputs = project.input_values();
             // Both kinds of render (ticks and audio) write into `--out`.
             sweep_leftovers(&args.out);
             match (args.seconds, args.ticks) {
-                (Some(seconds), _) => render_audio::render_audio(g, &reg, &args, seconds, inputs),
-                (None, Some(ticks)) => render::render(
-                    g,
-                    &planned.animated,
-                    &reg,
-                    &args,
-                    ticks,
-                    project.file_colours(),
-                    inputs,
-                ),
+                (Some(seconds), _) => {
+                    let planned = plan(&mut project)?;
+                    let inputs = project.input_values();
+                    render_audio::render_audio(&planned.graph, &reg, &args, seconds, inputs)
+                }
+                (None, Some(ticks)) => render::render(&mut project, &args, ticks),
                 // clap requires one of the two.
                 (None, None) => Err(CliError("render needs --ticks N or --seconds S".into())),
             }

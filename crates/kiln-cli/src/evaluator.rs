@@ -2,12 +2,9 @@
 //! `--cache DIR`: the command's names for what [`kiln`] builds.
 
 use crate::args::EvaluatorKind;
-use kiln_core::cache::Store;
-use kiln_core::prelude::*;
 use std::path::Path;
-use std::sync::Arc;
 
-pub(crate) use kiln::{memo_budget, parallel_policy};
+pub(crate) use kiln::parallel_policy;
 
 impl From<EvaluatorKind> for kiln::EvaluatorKind {
     fn from(k: EvaluatorKind) -> kiln::EvaluatorKind {
@@ -17,18 +14,6 @@ impl From<EvaluatorKind> for kiln::EvaluatorKind {
             EvaluatorKind::Compiled => kiln::EvaluatorKind::Compiled,
             EvaluatorKind::Incremental => kiln::EvaluatorKind::Incremental,
         }
-    }
-}
-
-impl EvaluatorKind {
-    /// A fresh evaluator of this kind (see [`kiln::EvaluatorKind::build`]).
-    pub(crate) fn build(
-        self,
-        reg: &Registry,
-        parallel: ParallelPolicy,
-        store: Option<Arc<Store>>,
-    ) -> Box<dyn Evaluator> {
-        kiln::EvaluatorKind::from(self).build(reg, parallel, store)
     }
 }
 

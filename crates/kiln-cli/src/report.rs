@@ -139,7 +139,7 @@ pub(crate) fn abridged(d: &Diagnostic) -> String {
 /// What the plan wrote out, and per scope the copies an evaluation cooked, reused and cut off
 /// (from the nodes that ran, each with whether it was cut off), on stderr.
 pub(crate) fn print_plan<'a>(
-    p: &kiln_core::lower::PlanReport,
+    p: &kiln_lower::lower::PlanReport,
     ran: impl IntoIterator<Item = (&'a str, bool)>,
 ) {
     eprintln!(
@@ -167,7 +167,7 @@ pub(crate) fn flow_traces(
     if !print && json.is_none() {
         return Ok(());
     }
-    show_traces(&kiln_core::flow::traces(g), print, json)?;
+    show_traces(&kiln_lower::flow::traces(g), print, json)?;
     if let Some(path) = json {
         crate::outln!("wrote {}", path.display());
     }
@@ -178,7 +178,7 @@ pub(crate) fn flow_traces(
 pub(crate) fn show_traces(
     traces: &[(
         kiln_core::graph::NodeId,
-        std::sync::Arc<kiln_core::flow::Trace>,
+        std::sync::Arc<kiln_lower::flow::Trace>,
     )],
     print: bool,
     json: Option<&std::path::Path>,

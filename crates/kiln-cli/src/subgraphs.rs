@@ -1,8 +1,8 @@
 //! The graphs `kiln ops` lists beside the ops: those kiln-std ships and the `*.json` files of
 //! the library folders (`--lib`, `KILN_PATH`), each with its ports, as a call would see them.
 
-use kiln_core::doc::Interface;
 use kiln_core::registry::Registry;
+use kiln_lower::doc::Interface;
 use std::path::PathBuf;
 
 /// Print each callable graph whose name contains `filter`.

@@ -63,7 +63,7 @@ fn readme_evaluator_family_snippet_works() -> Result<(), Box<dyn std::error::Err
 fn readme_session_and_streaming_snippet_works() -> Result<(), Box<dyn std::error::Error>> {
     use kiln_core::cache::{Lru, Store};
     use kiln_core::eval::{StreamConfig, StreamingEvaluator};
-    use kiln_core::session::{Clock, Session};
+    use kiln_lower::session::{Clock, Session};
     std::env::set_current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))?;
     let registry = {
         let mut r = kiln_image::registry();

@@ -1,8 +1,10 @@
 //! # kiln-core
 //!
 //! The engine core of Kiln: values, ops, graphs as plain data, validation, content keys,
-//! plans and evaluators. It knows nothing of domains (images, audio, meshes are heavy values
-//! defined by node libraries) or of file formats (see `kiln-io`).
+//! plans and evaluators, streaming, recurrence, the store. It knows nothing of domains
+//! (images, audio, meshes are heavy values defined by node libraries), of file formats (see
+//! `kiln-io`) or of documents: graphs with calls and scopes are written out into flat graphs
+//! by `kiln-lower` before an evaluator sees them.
 //!
 //! ```
 //! use kiln_core::prelude::*;
@@ -32,29 +34,23 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
-pub mod anim;
 pub mod cache;
 pub mod codec;
 pub mod context;
-pub mod doc;
 pub mod error;
 pub mod eval;
 mod fields;
-pub mod flow;
 pub mod graph;
 pub mod id;
 pub mod key;
 pub mod list_type;
-pub mod lower;
 pub mod memory;
 pub mod op;
 pub mod plan;
 pub mod record;
 pub mod recurrence;
 pub mod registry;
-pub mod session;
 pub mod signal;
-pub mod solver;
 pub mod stream;
 pub mod validate;
 pub mod value;

@@ -299,7 +299,7 @@ pub struct OpSpec {
 }
 
 /// What a node of an op is to the interface of its graph: an ordinary node, or one of the
-/// graph's inputs or outputs. The plan (see [`crate::lower`]) binds the interface nodes of a
+/// graph's inputs or outputs. The plan (see `kiln_lower::lower`) binds the interface nodes of a
 /// graph used as a node to the ports of its call.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Role {

@@ -73,7 +73,7 @@ fn two_branches() -> Graph {
 
 #[test]
 fn a_parallel_session_recooks_two_heavy_branches_on_two_threads() {
-    use kiln_core::session::{Clock, Session};
+    use kiln_lower::session::{Clock, Session};
     let reg = kiln_image::registry();
     let policy = ParallelPolicy::Rayon {
         threads: Some(2),

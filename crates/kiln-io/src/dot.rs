@@ -39,7 +39,7 @@ fn value_text(v: &Value) -> String {
 /// The graph as Graphviz DOT: one box per node labelled with its id, op, params
 /// (`name: value`) and inline constants (`port = value`); one edge per wire labelled
 /// `output -> input`. Quotes, backslashes and line breaks in names and values are escaped.
-/// The nodes a call was written out into (ids `call/...`, see [`kiln_core::lower`]) sit in one
+/// The nodes a call was written out into (ids `call/...`, see [`kiln_lower::lower`]) sit in one
 /// cluster per call, nested as the calls are.
 pub fn to_dot(graph: &Graph) -> String {
     let mut out = String::from(

@@ -11,8 +11,8 @@
 //! between two runs of the same graph.
 
 use crate::values::{WriteError, write_atomic};
-use kiln_core::flow::{PortCount, Trace};
 use kiln_core::graph::NodeId;
+use kiln_lower::flow::{PortCount, Trace};
 use serde_json::{Map, Value as J, json};
 use std::path::Path;
 use std::sync::Arc;
@@ -28,7 +28,7 @@ fn ports(p: &[PortCount]) -> J {
     J::Object(m)
 }
 
-/// The JSON text of `traces` (as [`kiln_core::flow::traces`] gives them).
+/// The JSON text of `traces` (as [`kiln_lower::flow::traces`] gives them).
 pub fn trace_json(traces: &[(NodeId, Arc<Trace>)]) -> String {
     let flows: Vec<J> = traces
         .iter()
@@ -65,7 +65,7 @@ pub fn write_trace(path: &Path, traces: &[(NodeId, Arc<Trace>)]) -> Result<(), W
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kiln_core::flow::Step;
+    use kiln_lower::flow::Step;
     use std::time::Duration;
 
     #[test]

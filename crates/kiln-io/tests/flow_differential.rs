@@ -105,7 +105,7 @@ proptest! {
         let f = kiln_io::load_graph(&text, &reg).unwrap();
         let d = document_of(f, Path::new("."), &reg, &LibraryPath::default(), text_key(text.as_bytes())).unwrap();
         let mut waits = LazyEvaluator::new(reg.clone());
-        let lowered = kiln_core::lower::lower(&d.doc, &reg, &EvalContext::new(), &mut waits).unwrap();
+        let lowered = kiln_lower::lower::lower(&d.doc, &reg, &EvalContext::new(), &mut waits).unwrap();
         let req = Request::new(["pa", "pb"]);
         let mut first: Option<Vec<Value>> = None;
         for (name, mut e) in evaluators(&reg) {

@@ -2,7 +2,7 @@
 //! replanning; a value file edit (a const) likewise.
 
 use kiln_core::prelude::*;
-use kiln_core::session::{Clock, Session};
+use kiln_lower::session::{Clock, Session};
 
 /// `x` (a graph input) → 5 adds; `c` (a const) → 5 adds; `join` adds both chains.
 fn graph() -> Graph {

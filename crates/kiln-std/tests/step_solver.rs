@@ -6,7 +6,7 @@
 mod step_bodies;
 
 use kiln_core::prelude::*;
-use kiln_core::solver::{self, StepBody, StepSettings};
+use kiln_lower::solver::{self, StepBody, StepSettings};
 use std::sync::atomic::Ordering;
 use step_bodies::*;
 

@@ -5,7 +5,7 @@
 mod step_bodies;
 
 use kiln_core::prelude::*;
-use kiln_core::solver::{self, MAX_RUNS_PER_CALL, StepBody, StepBodyError, StepSettings};
+use kiln_lower::solver::{self, MAX_RUNS_PER_CALL, StepBody, StepBodyError, StepSettings};
 use std::sync::atomic::Ordering;
 use step_bodies::*;
 

@@ -13,14 +13,14 @@ use crate::previews::Previews;
 use kiln::OutColours;
 use kiln_core::context::EvalContext;
 use kiln_core::context::{CancelToken, Progress};
-use kiln_core::doc::{CALL_PREFIX, Document};
 use kiln_core::eval::EvalError;
 use kiln_core::eval::{ErrorPolicy, IncrementalEvaluator, LazyEvaluator, Request};
 use kiln_core::graph::PortRef;
 use kiln_core::recurrence::{LATCH_OP, Recurrent, SeekMode};
-use kiln_core::session::{CookOptions, Cooked, PresentReport, Session, SessionError};
 use kiln_core::value::Value;
 use kiln_io::image_files::{ColorSpace, ImageFormat};
+use kiln_lower::doc::{CALL_PREFIX, Document};
+use kiln_lower::session::{CookOptions, Cooked, PresentReport, Session, SessionError};
 use serde_json::{Value as Json, json};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -245,7 +245,7 @@ fn cook_anim(
     let planned = anim.as_ref().is_none_or(|a| a.text != job.text);
     if planned {
         let mut waits = LazyEvaluator::new(loader.registry.clone());
-        let lowered = kiln_core::lower::lower(doc, &loader.registry, &ctx, &mut waits)?;
+        let lowered = kiln_lower::lower::lower(doc, &loader.registry, &ctx, &mut waits)?;
         let driver = Recurrent::new(
             IncrementalEvaluator::new(loader.registry.clone()),
             loader.registry.clone(),
@@ -516,7 +516,7 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
     if !audio_outputs.is_empty() {
         let mut waits = LazyEvaluator::new(loader.registry.clone());
         let lowered =
-            kiln_core::lower::lower(&full, &loader.registry, &EvalContext::new(), &mut waits);
+            kiln_lower::lower::lower(&full, &loader.registry, &EvalContext::new(), &mut waits);
         let flat = lowered.map(|l| l.graph).unwrap_or_default();
         let graph = &flat;
         let sources: Vec<(String, String)> = audio_outputs

@@ -12,7 +12,7 @@
 //!
 //! * [`edit`]: the edits the page sends, applied to the file's JSON; [`format`]: the file's
 //!   text in the house style; [`project`]: the file under edit, with undo and redo;
-//! * [`cook`]: the cook thread over a [`Session`](kiln_core::session::Session): only the
+//! * [`cook`]: the cook thread over a [`Session`](kiln_lower::session::Session): only the
 //!   newest version is cooked, a newer edit cancels the cook in progress; [`estimate`]: the
 //!   time left in a long cook, from past timings of the same nodes;
 //! * [`view`] and [`layout`]: what the page draws; [`previews`]: previews by content;

@@ -6,10 +6,10 @@
 
 use crate::edit::referenced_node;
 use crate::layout;
-use kiln_core::doc::{Asset, Document};
 use kiln_core::op::{OpSpec, Rule};
 use kiln_core::registry::Registry;
 use kiln_core::value::{Value, ValueType};
+use kiln_lower::doc::{Asset, Document};
 use serde_json::{Map, Value as Json, json};
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound;
@@ -457,7 +457,7 @@ fn body_json(doc: &Document, registry: &Registry) -> Json {
                 let mut d = Map::new();
                 d.insert("op".into(), json!(n.op));
                 if let Some(call) = doc.calls.get(&n.id)
-                    && call.scope != kiln_core::doc::Scope::Once
+                    && call.scope != kiln_lower::doc::Scope::Once
                 {
                     d.insert(call.scope.kind().into(), json!({}));
                 }

@@ -6,9 +6,9 @@ use crate::evaluator_kind::EvaluatorKind;
 use crate::project::{Clock, Project};
 use kiln_core::cache::MemoryReport;
 use kiln_core::eval::{ErrorPolicy, ParallelPolicy};
-use kiln_core::lower::PlanReport;
 use kiln_core::prelude::*;
 use kiln_core::recurrence::LATCH_OP;
+use kiln_lower::lower::PlanReport;
 use kiln_std::graph_io::OUTPUT_OP;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -96,7 +96,7 @@ pub fn is_latch_error(e: &EvalError) -> bool {
 
 /// The names a cook of `names` requests from `g`: those (first occurrence of each), else
 /// every output node of `g`.
-fn outputs_of(g: &Graph, names: &[String]) -> Result<Vec<String>, ProjectError> {
+pub(crate) fn outputs_of(g: &Graph, names: &[String]) -> Result<Vec<String>, ProjectError> {
     let mut outputs: Vec<String> = if names.is_empty() {
         g.nodes()
             .iter()

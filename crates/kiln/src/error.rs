@@ -43,7 +43,7 @@ pub enum ProjectError {
         origin: String,
         /// Why.
         #[source]
-        source: Box<kiln_core::lower::PlanError>,
+        source: Box<kiln_lower::lower::PlanError>,
     },
     /// A value was given for an input the graph does not have.
     #[error("`{name}`: the graph has no input of that name ({})", known_inputs(.inputs))]
@@ -106,6 +106,15 @@ pub enum ProjectError {
         source: Box<EvalError>,
         /// A hint for a likely cause (a latch cooked outside a recurrent driver), or empty.
         hint: String,
+    },
+    /// A tick of a render failed.
+    #[error("tick {tick} failed: {source}")]
+    Tick {
+        /// The tick.
+        tick: u64,
+        /// The failure, naming the node and op.
+        #[source]
+        source: Box<EvalError>,
     },
     /// An output could not be encoded; nothing was written.
     #[error("cannot write output `{output}`: {source}; nothing was written")]

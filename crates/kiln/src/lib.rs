@@ -41,8 +41,10 @@ pub use project::{Clock, OpenOptions, Planned, Project};
 // Cooking and writing.
 mod cook;
 mod output_files;
+mod render;
 pub use cook::{CookOptions, Cooked, is_latch_error};
 pub use output_files::{Encoded, OutputFiles, Written};
+pub use render::{Render, RenderOptions};
 
 // What the project offers and takes.
 mod colours;

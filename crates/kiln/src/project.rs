@@ -7,10 +7,10 @@ use crate::evaluator_kind::memo_budget;
 use crate::input_value::{input_file, input_value};
 use crate::interface::{InputInfo, OutputInfo};
 use kiln_core::cache::{Lru, Store};
-use kiln_core::lower::{AnimatedParam, PlanReport, Planner};
 use kiln_core::prelude::*;
 use kiln_io::assets::{AssetError, DocumentFile, LibraryPath};
 use kiln_io::image_files::ColorSpace;
+use kiln_lower::lower::{AnimatedParam, PlanReport, Planner};
 use kiln_std::graph_io::{INPUT_PREFIX, OUTPUT_OP};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -347,7 +347,7 @@ impl Project {
                 source: Box::new(e),
             })?;
         let r = &lowered.report;
-        let did_something = kiln_core::lower::needs_plan(&self.doc.doc, &self.registry)
+        let did_something = kiln_lower::lower::needs_plan(&self.doc.doc, &self.registry)
             || r.choices > 0
             || r.pruned > 0;
         Ok(Planned {
@@ -362,7 +362,7 @@ impl Project {
     /// Whether the file has structure only a plan can write out (calls, scopes, curves,
     /// entity forms); a file without is its own flat graph until a plan makes choices.
     pub fn needs_plan(&self) -> bool {
-        kiln_core::lower::needs_plan(&self.doc.doc, &self.registry)
+        kiln_lower::lower::needs_plan(&self.doc.doc, &self.registry)
     }
 
     /// The graph file with its graph replaced by the plan at `clock` (its metadata and
@@ -375,7 +375,7 @@ impl Project {
     }
 
     /// How many plans were made and reused so far.
-    pub fn plan_counts(&self) -> kiln_core::lower::PlanCounts {
+    pub fn plan_counts(&self) -> kiln_lower::lower::PlanCounts {
         self.planner.counts()
     }
 

@@ -12,6 +12,7 @@ use std::process::Command;
 fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
     const DOMAINS_AND_BELOW: &[&str] = &[
         "kiln-core",
+        "kiln-lower",
         "kiln-std",
         "kiln-image",
         "kiln-audio",
@@ -21,7 +22,10 @@ fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
     BTreeMap::from([
         // The engine knows no domain, format or document.
         ("kiln-core", &[][..]),
-        ("kiln-std", &["kiln-core"][..]),
+        // Documents written out into flat graphs: above the engine, below every library.
+        ("kiln-lower", &["kiln-core"][..]),
+        // The standard nodes register the ops plans write scopes into.
+        ("kiln-std", &["kiln-core", "kiln-lower"][..]),
         // Domains sit on the engine and the standard nodes; meshes and simulations read
         // images, the domain everything is looked at through.
         ("kiln-image", &["kiln-core", "kiln-std"][..]),
@@ -35,6 +39,7 @@ fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
             "kiln",
             &[
                 "kiln-core",
+                "kiln-lower",
                 "kiln-std",
                 "kiln-image",
                 "kiln-audio",
@@ -44,11 +49,15 @@ fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
             ][..],
         ),
         // Front ends: the studio knows no domain; the command knows everything beneath it.
-        ("kiln-studio", &["kiln-core", "kiln-io", "kiln"][..]),
+        (
+            "kiln-studio",
+            &["kiln-core", "kiln-lower", "kiln-io", "kiln"][..],
+        ),
         (
             "kiln-cli",
             &[
                 "kiln-core",
+                "kiln-lower",
                 "kiln-std",
                 "kiln-image",
                 "kiln-audio",
@@ -150,5 +159,35 @@ fn a_forbidden_dependency_is_found() {
     assert_eq!(
         violations(&m),
         ["kiln-core -> kiln-io", "kiln-studio -> kiln-image"]
+    );
+}
+
+#[test]
+fn the_patched_boolmesh_is_a_dependency_of_kiln_mesh_not_a_workspace_patch() {
+    // A `[patch]` applies only inside this workspace; a crate that depends on Kiln would get
+    // crates.io's boolmesh, whose booleans are not deterministic. kiln-mesh names the patched
+    // copy itself, by path (for path dependents) and by version (for published ones).
+    let m = metadata();
+    let mesh = m["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["name"] == "kiln-mesh")
+        .expect("kiln-mesh");
+    let dep = mesh["dependencies"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|d| d["rename"] == "boolmesh" || d["name"] == "boolmesh")
+        .expect("kiln-mesh depends on boolmesh");
+    assert_eq!(dep["name"], "kiln-boolmesh", "{dep}");
+    assert_eq!(dep["req"], "^0.2.2", "{dep}");
+    let path = dep["path"].as_str().expect("a path dependency");
+    assert!(path.ends_with("vendor/boolmesh"), "{path}");
+    let root = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../Cargo.toml"))
+        .expect("the root manifest");
+    assert!(
+        !root.contains("[patch"),
+        "no workspace patch of a dependency"
     );
 }

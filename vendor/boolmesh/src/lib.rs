@@ -5,34 +5,53 @@
 #![allow(clippy::cast_abs_to_unsigned)]
 #![allow(unused_braces)]
 
-mod manifold;
-mod triangulation;
-mod simplification;
-mod common;
-mod values;
 mod boolean03;
 mod boolean45;
+mod common;
+mod manifold;
+mod simplification;
 mod tests;
+mod triangulation;
+mod values;
 
 use crate::boolean03::boolean03;
 use crate::boolean45::boolean45;
+use crate::common::*;
+use crate::manifold::*;
 use crate::simplification::simplify_topology;
 use crate::triangulation::triangulate;
-use crate::common::*;
 use crate::values::*;
-use crate::manifold::*;
 
-pub use crate::common::{Real, Vec2, Vec3, Vec4, Mat3, K_PRECISION};
+pub use crate::common::{K_PRECISION, Mat3, Real, Vec2, Vec3, Vec4};
 
 pub mod prelude {
     pub use crate::common::OpType;
-    pub use crate::manifold::Manifold;
     pub use crate::compute_boolean;
+    pub use crate::manifold::Manifold;
 }
 
-pub trait Data: Clone + Send + Sync + std::fmt::Debug + PartialEq + Default + std::ops::Add<Output = Self> + std::ops::Mul<Real, Output = Self> {}
-impl<T> Data for T where T: Clone + Send + Sync + std::fmt::Debug + PartialEq + Default + std::ops::Add<Output = T> + std::ops::Mul<Real, Output = T> {}
-
+pub trait Data:
+    Clone
+    + Send
+    + Sync
+    + std::fmt::Debug
+    + PartialEq
+    + Default
+    + std::ops::Add<Output = Self>
+    + std::ops::Mul<Real, Output = Self>
+{
+}
+impl<T> Data for T where
+    T: Clone
+        + Send
+        + Sync
+        + std::fmt::Debug
+        + PartialEq
+        + Default
+        + std::ops::Add<Output = T>
+        + std::ops::Mul<Real, Output = T>
+{
+}
 
 /// Kiln patch: the first half-edge of a face whose opposite is missing, does not point
 /// back at it, or lies in a face that is partly removed (a face is three half-edges, all
@@ -42,10 +61,7 @@ fn open_half_edge(hs: &[Half]) -> Option<usize> {
     let whole = |i: usize| (0..3).all(|k| present(i - i % 3 + k));
     (0..hs.len()).find(|&i| {
         present(i)
-            && !(whole(i)
-                && present(hs[i].pair)
-                && whole(hs[i].pair)
-                && hs[hs[i].pair].pair == i)
+            && !(whole(i) && present(hs[i].pair) && whole(hs[i].pair) && hs[hs[i].pair].pair == i)
     })
 }
 
@@ -57,7 +73,7 @@ pub fn compute_boolean<S: Data>(
     let eps = mp.eps.max(mq.eps);
     let tol = mp.tol.max(mq.tol);
 
-    let     b03 = boolean03(mp, mq, &op);
+    let b03 = boolean03(mp, mq, &op);
     let mut b45 = boolean45(mp, mq, &b03, &op);
     let mut trg = triangulate(mp, mq, &b45, eps)?;
     let mut val = annotate(&mut trg.hs, &b45.ps, &trg.rs, mp, mq, eps);
@@ -82,24 +98,10 @@ pub fn compute_boolean<S: Data>(
         &mut val,
         b45.nv_from_p,
         b45.nv_from_q,
-        eps
+        eps,
     );
 
-    cleanup_unused_verts(
-        &mut b45.ps,
-        &mut trg.hs
-    );
+    cleanup_unused_verts(&mut b45.ps, &mut trg.hs);
 
-    Manifold::new_impl(
-        b45.ps,
-        trg.hs,
-        val,
-        Some(eps),
-        Some(tol)
-    )
+    Manifold::new_impl(b45.ps, trg.hs, val, Some(eps), Some(tol))
 }
-
-
-
-
-

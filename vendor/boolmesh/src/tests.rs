@@ -3,37 +3,45 @@
 
 #[cfg(test)]
 mod test_intersection {
+    use crate::Manifold;
     use crate::boolean03::Boolean03;
     use crate::boolean03::kernel03::winding03;
     use crate::boolean03::kernel12::intersect12;
     use crate::boolean45::boolean45;
     use crate::{OpType, Vec3};
-    use crate::Manifold;
 
     pub fn gen_tet_a() -> Manifold {
         Manifold::new(
-            &vec![-0.866025, -1., 0.5, 0., -1., -1., 0.866025, -1., 0.5, 0., 1., 0.],
+            &vec![
+                -0.866025, -1., 0.5, 0., -1., -1., 0.866025, -1., 0.5, 0., 1., 0.,
+            ],
             &vec![0, 3, 1, 1, 2, 0, 1, 3, 2, 2, 3, 0],
-        ).unwrap()
+        )
+        .unwrap()
     }
 
     pub fn gen_tet_b() -> Manifold {
         Manifold::new(
-            &vec![-1., -0.866025, 0.5, -1., 0., -1., -1., 0.866025, 0.5, 1., 0., 0.],
+            &vec![
+                -1., -0.866025, 0.5, -1., 0., -1., -1., 0.866025, 0.5, 1., 0., 0.,
+            ],
             &vec![1, 3, 0, 1, 0, 2, 2, 3, 1, 0, 3, 2],
-        ).unwrap()
+        )
+        .unwrap()
     }
 
     pub fn gen_tet_c() -> Manifold {
         Manifold::new(
-            &vec![-2., -0.866025, 0.5, -2., -0., -1., -2., 0.866025, 0.5, 0., 0., 0.],
+            &vec![
+                -2., -0.866025, 0.5, -2., -0., -1., -2., 0.866025, 0.5, 0., 0., 0.,
+            ],
             &vec![1, 3, 0, 1, 0, 2, 2, 3, 1, 0, 3, 2],
-        ).unwrap()
+        )
+        .unwrap()
     }
 
-
     #[test]
-    fn test_tet_sub_inclusion_case(){
+    fn test_tet_sub_inclusion_case() {
         let expand = -1.;
         let mfd_p = gen_tet_a();
         let mfd_q = gen_tet_c();
@@ -58,12 +66,21 @@ mod test_intersection {
             assert!((v21[i] - v21_[i]).length() < 1e-6);
         }
         let op = OpType::Subtract;
-        let b03 = Boolean03{ p1q2, p2q1, x12, x21, w03, w30, v12, v21 };
+        let b03 = Boolean03 {
+            p1q2,
+            p2q1,
+            x12,
+            x21,
+            w03,
+            w30,
+            v12,
+            v21,
+        };
         let b45 = boolean45(&mfd_p, &mfd_q, &b03, &op);
     }
 
     #[test]
-    fn test_tet_sub_penetration_case(){
+    fn test_tet_sub_penetration_case() {
         let expand = -1.;
         let mfd_p = gen_tet_a();
         let mfd_q = gen_tet_b();
@@ -77,14 +94,14 @@ mod test_intersection {
         let v12_ = vec![
             Vec3::new(-0.763707, -0.763707, 0.440927),
             Vec3::new(-0.242656, 0.439609, 0.140098),
-            Vec3::new(0.,0.,-0.5),
-            Vec3::new(0.,0.,-0.5)
+            Vec3::new(0., 0., -0.5),
+            Vec3::new(0., 0., -0.5),
         ];
         let v21_ = vec![
-            Vec3::new(0.302169,0.302169,0.174458),
-            Vec3::new(0.439609,-0.242656,0.140098),
-            Vec3::new(0.302169,0.302169,0.174458),
-            Vec3::new(-0.763707,-0.763707,0.440927)
+            Vec3::new(0.302169, 0.302169, 0.174458),
+            Vec3::new(0.439609, -0.242656, 0.140098),
+            Vec3::new(0.302169, 0.302169, 0.174458),
+            Vec3::new(-0.763707, -0.763707, 0.440927),
         ];
 
         assert_eq!(w03, vec![0, 0, 0, 0]);
@@ -97,7 +114,16 @@ mod test_intersection {
         }
 
         let op = OpType::Subtract;
-        let b03 = Boolean03{ p1q2, p2q1, x12, x21, w03, w30, v12, v21 };
+        let b03 = Boolean03 {
+            p1q2,
+            p2q1,
+            x12,
+            x21,
+            w03,
+            w30,
+            v12,
+            v21,
+        };
         let b45 = boolean45(&mfd_p, &mfd_q, &b03, &op);
     }
 }
@@ -112,32 +138,55 @@ mod test_triangulation {
     fn test_ear_clip() {
         let polys = vec![
             vec![
-                Pt {idx: 2120, pos: Vec2::new(0.048238, 0.680959)},
-                Pt {idx: 2124, pos: Vec2::new(-0.0145625, -0.676874)},
-                Pt {idx: 2123, pos: Vec2::new(0.0245192, -0.68213)},
-                Pt {idx: 2119, pos: Vec2::new(0.0482562, -0.681659)},
+                Pt {
+                    idx: 2120,
+                    pos: Vec2::new(0.048238, 0.680959),
+                },
+                Pt {
+                    idx: 2124,
+                    pos: Vec2::new(-0.0145625, -0.676874),
+                },
+                Pt {
+                    idx: 2123,
+                    pos: Vec2::new(0.0245192, -0.68213),
+                },
+                Pt {
+                    idx: 2119,
+                    pos: Vec2::new(0.0482562, -0.681659),
+                },
             ],
             vec![
-                Pt {idx: 2122, pos: Vec2::new(-0.068635, -0.673357)},
-                Pt {idx: 2125, pos: Vec2::new(-0.0487738, -0.690778)},
-                Pt {idx: 2121, pos: Vec2::new(-0.02279, -0.676339)},
+                Pt {
+                    idx: 2122,
+                    pos: Vec2::new(-0.068635, -0.673357),
+                },
+                Pt {
+                    idx: 2125,
+                    pos: Vec2::new(-0.0487738, -0.690778),
+                },
+                Pt {
+                    idx: 2121,
+                    pos: Vec2::new(-0.02279, -0.676339),
+                },
             ],
         ];
         let res0 = vec![
             Vec3u::new(2123, 2119, 2120),
             Vec3u::new(2123, 2120, 2124),
-            Vec3u::new(2125, 2121, 2122)
+            Vec3u::new(2125, 2121, 2122),
         ];
 
         let res1 = EarClip::new(&polys, 1e-12).triangulate();
-        for i in 0..3 { assert_eq!(res0[i], res1[i]); }
+        for i in 0..3 {
+            assert_eq!(res0[i], res1[i]);
+        }
     }
 }
 
 #[cfg(test)]
 mod test_simplification {
-    use crate::simplification::collapse::collapse_collinear_edges;
     use crate::Vec3;
+    use crate::simplification::collapse::collapse_collinear_edges;
 
     #[test]
     fn test_collapse() {
@@ -263,41 +312,129 @@ mod test_simplification {
         ];
 
         let mut refs = vec![
-            Tref{mid: 1, fid: 0, pid: 3},
-            Tref{mid: 1, fid: 0, pid: 5},
-            Tref{mid: 1, fid: 0, pid: 2},
-            Tref{mid: 1, fid: 0, pid: 2},
-            Tref{mid: 1, fid: 0, pid: 2},
-            Tref{mid: 1, fid: 0, pid: 2},
-            Tref{mid: 1, fid: 0, pid: 2},
-            Tref{mid: 1, fid: 0, pid: 2},
-            Tref{mid: 1, fid: 0, pid: 2},
-            Tref{mid: 1, fid: 0, pid: 2},
-            Tref{mid: 1, fid: 0, pid: 2},
-            Tref{mid: 1, fid: 0, pid: 1},
-            Tref{mid: 1, fid: 0, pid: 0},
-            Tref{mid: 1, fid: 0, pid: 4},
-            Tref{mid: 1, fid: 0, pid: 3},
-            Tref{mid: 1, fid: 0, pid: 1},
-            Tref{mid: 1, fid: 0, pid: 5},
-            Tref{mid: 1, fid: 0, pid: 0},
-            Tref{mid: 1, fid: 0, pid: 4},
-            Tref{mid: 2, fid: 0, pid: 0},
-            Tref{mid: 2, fid: 0, pid: 0},
-            Tref{mid: 2, fid: 0, pid: 3},
-            Tref{mid: 2, fid: 0, pid: 2},
-            Tref{mid: 2, fid: 0, pid: 2},
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 3,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 5,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 2,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 2,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 2,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 2,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 2,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 2,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 2,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 2,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 2,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 1,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 0,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 4,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 3,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 1,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 5,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 0,
+            },
+            Tref {
+                mid: 1,
+                fid: 0,
+                pid: 4,
+            },
+            Tref {
+                mid: 2,
+                fid: 0,
+                pid: 0,
+            },
+            Tref {
+                mid: 2,
+                fid: 0,
+                pid: 0,
+            },
+            Tref {
+                mid: 2,
+                fid: 0,
+                pid: 3,
+            },
+            Tref {
+                mid: 2,
+                fid: 0,
+                pid: 2,
+            },
+            Tref {
+                mid: 2,
+                fid: 0,
+                pid: 2,
+            },
         ];
 
-        collapse_collinear_edges(
-            &mut hs,
-            &mut ps,
-            &mut ns,
-            &mut refs,
-            9,
-            false,
-            1e-6
-        );
+        collapse_collinear_edges(&mut hs, &mut ps, &mut ns, &mut refs, 9, false, 1e-6);
 
         let hs_out = vec![
             (0, 4, 5),
@@ -397,15 +534,29 @@ mod test_simplification {
             let b = hs[i].head;
             let c = hs[i].pair;
             let (d, e, f) = hs_out[i];
-            if h.tail().is_none() { assert_eq!(d, -1); } else { assert_eq!(a as i32, d); }
-            if h.head().is_none() { assert_eq!(e, -1); } else { assert_eq!(b as i32, e); }
-            if h.pair().is_none() { assert_eq!(f, -1); } else { assert_eq!(c as i32, f); }
+            if h.tail().is_none() {
+                assert_eq!(d, -1);
+            } else {
+                assert_eq!(a as i32, d);
+            }
+            if h.head().is_none() {
+                assert_eq!(e, -1);
+            } else {
+                assert_eq!(b as i32, e);
+            }
+            if h.pair().is_none() {
+                assert_eq!(f, -1);
+            } else {
+                assert_eq!(c as i32, f);
+            }
         }
 
         for i in 0..ps.len() {
             let p0 = &ps[i];
             let p1 = &ps_out[i];
-            if !p0.x.is_nan() && !p0.y.is_nan() && p0.z.is_nan() { assert!((p0 - p1).length() < 1e-6); }
+            if !p0.x.is_nan() && !p0.y.is_nan() && p0.z.is_nan() {
+                assert!((p0 - p1).length() < 1e-6);
+            }
         }
     }
 }
@@ -417,22 +568,16 @@ mod test_mesh_cleanup {
     #[test]
     fn test_dedup_verts() {
         let pos = vec![
-           -0.866025, -1., 0.5, // duplicated
-            0., -1., -1.,
-            0.866025, -1., 0.5, // duplicated 2
-           -0.866025, -1., 0.5, // duplicated
-            0., 1., 0.,
-            0.866025, -1., 0.5, // duplicated 2
+            -0.866025, -1., 0.5, // duplicated
+            0., -1., -1., 0.866025, -1., 0.5, // duplicated 2
+            -0.866025, -1., 0.5, // duplicated
+            0., 1., 0., 0.866025, -1., 0.5, // duplicated 2
         ];
         let idx = vec![
-            0, 4, 1,
-            0, 3, 1, // collapsed
+            0, 4, 1, 0, 3, 1, // collapsed
             0, 3, 2, // collapsed
             0, 3, 4, // collapsed
-            1, 2, 0,
-            1, 4, 2,
-            2, 4, 0,
-            2, 5, 0, // collapsed
+            1, 2, 0, 1, 4, 2, 2, 4, 0, 2, 5, 0, // collapsed
             5, 2, 1, // collapsed
         ];
         let mfd = Manifold::new(&pos, &idx).unwrap();
@@ -445,22 +590,10 @@ mod test_mesh_cleanup {
     fn test_edge_shared_by_four_faces_is_an_error() {
         // two tetrahedra sharing the edge 0-1: that edge has four faces
         let pos = vec![
-            0., 0., 0.,
-            1., 0., 0.,
-            0., 1., 0.,
-            0., 0., 1.,
-            0., -1., 0.,
-            0., 0., -1.,
+            0., 0., 0., 1., 0., 0., 0., 1., 0., 0., 0., 1., 0., -1., 0., 0., 0., -1.,
         ];
         let idx = vec![
-            0, 2, 1,
-            0, 1, 3,
-            0, 3, 2,
-            1, 2, 3,
-            0, 4, 1,
-            0, 1, 5,
-            0, 5, 4,
-            1, 4, 5,
+            0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3, 0, 4, 1, 0, 1, 5, 0, 5, 4, 1, 4, 5,
         ];
         assert!(Manifold::new(&pos, &idx).is_err());
     }
@@ -472,29 +605,58 @@ mod test_mesh_cleanup {
 // Each case checks the volume identities  Add + Int == Va + Vb  and  Sub + Int == Va.
 #[cfg(test)]
 mod test_sphere_degenerate {
-    use std::collections::HashMap;
-    use crate::prelude::*;
     use crate::Vec3;
+    use crate::prelude::*;
+    use std::collections::HashMap;
 
     fn icosphere(sub: usize, r: f64, c: [f64; 3], rot: f64) -> Manifold {
         let t = (1.0 + 5f64.sqrt()) / 2.0;
         let mut v: Vec<[f64; 3]> = vec![
-            [-1., t, 0.], [1., t, 0.], [-1., -t, 0.], [1., -t, 0.],
-            [0., -1., t], [0., 1., t], [0., -1., -t], [0., 1., -t],
-            [t, 0., -1.], [t, 0., 1.], [-t, 0., -1.], [-t, 0., 1.],
+            [-1., t, 0.],
+            [1., t, 0.],
+            [-1., -t, 0.],
+            [1., -t, 0.],
+            [0., -1., t],
+            [0., 1., t],
+            [0., -1., -t],
+            [0., 1., -t],
+            [t, 0., -1.],
+            [t, 0., 1.],
+            [-t, 0., -1.],
+            [-t, 0., 1.],
         ];
         let mut f: Vec<[usize; 3]> = vec![
-            [0, 11, 5], [0, 5, 1], [0, 1, 7], [0, 7, 10], [0, 10, 11],
-            [1, 5, 9], [5, 11, 4], [11, 10, 2], [10, 7, 6], [7, 1, 8],
-            [3, 9, 4], [3, 4, 2], [3, 2, 6], [3, 6, 8], [3, 8, 9],
-            [4, 9, 5], [2, 4, 11], [6, 2, 10], [8, 6, 7], [9, 8, 1],
+            [0, 11, 5],
+            [0, 5, 1],
+            [0, 1, 7],
+            [0, 7, 10],
+            [0, 10, 11],
+            [1, 5, 9],
+            [5, 11, 4],
+            [11, 10, 2],
+            [10, 7, 6],
+            [7, 1, 8],
+            [3, 9, 4],
+            [3, 4, 2],
+            [3, 2, 6],
+            [3, 6, 8],
+            [3, 8, 9],
+            [4, 9, 5],
+            [2, 4, 11],
+            [6, 2, 10],
+            [8, 6, 7],
+            [9, 8, 1],
         ];
         for _ in 0..sub {
             let mut nf = vec![];
             let mut cache = HashMap::new();
             let mut mid = |a: usize, b: usize, v: &mut Vec<[f64; 3]>| -> usize {
                 *cache.entry((a.min(b), a.max(b))).or_insert_with(|| {
-                    v.push([(v[a][0] + v[b][0]) / 2., (v[a][1] + v[b][1]) / 2., (v[a][2] + v[b][2]) / 2.]);
+                    v.push([
+                        (v[a][0] + v[b][0]) / 2.,
+                        (v[a][1] + v[b][1]) / 2.,
+                        (v[a][2] + v[b][2]) / 2.,
+                    ]);
                     v.len() - 1
                 })
             };
@@ -508,22 +670,32 @@ mod test_sphere_degenerate {
             f = nf;
         }
         let (cs, sn) = (rot.cos(), rot.sin());
-        let pos: Vec<f64> = v.iter().flat_map(|p| {
-            let l = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
-            let q = [p[0] / l * r, p[1] / l * r, p[2] / l * r];
-            [cs * q[0] - sn * q[1] + c[0], sn * q[0] + cs * q[1] + c[1], q[2] + c[2]]
-        }).collect();
+        let pos: Vec<f64> = v
+            .iter()
+            .flat_map(|p| {
+                let l = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+                let q = [p[0] / l * r, p[1] / l * r, p[2] / l * r];
+                [
+                    cs * q[0] - sn * q[1] + c[0],
+                    sn * q[0] + cs * q[1] + c[1],
+                    q[2] + c[2],
+                ]
+            })
+            .collect();
         let idx: Vec<usize> = f.iter().flat_map(|t| t.iter().copied()).collect();
         Manifold::new(&pos, &idx).unwrap()
     }
 
     fn volume(m: &Manifold) -> f64 {
-        m.hs.chunks(3).map(|t| {
-            let a: Vec3 = m.ps[t[0].tail];
-            let b: Vec3 = m.ps[t[1].tail];
-            let c: Vec3 = m.ps[t[2].tail];
-            a.dot(b.cross(c)) as f64
-        }).sum::<f64>() / 6.
+        m.hs.chunks(3)
+            .map(|t| {
+                let a: Vec3 = m.ps[t[0].tail];
+                let b: Vec3 = m.ps[t[1].tail];
+                let c: Vec3 = m.ps[t[2].tail];
+                a.dot(b.cross(c)) as f64
+            })
+            .sum::<f64>()
+            / 6.
     }
 
     // An empty result is reported as Err("empty pos matrix"); treat it as zero volume.
@@ -544,9 +716,18 @@ mod test_sphere_degenerate {
         let int = boolean_volume(a, b, OpType::Intersect);
         let e1 = (add + int - va - vb).abs() / (va + vb);
         let e2 = (sub + int - va).abs() / (va + vb);
-        assert!(e1 < tol, "Add + Int != Va + Vb: add={add} int={int} va={va} vb={vb} rel_err={e1:e}");
-        assert!(e2 < tol, "Sub + Int != Va: sub={sub} int={int} va={va} rel_err={e2:e}");
-        assert!(int >= -tol && int <= va.min(vb) + tol, "Int out of range: {int}");
+        assert!(
+            e1 < tol,
+            "Add + Int != Va + Vb: add={add} int={int} va={va} vb={vb} rel_err={e1:e}"
+        );
+        assert!(
+            e2 < tol,
+            "Sub + Int != Va: sub={sub} int={int} va={va} rel_err={e2:e}"
+        );
+        assert!(
+            int >= -tol && int <= va.min(vb) + tol,
+            "Int out of range: {int}"
+        );
     }
 
     #[test]
@@ -606,40 +787,55 @@ mod test_sphere_degenerate {
     #[test]
     fn test_sphere_rotated_36deg() {
         let s = icosphere(3, 1., [0., 0., 0.], 0.);
-        check_identities(&s, &icosphere(3, 1., [0., 0., 0.], std::f64::consts::PI / 5.));
+        check_identities(
+            &s,
+            &icosphere(3, 1., [0., 0., 0.], std::f64::consts::PI / 5.),
+        );
     }
 }
 
 #[cfg(test)]
 mod test_values {
     use crate::prelude::*;
-    use crate::{Real, Vec2, Vec3};
     use crate::values::get_barycentric_ratio;
+    use crate::{Real, Vec2, Vec3};
 
-    fn tol() -> f64 { if cfg!(feature = "f32") { 1e-4 } else { 1e-9 } }
+    fn tol() -> f64 {
+        if cfg!(feature = "f32") { 1e-4 } else { 1e-9 }
+    }
 
     fn expected_uv(k: usize, s: f64, offset: f64, pos: [f64; 3]) -> [f64; 2] {
         let seam = if s > 0. { 0. } else { 5. };
-        [pos[(k + 1) % 3] + offset + 10. * k as f64 + seam, pos[(k + 2) % 3] + offset]
+        [
+            pos[(k + 1) % 3] + offset + 10. * k as f64 + seam,
+            pos[(k + 2) % 3] + offset,
+        ]
     }
 
     fn uv_cube_buf(min: [f64; 3], size: f64, offset: f64) -> (Vec<f64>, Vec<usize>, Vec<Vec2>) {
         let (mut pos, mut idx, mut vals) = (vec![], vec![], vec![]);
-        for k in 0..3 { for s in [1., -1.] {
-            let (a, b) = ((k + 1) % 3, (k + 2) % 3);
-            let base = pos.len() / 3;
-            for (u, v) in [(0., 0.), (1., 0.), (1., 1.), (0., 1.)] {
-                let mut p = min;
-                if s > 0. { p[k] += size; }
-                p[a] += u * size;
-                p[b] += v * size;
-                pos.extend_from_slice(&p);
-                let uv = expected_uv(k, s, offset, p);
-                vals.push(Vec2::new(uv[0] as Real, uv[1] as Real));
+        for k in 0..3 {
+            for s in [1., -1.] {
+                let (a, b) = ((k + 1) % 3, (k + 2) % 3);
+                let base = pos.len() / 3;
+                for (u, v) in [(0., 0.), (1., 0.), (1., 1.), (0., 1.)] {
+                    let mut p = min;
+                    if s > 0. {
+                        p[k] += size;
+                    }
+                    p[a] += u * size;
+                    p[b] += v * size;
+                    pos.extend_from_slice(&p);
+                    let uv = expected_uv(k, s, offset, p);
+                    vals.push(Vec2::new(uv[0] as Real, uv[1] as Real));
+                }
+                if s > 0. {
+                    idx.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]);
+                } else {
+                    idx.extend_from_slice(&[base, base + 2, base + 1, base, base + 3, base + 2]);
+                }
             }
-            if s > 0. { idx.extend_from_slice(&[base, base + 1, base + 2, base, base + 2, base + 3]); }
-            else      { idx.extend_from_slice(&[base, base + 2, base + 1, base, base + 3, base + 2]); }
-        }}
+        }
         let vals = idx.iter().map(|&i| vals[i]).collect();
         (pos, idx, vals)
     }
@@ -650,25 +846,43 @@ mod test_values {
     }
 
     fn volume<S>(m: &Manifold<S>) -> f64 {
-        m.hs.chunks(3).map(|t| {
-            let (a, b, c) = (m.ps[t[0].tail], m.ps[t[1].tail], m.ps[t[2].tail]);
-            a.dot(b.cross(c)) as f64
-        }).sum::<f64>() / 6.
+        m.hs.chunks(3)
+            .map(|t| {
+                let (a, b, c) = (m.ps[t[0].tail], m.ps[t[1].tail], m.ps[t[2].tail]);
+                a.dot(b.cross(c)) as f64
+            })
+            .sum::<f64>()
+            / 6.
     }
 
-    struct Cube { min: [f64; 3], size: f64, offset: Option<f64> }
-    fn cube(min: [f64; 3], size: f64, offset: f64) -> Cube { Cube { min, size, offset: Some(offset) } }
+    struct Cube {
+        min: [f64; 3],
+        size: f64,
+        offset: Option<f64>,
+    }
+    fn cube(min: [f64; 3], size: f64, offset: f64) -> Cube {
+        Cube {
+            min,
+            size,
+            offset: Some(offset),
+        }
+    }
 
     fn check_corner_uvs(m: &Manifold<Vec2>, cubes: &[Cube], tol: f64) {
         assert_eq!(m.vals.len(), m.hs.len());
         let corner = |i: usize| {
             let (p, uv) = (m.ps[m.hs[i].tail], m.vals[i]);
-            ([p.x as f64, p.y as f64, p.z as f64], [uv.x as f64, uv.y as f64])
+            (
+                [p.x as f64, p.y as f64, p.z as f64],
+                [uv.x as f64, uv.y as f64],
+            )
         };
         for t in 0..m.nf {
             let c = [corner(3 * t), corner(3 * t + 1), corner(3 * t + 2)];
             let k = (0..3)
-                .find(|&k| (c[0].0[k] - c[1].0[k]).abs() < tol && (c[0].0[k] - c[2].0[k]).abs() < tol)
+                .find(|&k| {
+                    (c[0].0[k] - c[1].0[k]).abs() < tol && (c[0].0[k] - c[2].0[k]).abs() < tol
+                })
                 .unwrap_or_else(|| panic!("tri {t} is not axis aligned: {c:?}"));
             let plane = c[0].0[k];
             let cen = [0, 1, 2].map(|a| (c[0].0[a] + c[1].0[a] + c[2].0[a]) / 3.);
@@ -677,18 +891,30 @@ mod test_values {
                 for s in [1., -1.] {
                     let f = cb.min[k] + if s > 0. { cb.size } else { 0. };
                     let on = (f - plane).abs() < tol;
-                    let inside = (0..3).filter(|&a| a != k)
+                    let inside = (0..3)
+                        .filter(|&a| a != k)
                         .all(|a| cen[a] > cb.min[a] - tol && cen[a] < cb.min[a] + cb.size + tol);
-                    if on && inside { cands.push((ci, s)); }
+                    if on && inside {
+                        cands.push((ci, s));
+                    }
                 }
             }
-            assert!(!cands.is_empty(), "tri {t} on axis {k} = {plane} with centroid {cen:?} lies on no cube face");
+            assert!(
+                !cands.is_empty(),
+                "tri {t} on axis {k} = {plane} with centroid {cen:?} lies on no cube face"
+            );
             for (i, (p, uv)) in c.iter().enumerate() {
                 let ok = cands.iter().any(|&(ci, s)| {
-                    let e = match cubes[ci].offset { Some(o) => expected_uv(k, s, o, *p), None => [0., 0.] };
+                    let e = match cubes[ci].offset {
+                        Some(o) => expected_uv(k, s, o, *p),
+                        None => [0., 0.],
+                    };
                     (e[0] - uv[0]).abs() < tol && (e[1] - uv[1]).abs() < tol
                 });
-                assert!(ok, "tri {t} corner {i} at {p:?}: uv {uv:?} matches none of the faces {cands:?} (axis {k} = {plane})");
+                assert!(
+                    ok,
+                    "tri {t} corner {i} at {p:?}: uv {uv:?} matches none of the faces {cands:?} (axis {k} = {plane})"
+                );
             }
         }
     }
@@ -700,7 +926,9 @@ mod test_values {
         assert_eq!(m.vals.len(), 36);
         assert!((volume(&m) - 1.).abs() < tol());
         let mut per_vert = vec![std::collections::BTreeSet::new(); m.nv];
-        for h in &m.hs { per_vert[h.tail].insert(h.prop); }
+        for h in &m.hs {
+            per_vert[h.tail].insert(h.prop);
+        }
         assert!(per_vert.iter().all(|s| s.len() == 3));
         check_corner_uvs(&m, &[cube([0., 0., 0.], 1., 0.)], tol());
     }
@@ -723,9 +951,23 @@ mod test_values {
     fn test_values_scalar() {
         let f = |p: &[f64]| (p[0] + 2. * p[1] - 3. * p[2]) as Real;
         let (pos, idx, _) = uv_cube_buf([0., 0., 0.], 1., 0.);
-        let p = Manifold::new_with_values(&pos, &idx, &idx.iter().map(|&i| f(&pos[3 * i..3 * i + 3])).collect::<Vec<_>>()).unwrap();
+        let p = Manifold::new_with_values(
+            &pos,
+            &idx,
+            &idx.iter()
+                .map(|&i| f(&pos[3 * i..3 * i + 3]))
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
         let (pos, idx, _) = uv_cube_buf([0.3, 0.4, 0.5], 1., 0.);
-        let q = Manifold::new_with_values(&pos, &idx, &idx.iter().map(|&i| f(&pos[3 * i..3 * i + 3])).collect::<Vec<_>>()).unwrap();
+        let q = Manifold::new_with_values(
+            &pos,
+            &idx,
+            &idx.iter()
+                .map(|&i| f(&pos[3 * i..3 * i + 3]))
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
         for op in [OpType::Add, OpType::Subtract, OpType::Intersect] {
             let r = compute_boolean(&p, &q, op).unwrap();
             for (h, &v) in r.hs.iter().zip(&r.vals) {
@@ -743,7 +985,11 @@ mod test_values {
         let r = compute_boolean(&p, &q, OpType::Add).unwrap();
         assert!(!r.vals.is_empty());
         assert!((volume(&r) - 2.).abs() < tol());
-        check_corner_uvs(&r, &[cube([0., 0., 0.], 1., 0.), cube([3., 0., 0.], 1., 40.)], tol());
+        check_corner_uvs(
+            &r,
+            &[cube([0., 0., 0.], 1., 0.), cube([3., 0., 0.], 1., 40.)],
+            tol(),
+        );
     }
 
     #[test]
@@ -751,24 +997,40 @@ mod test_values {
         let p = uv_cube([0., 0., 0.], 1., 0.);
         let q = uv_cube([0.5, 0.5, 0.5], 1., 40.);
         let cubes = [cube([0., 0., 0.], 1., 0.), cube([0.5, 0.5, 0.5], 1., 40.)];
-        for (op, vol) in [(OpType::Add, 2. - 0.125), (OpType::Subtract, 1. - 0.125), (OpType::Intersect, 0.125)] {
+        for (op, vol) in [
+            (OpType::Add, 2. - 0.125),
+            (OpType::Subtract, 1. - 0.125),
+            (OpType::Intersect, 0.125),
+        ] {
             let r = compute_boolean(&p, &q, op).unwrap();
             assert!(!r.vals.is_empty());
-            assert!((volume(&r) - vol).abs() < tol(), "volume {} != {vol}", volume(&r));
+            assert!(
+                (volume(&r) - vol).abs() < tol(),
+                "volume {} != {vol}",
+                volume(&r)
+            );
             check_corner_uvs(&r, &cubes, tol());
         }
     }
 
     #[test]
     fn test_values_coplanar_simplification() {
-        for (min, add, sub) in [([0.5, 0., 0.], 1.5, 0.5), ([1., 0., 0.], 2., 1.), ([0.5, 0.5, 0.], 1.75, 0.75)] {
+        for (min, add, sub) in [
+            ([0.5, 0., 0.], 1.5, 0.5),
+            ([1., 0., 0.], 2., 1.),
+            ([0.5, 0.5, 0.], 1.75, 0.75),
+        ] {
             let p = uv_cube([0., 0., 0.], 1., 0.);
             let q = uv_cube(min, 1., 40.);
             let cubes = [cube([0., 0., 0.], 1., 0.), cube(min, 1., 40.)];
             for (op, vol) in [(OpType::Add, add), (OpType::Subtract, sub)] {
                 let r = compute_boolean(&p, &q, op).unwrap();
                 assert!(!r.vals.is_empty());
-                assert!((volume(&r) - vol).abs() < tol(), "min = {min:?}: volume {} != {vol}", volume(&r));
+                assert!(
+                    (volume(&r) - vol).abs() < tol(),
+                    "min = {min:?}: volume {} != {vol}",
+                    volume(&r)
+                );
                 check_corner_uvs(&r, &cubes, tol());
             }
         }
@@ -779,7 +1041,14 @@ mod test_values {
         let p = uv_cube([0., 0., 0.], 1., 0.);
         let (pos, idx, _) = uv_cube_buf([0.5, 0.5, 0.5], 1., 0.);
         let q = Manifold::new_with_values(&pos, &idx, &[]).unwrap();
-        let cubes = [cube([0., 0., 0.], 1., 0.), Cube { min: [0.5, 0.5, 0.5], size: 1., offset: None }];
+        let cubes = [
+            cube([0., 0., 0.], 1., 0.),
+            Cube {
+                min: [0.5, 0.5, 0.5],
+                size: 1.,
+                offset: None,
+            },
+        ];
         for op in [OpType::Add, OpType::Subtract, OpType::Intersect] {
             let r = compute_boolean(&p, &q, op).unwrap();
             assert!(!r.vals.is_empty());
@@ -791,12 +1060,15 @@ mod test_values {
     fn test_point_near_all_three_edges_of_thin_triangle() {
         // height 1.05e-4 > tol, so the triangle is not treated as degenerate, yet the point
         // is within tol = 1e-4 of all three edge lines and of no corner
-        let pos = [Vec3::new(0., 0., 0.), Vec3::new(1., 0., 0.), Vec3::new(0.5, 1.05e-4, 0.)];
+        let pos = [
+            Vec3::new(0., 0., 0.),
+            Vec3::new(1., 0., 0.),
+            Vec3::new(0.5, 1.05e-4, 0.),
+        ];
         let uvw = get_barycentric_ratio(&Vec3::new(0.45, 0.5e-4, 0.), &pos, 1e-4);
         assert!(uvw.is_finite(), "{uvw:?}");
         assert!((uvw[0] + uvw[1] + uvw[2] - 1.).abs() < 1e-12, "{uvw:?}");
     }
-
 }
 
 #[cfg(test)]

@@ -7,15 +7,11 @@
 use super::render_animation::Animations;
 use super::render_journal::{Journal, fingerprint};
 use super::render_state_file::{self, state_fingerprint};
-use crate::args::EvaluatorKind;
 use crate::args::RenderArgs;
-use crate::common::{CliError, check_valid, progress_bar, project_error, requested_outputs};
-use crate::evaluator::{memo_budget, parallel_policy, trim_cache};
+use crate::common::{CliError, progress_bar, project_error};
+use crate::evaluator::{parallel_policy, trim_cache};
 use crate::report::print_stats;
-use kiln_core::cache::{Generational, Store};
-use kiln_core::lower::AnimatedParam;
 use kiln_core::prelude::*;
-use kiln_core::recurrence::Recurrent;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -56,68 +52,47 @@ fn written_summary(t: u64, first: u64, files: usize, dir: &Path) -> String {
     }
 }
 
-/// `kiln render`: tick the graph with the recurrent driver and write each tick's outputs.
+/// `kiln render`: tick `project`'s graph with the recurrent driver ([`kiln::Render`]) and
+/// write each tick's outputs.
 pub(crate) fn render(
-    g: &Graph,
-    animated: &[AnimatedParam],
-    reg: &Registry,
+    project: &mut kiln::Project,
     args: &RenderArgs,
     ticks: u64,
-    file_colours: &std::collections::BTreeMap<String, kiln_io::image_files::ColorSpace>,
-    inputs: &std::collections::BTreeMap<String, Value>,
 ) -> Result<ExitCode, CliError> {
+    let reg = &project.registry().clone();
     let parallel = parallel_policy(args.parallel);
-    check_valid(g, reg)?;
     let (names, output_files) =
         kiln::OutputFiles::parse(&args.outputs, args.depth).map_err(project_error)?;
-    let outputs = requested_outputs(g, &names)?;
-    let colours = crate::output_colour::OutputColours::new(&args.color, file_colours)?;
-    colours.check(&outputs)?;
-    let fused;
-    let g = if args.fuse {
-        let keep: Vec<&str> = outputs
-            .iter()
-            .map(|o| o.split('.').next().unwrap_or(o))
-            .collect();
-        fused = kiln_image::fuse::fuse(g, reg, &keep).0;
-        &fused
-    } else {
-        g
-    };
-    let mut ctx = EvalContext::new();
-    ctx.seed = args.seed;
-    ctx.dt = args.dt;
-    ctx.resolution = args.size;
-    ctx.inputs = inputs.clone();
     let bar = progress_bar(args.quiet, ticks, "ticks");
-    if let Some(bar) = &bar {
+    let progress = bar.as_ref().map(|bar| {
         let b = bar.clone();
-        ctx.progress = Some(Arc::new(move |p: &Progress<'_>| {
+        Arc::new(move |p: &Progress<'_>| {
             if let Some(node) = p.node {
                 b.set_message(node.to_string());
             }
-        }));
-    }
-    let request = Request::new(outputs.iter().cloned());
-    let cache = match &args.cache {
-        Some(dir) => {
-            Some(kiln::CacheDir::open(dir, true, reg).map_err(crate::common::project_error)?)
-        }
-        None => None,
-    };
-    // Without a cache, the lazy evaluator keeps results in a store of the last two ticks'
-    // (a new generation each tick), so a long render's memory stays flat.
-    let generations = (cache.is_none() && args.evaluator == EvaluatorKind::Lazy).then(|| {
-        Store::new(Generational::new(2))
-            .with_budget(memo_budget())
-            .shared()
+        }) as Arc<dyn ProgressSink>
     });
-    let store = cache
-        .as_ref()
-        .map(|c| c.store().clone())
-        .or(generations.clone());
-    let eval = args.evaluator.build(reg, parallel.clone(), store);
-    let mut driver = Recurrent::new(eval, reg.clone());
+    if let Some(dir) = &args.cache {
+        project.set_cache(kiln::CacheDir::open(dir, true, reg).map_err(project_error)?);
+    }
+    let mut render = project
+        .render(&kiln::RenderOptions {
+            outputs: names,
+            evaluator: args.evaluator.into(),
+            parallel: parallel.clone(),
+            seed: args.seed,
+            size: args.size,
+            dt: args.dt,
+            fuse: args.fuse,
+            progress,
+            ..kiln::RenderOptions::default()
+        })
+        .map_err(project_error)?;
+    let outputs = render.outputs().to_vec();
+    let colours = crate::output_colour::OutputColours::new(&args.color, project.file_colours())?;
+    colours.check(&outputs)?;
+    let cache = project.cache();
+    let g = &render.graph().clone();
     let width = tick_width(ticks);
     // The image size is a setting of the render like the --set values (and fusion changes
     // the graph fingerprinted).
@@ -188,23 +163,15 @@ pub(crate) fn render(
             .map_err(|e| CliError(format!("cannot create {}: {e}", args.out.display())))?;
         // Resuming: from the saved state (or tick 0), replay up to the first tick to write.
         if let Some(s) = state {
-            driver.restore(s);
+            render.restore(s);
         }
-        // A param animated by a curve is sampled again at each tick's time, in place.
-        let mut g = g.clone();
-        let at_tick = |g: &mut Graph, t: u64| {
-            for a in animated {
-                // The plan wrote these nodes, so they exist.
-                let _ = a.apply(g, t as f64 * args.dt);
+        // A param animated by a curve is sampled again at each tick's time (`Render::tick`).
+        render.skip_to(first).map_err(|e| match e {
+            kiln::ProjectError::Tick { tick, source } => {
+                CliError(format!("replaying tick {tick} to resume failed: {source}"))
             }
-        };
-        while driver.next_tick() < first {
-            let t = driver.next_tick();
-            at_tick(&mut g, t);
-            driver
-                .tick(&g, &request, &ctx)
-                .map_err(|e| CliError(format!("replaying tick {t} to resume failed: {e}")))?;
-        }
+            other => project_error(other),
+        })?;
         journal.begin()?;
         if let Some(bar) = &bar {
             bar.set_position(first);
@@ -217,10 +184,10 @@ pub(crate) fn render(
                     written_summary(t, first, written, &args.out)
                 ))
             };
-            at_tick(&mut g, t);
-            let out = driver
-                .tick(&g, &request, &ctx)
-                .map_err(|e| fail(e.to_string()))?;
+            let out = render.tick().map_err(|e| match e {
+                kiln::ProjectError::Tick { source, .. } => fail(source.to_string()),
+                other => fail(other.to_string()),
+            })?;
             stats.accumulate(&out.stats);
             animations.push(t, &out.values, &colours)?;
             // Encode every output of the tick before writing any, so a tick lands whole.
@@ -265,14 +232,11 @@ pub(crate) fn render(
                 .into_iter()
                 .zip(files.into_iter().map(|(p, _)| p))
                 .collect();
-            journal.landed(t, &landed, driver.snapshot(), reg)?;
+            journal.landed(t, &landed, render.snapshot(), reg)?;
             written += landed.len();
             last_files = landed.into_iter().map(|(_, p)| p).collect();
             if first_files.is_empty() {
                 first_files = last_files.clone();
-            }
-            if let Some(store) = &generations {
-                store.next_generation();
             }
             if let Some(bar) = &bar {
                 bar.inc(1);
@@ -298,7 +262,7 @@ pub(crate) fn render(
     result?;
     let movies = animations.finish(&args.out)?;
     if let Some(file) = &args.save_state {
-        render_state_file::save(file, state_print, driver.snapshot(), reg)?;
+        render_state_file::save(file, state_print, render.snapshot(), reg)?;
     }
     journal.finish();
     let done = ticks - first;
@@ -319,7 +283,7 @@ pub(crate) fn render(
     if let Some(file) = &args.save_state {
         crate::outln!(
             "saved the state before tick {} to {}",
-            driver.next_tick(),
+            render.next_tick(),
             file.display()
         );
     }

@@ -47,7 +47,7 @@ use crate::args::WatchArgs;
 use crate::common::{CliError, graph_inputs, graph_outputs, set_inputs};
 use crate::output_colour::OutputColours;
 use kiln_core::prelude::*;
-use kiln_core::session::{Clock, Frame, PresentReport, Session};
+use kiln_lower::session::{Clock, Frame, PresentReport, Session};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -355,7 +355,7 @@ fn present(
     if args.ticks.is_some() || args.seconds.is_some() {
         // Over time, each present runs the planned graph afresh (as `render` does).
         let mut waits = kiln_core::eval::LazyEvaluator::new(reg.clone());
-        let graph = kiln_core::lower::lower(&doc, reg, &EvalContext::new(), &mut waits)
+        let graph = kiln_lower::lower::lower(&doc, reg, &EvalContext::new(), &mut waits)
             .map_err(|e| format!("cannot plan {}: {e}", graph_path.display()))?
             .graph;
         // An audio graph validates at its rate (its loops run in the streaming evaluator).
@@ -421,7 +421,7 @@ fn present(
 /// The flow traces already shown, so a present shows only those of the flow nodes that ran
 /// in it (a node answered from the session's memo keeps its older trace).
 #[derive(Default)]
-struct Shown(Vec<(kiln_core::graph::NodeId, Arc<kiln_core::flow::Trace>)>);
+struct Shown(Vec<(kiln_core::graph::NodeId, Arc<kiln_lower::flow::Trace>)>);
 
 impl Shown {
     /// With `--trace` / `--trace-json`: print and write the traces of `g` not shown before.
@@ -429,7 +429,7 @@ impl Shown {
         if !args.trace && args.trace_json.is_none() {
             return Ok(());
         }
-        let all = kiln_core::flow::traces(g);
+        let all = kiln_lower::flow::traces(g);
         let new: Vec<_> = all
             .iter()
             .filter(|(n, t)| !self.0.iter().any(|(m, u)| m == n && Arc::ptr_eq(t, u)))

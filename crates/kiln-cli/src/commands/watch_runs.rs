@@ -8,7 +8,7 @@ use kiln_core::eval::StreamingEvaluator;
 use kiln_core::eval::{ErrorPolicy, IncrementalEvaluator, Request, StreamConfig};
 use kiln_core::prelude::*;
 use kiln_core::recurrence::Recurrent;
-use kiln_core::session::PresentReport;
+use kiln_lower::session::PresentReport;
 use kiln_std::graph_io::OUTPUT_OP;
 use std::path::Path;
 use std::time::Instant;

@@ -18,7 +18,7 @@ pub(crate) fn resolve(graph: &Graph, registry: &Registry) -> Result<Resolved, Di
     resolve_with(graph, registry, false)
 }
 
-/// [`resolve`] of a graph the plan will write out (see [`crate::lower`]): several wires may
+/// [`resolve`] of a graph the plan will write out (see `kiln_lower::lower`): several wires may
 /// go into a collective input (the plan queues them into one list), and a list may go into
 /// a single input that takes its elements (the plan writes that node once per element).
 pub(crate) fn resolve_document(

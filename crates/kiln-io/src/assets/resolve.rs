@@ -5,9 +5,9 @@
 use super::{AssetError, LibraryPath};
 use crate::graph_file::{GraphFile, is_valid_name, load_graph_in};
 use crate::input_file::{InputFileError, MAX_INPUT_BYTES, read_input_file};
-use kiln_core::doc::{Asset, CALL_PREFIX, Call, DocDigest, Document, Interface, Scope};
 use kiln_core::key::{Key, KeyHasher};
 use kiln_core::registry::Registry;
+use kiln_lower::doc::{Asset, CALL_PREFIX, Call, DocDigest, Document, Interface, Scope};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -31,10 +31,10 @@ pub struct FlatFile {
     /// The file, its graph replaced by the flat graph.
     pub file: GraphFile,
     /// What the plan did (`None` when the file has no structure to write out).
-    pub plan: Option<kiln_core::lower::PlanReport>,
+    pub plan: Option<kiln_lower::lower::PlanReport>,
     /// The params animated by curves, as the plan sampled them (see
-    /// [`kiln_core::lower::AnimatedParam`]: sample them again to move the clock).
-    pub animated: Vec<kiln_core::lower::AnimatedParam>,
+    /// [`kiln_lower::lower::AnimatedParam`]: sample them again to move the clock).
+    pub animated: Vec<kiln_lower::lower::AnimatedParam>,
 }
 
 /// Where a graph of the table comes from.
@@ -67,9 +67,9 @@ impl DocumentFile {
         &self,
         registry: &Registry,
         ctx: &kiln_core::context::EvalContext,
-    ) -> Result<FlatFile, kiln_core::lower::PlanError> {
+    ) -> Result<FlatFile, kiln_lower::lower::PlanError> {
         let mut file = self.file.clone();
-        if !kiln_core::lower::needs_plan(&self.doc, registry) {
+        if !kiln_lower::lower::needs_plan(&self.doc, registry) {
             return Ok(FlatFile {
                 file,
                 plan: None,
@@ -77,7 +77,7 @@ impl DocumentFile {
             });
         }
         let mut waits = kiln_core::eval::LazyEvaluator::new(registry.clone());
-        let lowered = kiln_core::lower::lower(&self.doc, registry, ctx, &mut waits)?;
+        let lowered = kiln_lower::lower::lower(&self.doc, registry, ctx, &mut waits)?;
         file.graph = lowered.graph;
         Ok(FlatFile {
             file,

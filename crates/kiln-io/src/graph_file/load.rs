@@ -383,7 +383,7 @@ impl Builder<'_> {
             .add_node(name, op)
             .map_err(|e| graph_error(&path, e))?;
         if let Some(scope) = super::structure::scope(entries, &path, name)? {
-            if !op.starts_with(kiln_core::doc::CALL_PREFIX) {
+            if !op.starts_with(kiln_lower::doc::CALL_PREFIX) {
                 return Err(LoadError::format(
                     &path,
                     format!(

@@ -7,11 +7,11 @@ use super::shape::{check_keys, get, object};
 use super::{GraphFile, LoadError};
 use crate::convert::{self, InputSource, child};
 use crate::json::Json;
-use kiln_core::doc::{
+use kiln_core::value::{Value, ValueType};
+use kiln_lower::doc::{
     Animated, DEFAULT_FOLD_MAX, FlowDecl, FoldScope, ForScope, PlanValue, Scope, StepScope, Until,
 };
-use kiln_core::flow::DEFAULT_LOOP_MAX;
-use kiln_core::value::{Value, ValueType};
+use kiln_lower::flow::DEFAULT_LOOP_MAX;
 use std::collections::BTreeMap;
 
 /// The keys of a node that give a call its scope.

@@ -3,8 +3,8 @@
 //! file checks on paradigms and loop ports.
 
 use super::*;
-use kiln_core::flow::{FLOW_OP, FlowBody};
 use kiln_core::value::Value;
+use kiln_lower::flow::{FLOW_OP, FlowBody};
 
 /// A top graph calling an inline flow graph that splits `lot` until every part's area is at
 /// most `area`, with loop cap `max`.
@@ -165,7 +165,7 @@ fn a_flow_graph_runs_only_as_a_call_and_only_once() {
 
 #[test]
 fn an_edit_of_a_flow_calls_input_cooks_the_flow_again_with_the_new_entities() {
-    use kiln_core::lower::{Edit, Live};
+    use kiln_lower::lower::{Edit, Live};
     let mut live = Live::new(
         registry(),
         document(&subdivide("[0, 0, 4, 2]", 1.0, 10)).doc,

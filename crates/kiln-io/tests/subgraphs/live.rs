@@ -4,9 +4,9 @@
 //! gives.
 
 use super::*;
-use kiln_core::doc::DocDigest;
-use kiln_core::lower::{Edit, EditError, Live};
 use kiln_core::value::Value;
+use kiln_lower::doc::DocDigest;
+use kiln_lower::lower::{Edit, EditError, Live};
 use proptest::prelude::*;
 
 const BODY: &str = r#""body": {
@@ -540,7 +540,7 @@ fn per_scope_counts_tell_cooked_copies_from_cut_off_ones() {
 
 #[test]
 fn a_session_over_a_document_reports_its_plan_and_scopes() {
-    use kiln_core::session::{Clock, Session, SessionError};
+    use kiln_lower::session::{Clock, Session, SessionError};
     let mut s = Session::from_document(registry(), document(&for_over(100)).doc, ["r", "s"]);
     let clock = Clock::at_frame(0, 24.0);
     let r = s.present(clock).unwrap();

@@ -11,13 +11,13 @@ mod live;
 mod scopes;
 mod step_and_curves;
 
-use kiln_core::doc::Document;
 use kiln_core::eval::{
     CompiledEvaluator, EagerEvaluator, Evaluator, IncrementalEvaluator, LazyEvaluator, Request,
 };
-use kiln_core::lower::{Lowered, Planner};
 use kiln_core::prelude::*;
 use kiln_io::assets::{DocumentFile, LibraryPath, document_of, text_key};
+use kiln_lower::doc::Document;
+use kiln_lower::lower::{Lowered, Planner};
 use std::path::Path;
 
 /// The standard library, the plan's ops and the counting op.
@@ -50,7 +50,7 @@ pub fn try_document(text: &str) -> Result<DocumentFile, String> {
 pub fn plan(doc: &Document, ctx: &EvalContext) -> Result<Lowered, String> {
     let reg = registry();
     let mut waits = LazyEvaluator::new(reg.clone());
-    kiln_core::lower::lower(doc, &reg, ctx, &mut waits).map_err(|e| e.to_string())
+    kiln_lower::lower::lower(doc, &reg, ctx, &mut waits).map_err(|e| e.to_string())
 }
 
 /// Plan `text` and cook output `out` with every evaluator; every one must give the same bits.

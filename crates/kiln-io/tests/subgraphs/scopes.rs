@@ -219,6 +219,6 @@ fn the_digest_of_a_document_ignores_node_order_and_a_patch_equals_a_whole_digest
     let mut digest = da.digest.clone();
     doc.graph.set_const("p", "a", Value::Float(7.0)).unwrap();
     digest.patch(&doc, &["p"]);
-    assert_eq!(digest.key(), kiln_core::doc::DocDigest::whole(&doc).key());
+    assert_eq!(digest.key(), kiln_lower::doc::DocDigest::whole(&doc).key());
     assert_ne!(digest.key(), da.digest.key());
 }

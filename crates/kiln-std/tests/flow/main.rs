@@ -1,4 +1,4 @@
-//! The flow executor (`kiln_core::flow`) on small hand-drawn graphs: the order of steps
+//! The flow executor (`kiln_lower::flow`) on small hand-drawn graphs: the order of steps
 //! worked out by hand from the seed's rules, collective waits, loops and their caps, limits,
 //! and the checks a flow body must pass.
 
@@ -7,10 +7,10 @@ mod order;
 mod parallel;
 mod throughput;
 
-use kiln_core::flow::{Entities, FlowBody, FlowLimits, FlowRun, FlowSettings};
 use kiln_core::graph::PortRef;
 use kiln_core::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Role};
 use kiln_core::prelude::*;
+use kiln_lower::flow::{Entities, FlowBody, FlowLimits, FlowRun, FlowSettings};
 
 /// `t.fan`: input `in` to both outputs `x` and `y`.
 struct Fan(OpSpec);
@@ -162,7 +162,7 @@ pub fn output(r: &FlowRun, name: &str) -> Vec<Value> {
 }
 
 /// `(port, entities)` of a step's inputs or outputs, for comparing with a hand-made list.
-pub fn counts(ports: &[kiln_core::flow::PortCount]) -> Vec<(&str, u64)> {
+pub fn counts(ports: &[kiln_lower::flow::PortCount]) -> Vec<(&str, u64)> {
     ports
         .iter()
         .map(|p| (p.port.as_str(), p.entities))

@@ -262,7 +262,7 @@ fn a_cancelled_run_stops_with_cancellation() {
     let xs = Value::List(vec![Value::Float(1.0)].into());
     assert_eq!(
         b.run(&[xs], &ctx).unwrap_err(),
-        kiln_core::flow::FlowError::Cancelled
+        kiln_lower::flow::FlowError::Cancelled
     );
     // The wrong number of args is refused, naming both counts.
     let e = b.run(&[], &EvalContext::new()).unwrap_err().to_string();

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use kiln_core::prelude::*;
-use kiln_core::solver::{self, StepBody, StepSettings};
+use kiln_lower::solver::{self, StepBody, StepSettings};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

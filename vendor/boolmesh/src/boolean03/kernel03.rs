@@ -3,14 +3,9 @@
 
 use super::kernel02::Kernel02;
 use crate::bounds::{BPos, Query};
-use crate::{Real, Vec2, Manifold};
+use crate::{Manifold, Real, Vec2};
 
-pub fn winding03<S>(
-    mp: &Manifold<S>,
-    mq: &Manifold<S>,
-    expand: Real,
-    fwd: bool
-) -> Vec<i32> {
+pub fn winding03<S>(mp: &Manifold<S>, mq: &Manifold<S>, expand: Real, fwd: bool) -> Vec<i32> {
     let ma = if fwd { mp } else { mq };
     let mb = if fwd { mq } else { mp };
 
@@ -25,10 +20,21 @@ pub fn winding03<S>(
     };
 
     mb.collider.collision(
-        &ma.ps.iter().enumerate()
-            .map(|(i, p)| Query::Pt(BPos{id: Some(i), pos: Vec2::new(p.x, p.y)}))
+        &ma.ps
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                Query::Pt(BPos {
+                    id: Some(i),
+                    pos: Vec2::new(p.x, p.y),
+                })
+            })
             .collect::<Vec<_>>(),
-        &mut |a, b| if let Some((s, _)) = k02.op(a, b) { w03[a] += s * if fwd { 1 } else { -1 }; }
+        &mut |a, b| {
+            if let Some((s, _)) = k02.op(a, b) {
+                w03[a] += s * if fwd { 1 } else { -1 };
+            }
+        },
     );
 
     w03

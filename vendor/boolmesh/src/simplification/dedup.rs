@@ -1,9 +1,9 @@
 //--- Copyright (C) 2025 Saki Komikado <komietty@gmail.com>,
 //--- This Source Code Form is subject to the terms of the Mozilla Public License v.2.0.
 
-use std::collections::HashMap;
-use crate::{Half, Tref, Vec3, next_of};
 use super::{pair_up, tail_of, update_vid_around_star};
+use crate::{Half, Tref, Vec3, next_of};
+use std::collections::HashMap;
 
 fn dedupe_edge(
     ps: &mut Vec<Vec3>,
@@ -71,14 +71,18 @@ fn dedupe_edge(
             let p = hs[e].pair;
             hs[p].head = new_vert;
             e = next_of(p);
-            if e == start { break; }
+            if e == start {
+                break;
+            }
         }
     }
     // 3: Pinch the tail vert anyway.
     let pair = hs[hid].pair;
     let mut curr = hs[next_of(pair)].pair;
     while curr != pair {
-        if hs[curr].tail == head { break; }
+        if hs[curr].tail == head {
+            break;
+        }
         curr = hs[next_of(curr)].pair;
     }
     if curr == pair {
@@ -92,7 +96,9 @@ fn dedupe_edge(
             let p = hs[e].pair;
             hs[p].head = new_vert;
             e = next_of(p);
-            if e == bgn { break; }
+            if e == bgn {
+                break;
+            }
         }
     }
 }
@@ -101,9 +107,11 @@ pub fn dedupe_edges(
     ps: &mut Vec<Vec3>,
     hs: &mut Vec<Half>,
     ns: &mut Vec<Vec3>,
-    rs: &mut Vec<Tref>
+    rs: &mut Vec<Tref>,
 ) {
-    if hs.is_empty() { return; }
+    if hs.is_empty() {
+        return;
+    }
     loop {
         let mut local = vec![false; hs.len()];
         let mut dups = Vec::new();
@@ -111,7 +119,9 @@ pub fn dedupe_edges(
         // Process halfedges grouped by the same tail (start) vertex.
         // Use Vec for up to ~32 neighbors, then switch to a HashMap to avoid quadratic behavior.
         for hid in 0..hs.len() {
-            if local[hid] || hs[hid].tail().is_none() || hs[hid].head().is_none() { continue; }
+            if local[hid] || hs[hid].tail().is_none() || hs[hid].head().is_none() {
+                continue;
+            }
             let mut vec = Vec::<(usize, usize)>::new();
             let mut map = HashMap::<usize, usize>::new();
 
@@ -119,29 +129,55 @@ pub fn dedupe_edges(
             let mut cur = hid;
             loop {
                 local[cur] = true;
-                if hs[cur].tail().is_none() || hs[cur].head().is_none() { continue; }
+                if hs[cur].tail().is_none() || hs[cur].head().is_none() {
+                    continue;
+                }
                 let head = hs[cur].head;
                 if map.is_empty() {
-                    if let Some(p) = vec.iter_mut().find(|p| p.0 == head) { p.1 = p.1.min(cur); }
-                    else {
+                    if let Some(p) = vec.iter_mut().find(|p| p.0 == head) {
+                        p.1 = p.1.min(cur);
+                    } else {
                         vec.push((head, cur));
-                        if vec.len() > 32 { for (k, v) in vec.drain(..) { map.insert(k, v); } }
+                        if vec.len() > 32 {
+                            for (k, v) in vec.drain(..) {
+                                map.insert(k, v);
+                            }
+                        }
                     }
-                } else { map.entry(head).and_modify(|m| { if cur < *m { *m = cur; } }).or_insert(cur); }
+                } else {
+                    map.entry(head)
+                        .and_modify(|m| {
+                            if cur < *m {
+                                *m = cur;
+                            }
+                        })
+                        .or_insert(cur);
+                }
                 cur = next_of(hs[cur].pair);
-                if cur == hid { break; }
+                if cur == hid {
+                    break;
+                }
             }
 
             // 2: flag duplicates (all with the same tail/head except the minimal-index representative).
             let mut cur = hid;
             loop {
-                if hs[cur].tail().is_none() || hs[cur].head().is_none() { continue; }
+                if hs[cur].tail().is_none() || hs[cur].head().is_none() {
+                    continue;
+                }
                 let head = hs[cur].head;
-                let mini = if map.is_empty() { vec.iter().find(|p| p.0 == head).map(|p| p.1) }
-                           else { map.get(&head).copied() };
-                if mini.is_some_and(|id| id != cur) { dups.push(cur); }
+                let mini = if map.is_empty() {
+                    vec.iter().find(|p| p.0 == head).map(|p| p.1)
+                } else {
+                    map.get(&head).copied()
+                };
+                if mini.is_some_and(|id| id != cur) {
+                    dups.push(cur);
+                }
                 cur = next_of(hs[cur].pair);
-                if cur == hid { break; }
+                if cur == hid {
+                    break;
+                }
             }
         }
 
@@ -154,7 +190,9 @@ pub fn dedupe_edges(
             flag += 1;
         }
 
-        if flag == 0 { break; }
+        if flag == 0 {
+            break;
+        }
 
         #[cfg(feature = "verbose")]
         println!("{} dedup", flag);

@@ -1,32 +1,34 @@
 //--- Copyright (C) 2025 Saki Komikado <komietty@gmail.com>,
 //--- This Source Code Form is subject to the terms of the Mozilla Public License v.2.0.
 
-use crate::{Data, Real, Vec3, Half, Tref, get_aa_proj_matrix, is_ccw_2d, compute_aa_proj};
-use super::{collapse_edge, form_loops, head_of, is01_longest_2d, next_of, pair_of, pair_up, remove_if_folded, tail_of, hids_of};
+use super::{
+    collapse_edge, form_loops, head_of, hids_of, is01_longest_2d, next_of, pair_of, pair_up,
+    remove_if_folded, tail_of,
+};
+use crate::{Data, Half, Real, Tref, Vec3, compute_aa_proj, get_aa_proj_matrix, is_ccw_2d};
 
-fn record(
-    hs: &[Half],
-    ps: &[Vec3],
-    ns: &[Vec3],
-    hid: usize,
-    oft: usize,
-    tol: Real
-) -> bool {
+fn record(hs: &[Half], ps: &[Vec3], ns: &[Vec3], hid: usize, oft: usize, tol: Real) -> bool {
     let h = &hs[hid];
-    if h.pair().is_none() { return false; }
+    if h.pair().is_none() {
+        return false;
+    }
     let h0 = hid;
     let h1 = h.pair().unwrap();
 
     let n0 = hs[next_of(h0)].head;
     let n1 = hs[next_of(h1)].head;
-    if h.tail < oft && h.head < oft && n0 < oft && n1 < oft { return false; }
+    if h.tail < oft && h.head < oft && n0 < oft && n1 < oft {
+        return false;
+    }
 
     let (e0, e1, e2) = hids_of(h0);
     let p = get_aa_proj_matrix(&ns[h0 / 3]);
     let a = compute_aa_proj(&p, &ps[hs[e0].tail]);
     let b = compute_aa_proj(&p, &ps[hs[e1].tail]);
     let c = compute_aa_proj(&p, &ps[hs[e2].tail]);
-    if is_ccw_2d(&a, &b, &c, tol) > 0 || !is01_longest_2d(&a, &b, &c) { return false; }
+    if is_ccw_2d(&a, &b, &c, tol) > 0 || !is01_longest_2d(&a, &b, &c) {
+        return false;
+    }
 
     let (e0, e1, e2) = hids_of(h1);
     let p = get_aa_proj_matrix(&ns[h1 / 3]);
@@ -49,15 +51,19 @@ fn recursive_edge_swap<S: Data>(
     edges: &mut Vec<usize>,
     tol: Real,
 ) {
-    if hid >= hs.len() { return; }
+    if hid >= hs.len() {
+        return;
+    }
     let h0 = hid;
     let h1 = pair_of(hs, h0);
 
-    if hs[h0].pair().is_none() ||
-       hs[h1].pair().is_none() { return; }
+    if hs[h0].pair().is_none() || hs[h1].pair().is_none() {
+        return;
+    }
 
-    if visit[h0] == *tag &&
-       visit[h1] == *tag { return; } // avoid infinite recursion
+    if visit[h0] == *tag && visit[h1] == *tag {
+        return;
+    } // avoid infinite recursion
 
     let t0 = h0 / 3;
     let t1 = h1 / 3;
@@ -69,7 +75,9 @@ fn recursive_edge_swap<S: Data>(
     let v1 = compute_aa_proj(&pr, &ps[tail_of(hs, t0e.1)]);
     let v2 = compute_aa_proj(&pr, &ps[tail_of(hs, t0e.2)]);
 
-    if is_ccw_2d(&v0, &v1, &v2, tol) > 0 || !is01_longest_2d(&v0, &v1, &v2) { return; }
+    if is_ccw_2d(&v0, &v1, &v2, tol) > 0 || !is01_longest_2d(&v0, &v1, &v2) {
+        return;
+    }
 
     let pr = get_aa_proj_matrix(&ns[t1]);
     let u0 = compute_aa_proj(&pr, &ps[tail_of(hs, t0e.0)]);
@@ -110,7 +118,7 @@ fn recursive_edge_swap<S: Data>(
 
         // If the new edge already exists, duplicate the verts and split the mesh.
         let mut h = pair_of(hs, t1e.0);
-        let head  = head_of(hs, t1e.1);
+        let head = head_of(hs, t1e.1);
         while h != t0e.1 {
             h = next_of(h);
             if head_of(hs, h) == head {
@@ -124,7 +132,9 @@ fn recursive_edge_swap<S: Data>(
 
     // Only operate if the other triangles are not degenerate.
     if is_ccw_2d(&u1, &u0, &u3, tol) <= 0 {
-        if !is01_longest_2d(&u1, &u0, &u3) { return; }
+        if !is01_longest_2d(&u1, &u0, &u3) {
+            return;
+        }
         // Two facing, long-edge degenerates can swap.
         swap_edge();
         if (u3 - u2).length_squared() < tol * tol {
@@ -137,8 +147,9 @@ fn recursive_edge_swap<S: Data>(
             stack.extend_from_slice(&[t1e.1, t1e.0, t0e.1, t0e.0]);
         }
         return;
-    } else if is_ccw_2d(&u0, &u3, &u2, tol) <= 0 ||
-              is_ccw_2d(&u1, &u2, &u3, tol) <= 0 { return; }
+    } else if is_ccw_2d(&u0, &u3, &u2, tol) <= 0 || is_ccw_2d(&u1, &u2, &u3, tol) <= 0 {
+        return;
+    }
 
     swap_edge();
     visit[h0] = *tag;
@@ -153,9 +164,11 @@ pub fn swap_degenerates<S: Data>(
     ts: &mut [Tref],
     vs: &mut Vec<S>,
     oft: usize,
-    tol: Real
+    tol: Real,
 ) {
-    if hs.is_empty() { return; }
+    if hs.is_empty() {
+        return;
+    }
     let mut tag = 0;
     let mut _flag = 0;
     let mut buff = Vec::with_capacity(10);
@@ -169,12 +182,17 @@ pub fn swap_degenerates<S: Data>(
     for hid in rec {
         _flag += 1;
         tag += 1;
-        recursive_edge_swap(hs, ps, ns, ts, vs, hid, &mut tag, &mut visit, &mut stack, &mut buff, tol);
+        recursive_edge_swap(
+            hs, ps, ns, ts, vs, hid, &mut tag, &mut visit, &mut stack, &mut buff, tol,
+        );
         while let Some(last) = stack.pop() {
-            recursive_edge_swap(hs, ps, ns, ts, vs, last, &mut tag, &mut visit, &mut stack, &mut buff, tol);
+            recursive_edge_swap(
+                hs, ps, ns, ts, vs, last, &mut tag, &mut visit, &mut stack, &mut buff, tol,
+            );
         }
     }
     #[cfg(feature = "verbose")]
-    if _flag > 0 { println!("{} edge swapped", _flag);}
+    if _flag > 0 {
+        println!("{} edge swapped", _flag);
+    }
 }
-

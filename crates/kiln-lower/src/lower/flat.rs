@@ -1,0 +1,214 @@
+//! The flat graph being written: emitted nodes, wires between flat ports, and aliases (a port
+//! of a call, or an interface node of a body, standing for the port or constant it was bound
+//! to). Wires are resolved through the aliases only when the graph is finished, so a node may
+//! be written before the call it reads is written out.
+
+use super::PlanError;
+use kiln_core::graph::{Graph, Node, NodeId, PortRef};
+use kiln_core::value::Value;
+use std::collections::{HashMap, HashSet};
+
+/// What a flat port stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Src {
+    /// A port (an emitted node's output, or another alias).
+    Port(PortRef),
+    /// A constant.
+    Const(Value),
+    /// Nothing: an optional input left unbound.
+    Empty,
+}
+
+/// A source resolved through the aliases.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Resolved {
+    /// An output port of an emitted node.
+    Port(PortRef),
+    /// A constant.
+    Const(Value),
+    /// Nothing.
+    Empty,
+    /// A port no alias or node defines yet (a scope not yet written out).
+    Pending(PortRef),
+    /// A port that stands for itself through aliases (a call reading its own output).
+    Loop(PortRef),
+}
+
+/// Where the constants a call was given landed in the flat graph: for each site (the alias
+/// port of a body input bound to a constant), the flat inputs that hold its value, and the
+/// sites whose value the plan itself read. An edit of a site the plan did not read is a value
+/// edit of those inputs (see [`super::Live`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sites {
+    pub consumers: HashMap<PortRef, Vec<PortRef>>,
+    pub plan_read: HashSet<PortRef>,
+}
+
+/// The flat graph under construction.
+#[derive(Default)]
+pub(crate) struct Flat {
+    pub nodes: Vec<Node>,
+    index: HashMap<NodeId, usize>,
+    pub wires: Vec<(Src, PortRef)>,
+    alias: HashMap<PortRef, Src>,
+    /// Emitted nodes later taken out (the untaken side of a choice).
+    pub removed: HashSet<NodeId>,
+    /// Constant sites whose value the plan itself read (a list, a count, a condition).
+    pub plan_read: HashSet<PortRef>,
+}
+
+impl Flat {
+    /// Emit a node; ids are unique by construction (namespaced), a clash is a plan error.
+    pub fn emit(&mut self, node: Node) -> Result<(), PlanError> {
+        if self.index.contains_key(&node.id) {
+            return Err(PlanError::IdClash(node.id.to_string()));
+        }
+        self.index.insert(node.id.clone(), self.nodes.len());
+        self.nodes.push(node);
+        Ok(())
+    }
+    /// The emitted node of this id.
+    pub fn node(&self, id: &str) -> Option<&Node> {
+        self.index.get(id).map(|&i| &self.nodes[i])
+    }
+    /// Make `port` stand for `src`.
+    pub fn alias(&mut self, port: PortRef, src: Src) {
+        self.alias.insert(port, src);
+    }
+    /// A wire from `src` into `to`.
+    pub fn wire(&mut self, src: Src, to: PortRef) {
+        self.wires.push((src, to));
+    }
+    /// Follow aliases from `src`.
+    pub fn resolve(&self, src: &Src) -> Resolved {
+        self.resolve_site(src).0
+    }
+
+    /// Follow aliases from `src`; a constant comes with its site, the alias port that was
+    /// bound to it (`None` for a constant written where it is used).
+    pub fn resolve_site(&self, src: &Src) -> (Resolved, Option<PortRef>) {
+        let mut cur = src.clone();
+        let mut last: Option<PortRef> = None;
+        // Every alias is followed at most once; more means the aliases loop.
+        for _ in 0..=self.alias.len() {
+            match cur {
+                Src::Const(v) => return (Resolved::Const(v), last),
+                Src::Empty => return (Resolved::Empty, None),
+                Src::Port(p) => {
+                    if let Some(next) = self.alias.get(&p) {
+                        cur = next.clone();
+                        last = Some(p);
+                        continue;
+                    }
+                    if self.index.contains_key(&p.node) {
+                        return (Resolved::Port(p), None);
+                    }
+                    return (Resolved::Pending(p), None);
+                }
+            }
+        }
+        (
+            Resolved::Loop(last.unwrap_or_else(|| PortRef::new("", ""))),
+            None,
+        )
+    }
+
+    /// [`Flat::resolve`] for a value the plan itself decides on: a constant's site is marked
+    /// as read by the plan, so an edit of it makes a new plan.
+    pub fn read_by_plan(&mut self, src: &Src) -> Resolved {
+        let (r, site) = self.resolve_site(src);
+        if let (Resolved::Const(_), Some(site)) = (&r, site) {
+            self.plan_read.insert(site);
+        }
+        r
+    }
+
+    /// The graph of every emitted node, with every wire resolved; `Err` names the first wire
+    /// whose source is undefined.
+    pub fn finish(&self) -> Result<(Graph, Sites), PlanError> {
+        for (src, to) in &self.wires {
+            if self.removed.contains(&to.node) {
+                continue;
+            }
+            match self.resolve(src) {
+                Resolved::Pending(p) => {
+                    return Err(PlanError::Unbound {
+                        port: to.to_string(),
+                        read: p.to_string(),
+                    });
+                }
+                Resolved::Loop(p) => return Err(PlanError::AliasLoop(p.to_string())),
+                _ => {}
+            }
+        }
+        let mut sites = Sites {
+            plan_read: self.plan_read.clone(),
+            ..Sites::default()
+        };
+        let g = self.write(|id| !self.removed.contains(id), Some(&mut sites));
+        Ok((g, sites))
+    }
+
+    /// The graph of the emitted nodes `keep` holds, with the wires into them whose sources
+    /// resolve (to kept nodes, or to constants).
+    pub fn graph_of(&self, keep: impl Fn(&NodeId) -> bool) -> Graph {
+        self.write(keep, None)
+    }
+
+    fn write(&self, keep: impl Fn(&NodeId) -> bool, mut sites: Option<&mut Sites>) -> Graph {
+        let mut g = Graph::new();
+        for n in self.nodes.iter().filter(|n| keep(&n.id)) {
+            if let Ok(node) = g.add_node(n.id.clone(), &n.op) {
+                node.params = n.params.clone();
+                node.consts = n.consts.clone();
+            }
+        }
+        for (src, to) in self.wires.iter().filter(|(_, to)| keep(&to.node)) {
+            match self.resolve_site(src) {
+                (Resolved::Port(p), _) if keep(&p.node) => g.connect(p, to.clone()),
+                (Resolved::Const(v), site) => {
+                    let _ = g.set_const(&to.node, &to.port, v);
+                    if let (Some(sites), Some(site)) = (sites.as_deref_mut(), site) {
+                        sites.consumers.entry(site).or_default().push(to.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+        g
+    }
+
+    /// The emitted nodes feeding `src` (itself included), or the first pending port on the
+    /// way when the cone is not fully written yet.
+    pub fn cone_ready(&self, src: &Src, into: &HashMap<NodeId, Vec<usize>>) -> Result<(), PortRef> {
+        let mut seen: HashSet<NodeId> = HashSet::new();
+        let mut stack = Vec::new();
+        match self.resolve(src) {
+            Resolved::Port(p) => stack.push(p.node),
+            Resolved::Pending(p) | Resolved::Loop(p) => return Err(p),
+            _ => return Ok(()),
+        }
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id.clone()) {
+                continue;
+            }
+            for &w in into.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+                match self.resolve(&self.wires[w].0) {
+                    Resolved::Port(p) => stack.push(p.node),
+                    Resolved::Pending(p) | Resolved::Loop(p) => return Err(p),
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// For each emitted node, the indices of the wires into it.
+    pub fn wires_into(&self) -> HashMap<NodeId, Vec<usize>> {
+        let mut m: HashMap<NodeId, Vec<usize>> = HashMap::new();
+        for (i, (_, to)) in self.wires.iter().enumerate() {
+            m.entry(to.node.clone()).or_default().push(i);
+        }
+        m
+    }
+}
