@@ -64,6 +64,17 @@ pub(crate) struct Lowering<'d, 'r> {
     pub entity_elements: HashMap<PortRef, Vec<Src>>,
     /// Lists the plan cooked to write a node once per element.
     pub cooked_lists: HashMap<PortRef, Value>,
+    /// Values the plan cooked (by resolved port, errors left out): a later wait's cone stops
+    /// at them (see `waits::cook`).
+    pub cooked: HashMap<PortRef, Value>,
+    /// Nodes before this index were looked at by `queue_collective` (each once).
+    pub queue_scan_from: usize,
+    /// Nodes before this index gave no input to write once per element when `entities` last
+    /// looked, except those in `entity_recheck`; set back to 0 when a node is written per
+    /// element (its copies' outputs may now be lists to others).
+    pub entity_scan_from: usize,
+    /// Nodes before `entity_scan_from` that were waiting to be written per element.
+    pub entity_recheck: Vec<usize>,
     /// Whether wires into collective inputs are queued and lists into single inputs written
     /// out per element (not in a flow body, whose executor gives ports their own meaning).
     pub entity_forms: bool,
@@ -164,6 +175,10 @@ impl<'d, 'r> Lowering<'d, 'r> {
             queued: HashSet::new(),
             entity_elements: HashMap::new(),
             cooked_lists: HashMap::new(),
+            cooked: HashMap::new(),
+            queue_scan_from: 0,
+            entity_scan_from: 0,
+            entity_recheck: Vec::new(),
             entity_forms: true,
         }
     }
