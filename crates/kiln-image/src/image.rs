@@ -136,6 +136,26 @@ impl HeavyCodec for ImageCodec {
 /// [`MAX_SIDE`], but not both at once.
 pub const MAX_PIXELS: u64 = 1 << 26;
 
+/// Whether an image of `width` x `height` pixels is within [`MAX_PIXELS`]: every op that
+/// makes an image, whatever its domain, calls this (or declares [`pixels_rule`]) before it
+/// allocates the pixels. The error names the size and the limit.
+///
+/// ```
+/// use kiln_image::image::check_pixels;
+/// assert!(check_pixels(8192, 8192).is_ok());
+/// let e = check_pixels(16384, 8192).unwrap_err();
+/// assert!(e.contains("67108864"), "{e}");
+/// ```
+pub fn check_pixels(width: u64, height: u64) -> Result<(), String> {
+    let n = width.saturating_mul(height);
+    if n > MAX_PIXELS {
+        return Err(format!(
+            "an image of {width} x {height} = {n} pixels is over the limit of {MAX_PIXELS} pixels (MAX_PIXELS)"
+        ));
+    }
+    Ok(())
+}
+
 /// The rule of each of the `width` and `height` params: 0 or from 1 to [`MAX_SIDE`]; both 0
 /// (not one alone, which [`pixels_rule`] refuses) is the size of the request (see
 /// [`request_size`]).

@@ -67,6 +67,10 @@ pub enum FrameError {
         /// The folder.
         path: PathBuf,
     },
+    /// A file of the frame would replace a FIFO, a device, a socket or a link to one (or a
+    /// process's stream): refused before anything was written.
+    #[error(transparent)]
+    NotARegularFile(#[from] crate::files::NotARegularFile),
     /// Writing, linking or renaming a file failed.
     #[error("cannot {action} `{}`: {source}", path.display())]
     Io {
@@ -92,9 +96,22 @@ pub enum FrameError {
     },
 }
 
-/// Write `bytes` into a new temporary file in `dir`, flushed to the disk.
-fn stage(dir: &Path, bytes: &[u8]) -> std::io::Result<TempPath> {
-    crate::files::stage(dir, bytes, true)
+/// Write `bytes` into a new temporary file beside `target`, flushed to the disk.
+fn stage(target: &Path, bytes: &[u8]) -> std::io::Result<TempPath> {
+    crate::files::stage(target, bytes, true)
+}
+
+/// An I/O error of staging or renaming `path` as a [`FrameError`]: a refused destination
+/// as [`FrameError::NotARegularFile`].
+fn io_error(action: &'static str, path: &Path, e: std::io::Error) -> FrameError {
+    match crate::files::refusal(e) {
+        Ok(r) => FrameError::NotARegularFile(r),
+        Err(source) => FrameError::Io {
+            action,
+            path: path.to_path_buf(),
+            source,
+        },
+    }
 }
 
 /// Keep the file at `target` under a new backup name in `dir`: a hard link if the file
@@ -203,16 +220,15 @@ pub fn commit_frame(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Frame
         if !seen.insert(name.as_str()) {
             return Err(FrameError::Duplicate { name: name.clone() });
         }
+        // Before anything is written: every destination is a regular file or absent.
+        crate::files::check_destination(&dir.join(name))?;
     }
     // 1. Stage every file (dropping a TempPath deletes its file).
     let mut staged = Vec::with_capacity(files.len());
     for (name, bytes) in files {
-        let tmp = stage(dir, bytes).map_err(|source| FrameError::Io {
-            action: "write",
-            path: dir.join(name),
-            source,
-        })?;
-        staged.push((dir.join(name), tmp));
+        let target = dir.join(name);
+        let tmp = stage(&target, bytes).map_err(|e| io_error("write", &target, e))?;
+        staged.push((target, tmp));
     }
     // 2. Swap them in, one by one, keeping what each replaces.
     let mut swapped: Vec<Swapped> = Vec::with_capacity(staged.len());
@@ -225,13 +241,9 @@ pub fn commit_frame(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), Frame
                 break;
             }
         };
-        if let Err(e) = tmp.persist(&target) {
-            // `e.path` (the staged file) is deleted when it drops.
-            let cause = FrameError::Io {
-                action: "replace",
-                path: target.clone(),
-                source: e.error,
-            };
+        if let Err(e) = crate::files::persist(tmp, &target) {
+            // The staged file is deleted when it drops.
+            let cause = io_error("replace", &target, e);
             // This file's backup goes back too (a file renamed aside must return); with no
             // previous file there is nothing to undo.
             if backup.is_some() {

@@ -128,7 +128,7 @@ mod tests {
     #[test]
     fn the_names_this_process_makes_carry_its_pid() {
         let dir = tempfile::tempdir().unwrap();
-        let tmp = crate::files::temp_in(dir.path()).unwrap();
+        let tmp = crate::files::temp_for(&dir.path().join("x")).unwrap();
         let name = tmp
             .path()
             .file_name()

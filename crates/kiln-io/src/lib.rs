@@ -82,6 +82,7 @@ pub mod wav;
 pub use bake::{BakeError, BakeOptions, BakeReport, Baked, WriteReport, bake, write_baked};
 pub use cache::{CacheError, DiskCache, DiskStats};
 pub use dot::to_dot;
+pub use files::{NotARegularFile, check_destination};
 pub use frame::{FrameError, commit_frame};
 pub use graph_file::{
     GraphFile, GraphMeta, LoadError, load_graph, load_graph_bytes, load_graph_in, read_graph,

@@ -28,6 +28,10 @@ pub enum WriteError {
         #[source]
         source: std::io::Error,
     },
+    /// The destination is a FIFO, a device, a socket or a link to one (or a process's
+    /// stream): refused before anything was written.
+    #[error(transparent)]
+    NotARegularFile(#[from] crate::files::NotARegularFile),
     /// The image could not be encoded.
     #[error("cannot encode `{}`: {source}", path.display())]
     Image {
@@ -113,15 +117,21 @@ pub enum WriteError {
 
 /// Write `bytes` to `path` atomically: into a temporary file in the same folder, then
 /// renamed over `path`. On error nothing is left behind and an existing `path` is untouched.
+/// A `path` that is a FIFO, a device, a socket or a link to one is refused before anything
+/// is written ([`WriteError::NotARegularFile`]; see [`crate::check_destination`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     let io = |source| WriteError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let tmp = crate::files::stage(crate::files::folder_of(path), bytes, true).map_err(io)?;
+    let fail = |e| match crate::files::refusal(e) {
+        Ok(r) => WriteError::NotARegularFile(r),
+        Err(source) => io(source),
+    };
+    // A destination that is not a regular file is refused before anything is written.
+    let tmp = crate::files::stage(path, bytes, true).map_err(fail)?;
     // On failure the temporary file is removed when the returned handle drops.
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    crate::files::persist(tmp, path).map_err(fail)
 }
 
 /// Encode an image as an 8-bit RGBA PNG, colour sRGB-encoded (with an `sRGB` chunk) and alpha

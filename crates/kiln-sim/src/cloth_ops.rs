@@ -5,7 +5,9 @@
 
 use crate::cloth::{CLOTH_TYPE, Cloth, ClothSettings};
 use crate::image_bridge::{IMAGE_TYPE, Image};
-use crate::sim_op::{SimOp, size_params, with_size_params};
+use crate::sim_op::{
+    SimOp, image_size_params, size_params, with_image_size_params, with_size_params,
+};
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
@@ -65,7 +67,7 @@ fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
 const BANDS: [[f32; 3]; 3] = [[0.85, 0.1, 0.12], [0.95, 0.95, 0.92], [0.1, 0.2, 0.6]];
 
 fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = size_params(call)?;
+    let (w, h) = image_size_params(call)?;
     let c = call.heavy::<Cloth>(0, "a cloth")?;
     let extent = call.param_float(2)? as f32;
     let (cx, cy) = (call.param_float(3)? as f32, call.param_float(4)? as f32);
@@ -224,7 +226,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     )
     .input(InputSpec::required("cloth", CLOTH_TYPE, "the cloth"))
     .output(OutputSpec::new("out", IMAGE_TYPE, "the image"));
-    let view = with_size_params(view, 256)
+    let view = with_image_size_params(view, 256)
         .param(
             ParamSpec::new(
                 "extent",

@@ -5,7 +5,7 @@
 
 use crate::colonize::{GrowSettings, TREE_TYPE, Tree};
 use crate::image_bridge::{IMAGE_TYPE, Image};
-use crate::sim_op::{SimOp, size_params, with_size_params};
+use crate::sim_op::{SimOp, image_size_params, with_image_size_params};
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
@@ -38,7 +38,7 @@ fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
 }
 
 fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = size_params(call)?;
+    let (w, h) = image_size_params(call)?;
     let t = call.heavy::<Tree>(0, "a tree")?;
     let (extent, cy, width) = (float(call, 2)?, float(call, 3)?, float(call, 4)?);
     let mut img = Image::filled(w, h, [0.93, 0.9, 0.82, 1.0]);
@@ -164,7 +164,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     )
     .input(InputSpec::required("tree", TREE_TYPE, "the tree"))
     .output(OutputSpec::new("out", IMAGE_TYPE, "the image"));
-    let view = with_size_params(view, 256)
+    let view = with_image_size_params(view, 256)
         .param(
             ParamSpec::new(
                 "extent",

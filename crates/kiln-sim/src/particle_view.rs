@@ -9,7 +9,7 @@
 
 use crate::image_bridge::{IMAGE_TYPE, Image};
 use crate::particles::{PARTICLES_TYPE, Particles};
-use crate::sim_op::{SimOp, size_params, with_size_params};
+use crate::sim_op::{SimOp, image_size_params, with_image_size_params};
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
@@ -25,7 +25,7 @@ pub fn hue_rgb(hue: f32) -> [f32; 3] {
 }
 
 fn run_splat(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = size_params(call)?;
+    let (w, h) = image_size_params(call)?;
     let s = call.heavy::<Particles>(0, "a particle system")?;
     let extent = call.param_float(2)? as f32;
     let (cx, cy) = (call.param_float(3)? as f32, call.param_float(4)? as f32);
@@ -94,7 +94,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     ))
     .output(OutputSpec::new("out", IMAGE_TYPE, "the image"));
     let positive = Rule::between(1e-6, 1e9);
-    let splat = with_size_params(splat, 256)
+    let splat = with_image_size_params(splat, 256)
         .param(
             ParamSpec::new(
                 "extent",

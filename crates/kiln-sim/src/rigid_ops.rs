@@ -6,7 +6,7 @@
 use crate::image_bridge::{IMAGE_TYPE, Image};
 use crate::rigid::{BodyDesc, BodyShape, MAX_BODIES, MAX_SUBSTEPS, RIGID_TYPE, RigidWorld};
 use crate::rng::Rng;
-use crate::sim_op::{SimOp, size_params, with_size_params};
+use crate::sim_op::{SimOp, image_size_params, with_image_size_params};
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
 use kiln_core::record::Record;
 use kiln_core::registry::{Registry, RegistryError};
@@ -158,7 +158,7 @@ const SKY: [f32; 4] = [0.82, 0.88, 0.95, 1.0];
 const GROUND: [f32; 4] = [0.35, 0.3, 0.25, 1.0];
 
 fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = size_params(call)?;
+    let (w, h) = image_size_params(call)?;
     let world = call.heavy::<RigidWorld>(0, "a rigid-body world")?;
     let extent = call.param_float(2)? as f32;
     let (cx, cy) = (call.param_float(3)? as f32, call.param_float(4)? as f32);
@@ -364,7 +364,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     )
     .input(InputSpec::required("world", RIGID_TYPE, "the world"))
     .output(OutputSpec::new("out", IMAGE_TYPE, "the image"));
-    let view = with_size_params(view, 256)
+    let view = with_image_size_params(view, 256)
         .param(
             p(
                 "extent",

@@ -79,6 +79,23 @@ pub(crate) fn size_params(call: &OpCall<'_>) -> Result<(u32, u32), OpError> {
         })
 }
 
+/// The size of the image an op makes from its `width` and `height` params (see
+/// [`with_image_size_params`]): [`size_params`], then at most
+/// [`kiln_image::image::MAX_PIXELS`] pixels, checked before anything is allocated.
+pub(crate) fn image_size_params(call: &OpCall<'_>) -> Result<(u32, u32), OpError> {
+    let (w, h) = size_params(call)?;
+    kiln_image::image::check_pixels(u64::from(w), u64::from(h))
+        .map_err(|m| OpError::param(0, m))?;
+    Ok((w, h))
+}
+
+/// [`with_size_params`] for an op that makes an image of that size: the pair declares the
+/// image pixel limit too ([`kiln_image::image::pixels_rule`]), so validation refuses what
+/// running would.
+pub(crate) fn with_image_size_params(spec: OpSpec, side: i64) -> OpSpec {
+    with_size_params(spec, side).with_params_rule(kiln_image::image::pixels_rule)
+}
+
 /// Add the `width` and `height` params (Int, default `side`, from 1 to
 /// [`crate::grid::MAX_SIDE`]) as the op's first params.
 pub(crate) fn with_size_params(spec: OpSpec, side: i64) -> OpSpec {

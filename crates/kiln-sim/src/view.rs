@@ -22,6 +22,9 @@ fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
     }
     let (low, high) = (call.param_float(1)? as f32, call.param_float(2)? as f32);
     let span = if high != low { high - low } else { 1.0 };
+    // A grid may hold more cells than an image may hold pixels: refused before allocating.
+    kiln_image::image::check_pixels(u64::from(g.width()), u64::from(g.height()))
+        .map_err(|m| OpError::new(format!("cannot view the grid as an image: {m}")))?;
     let n = g.width() as usize * g.height() as usize;
     let mut pixels = kiln_core::memory::try_vec(n, || {
         format!("an image of {} x {} pixels", g.width(), g.height())

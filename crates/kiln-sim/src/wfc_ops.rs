@@ -57,6 +57,8 @@ fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
     let scale = call.param_int(0)?.clamp(1, 64) as u32;
     let (iw, ih) = (wave.width * 3 * scale, wave.height * 3 * scale);
     crate::grid::check_shape(iw as i64, ih as i64, 1).map_err(|m| OpError::param(0, m))?;
+    kiln_image::image::check_pixels(u64::from(iw), u64::from(ih))
+        .map_err(|m| OpError::param(0, m))?;
     let (light, dark, grey) = (
         [0.86, 0.8, 0.66, 1.0],
         [0.12, 0.1, 0.14, 1.0],

@@ -3,7 +3,7 @@
 //! sample's colours are told apart by their exact bits, in order of first appearance.
 
 use crate::image_bridge::{IMAGE_TYPE, Image};
-use crate::sim_op::{SimOp, size_params, with_size_params};
+use crate::sim_op::{SimOp, image_size_params, with_image_size_params};
 use crate::wfc_overlap::{MAX_SAMPLE, generate, learn};
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
@@ -11,7 +11,7 @@ use kiln_core::value::{Value, ValueType};
 use std::collections::HashMap;
 
 fn run(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = size_params(call)?;
+    let (w, h) = image_size_params(call)?;
     let sample = call.heavy::<Image>(0, "a sample image")?;
     if sample.pixels.len() > MAX_SAMPLE {
         return Err(OpError::input(
@@ -80,7 +80,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     ))
     .output(OutputSpec::new("out", IMAGE_TYPE, "the generated image"));
     let p = |name, ty, v, doc| ParamSpec::new(name, ty, v, doc);
-    let spec = with_size_params(spec, 32)
+    let spec = with_image_size_params(spec, 32)
         .param(
             p("n", ValueType::Int, Value::Int(3), "window side, 2 to 4")
                 .with_rule(Rule::Ints { min: 2, max: 4 }),

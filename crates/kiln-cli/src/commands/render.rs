@@ -113,6 +113,15 @@ pub(crate) fn render(
     );
     let print = fingerprint(g, reg, ticks, args.dt, args.seed, &settings, &asked);
     let state_print = state_fingerprint(g, reg, args.dt, args.seed, &settings);
+    // The files named on the command line are checked before anything is rendered: a FIFO,
+    // a device, a socket or a link to one is refused (`kiln_io::check_destination`; every
+    // write checks again).
+    for file in [args.save_state.as_deref(), args.trace_json.as_deref()]
+        .into_iter()
+        .flatten()
+    {
+        kiln_io::check_destination(file).map_err(|e| CliError(e.to_string()))?;
+    }
     let (mut journal, state) = match (args.resume, &args.load_state) {
         (true, _) => Journal::resume(&args.out, print, ticks, width, reg)?,
         (false, Some(file)) => (

@@ -40,6 +40,20 @@ pub(crate) fn fingerprint(
     h.finish_key().0
 }
 
+/// The first tick the manifest calls whole that has a file missing from `dir` (or one that
+/// is not a regular file), with that file's name.
+fn first_missing(dir: &Path, manifest: &RenderManifest) -> Option<(u64, String)> {
+    (0..manifest.whole).find_map(|t| {
+        manifest
+            .files_of(t)
+            .into_iter()
+            .find(|name| {
+                !std::fs::symlink_metadata(dir.join(name)).is_ok_and(|m| m.file_type().is_file())
+            })
+            .map(|name| (t, name))
+    })
+}
+
 /// The manifest and state of one render folder.
 pub(crate) struct Journal {
     dir: PathBuf,
@@ -89,6 +103,38 @@ impl Journal {
                  --set, --output); run without --resume to start over",
                 manifest_path(dir).display()
             )));
+        }
+        // The fingerprint covers the ticks asked for, but the manifest's own count is not
+        // to be believed because of it: a manifest edited to claim more ticks (or whole
+        // ticks) than this render asks for is refused.
+        if manifest.ticks != ticks {
+            return Err(CliError(format!(
+                "{} records a render of {} ticks, not the {ticks} asked for; run without \
+                 --resume to start over",
+                manifest_path(dir).display(),
+                manifest.ticks
+            )));
+        }
+        if let Some(bad) = manifest
+            .files
+            .iter()
+            .find(|f| f.is_empty() || f.contains(['/', '\\', '\0']) || f.starts_with('.'))
+        {
+            return Err(CliError(format!(
+                "{} names a frame file `{bad}` that is not a plain file name; run without \
+                 --resume to start over",
+                manifest_path(dir).display()
+            )));
+        }
+        let mut manifest = manifest;
+        // Ticks are whole only while their files are on disk: from the first tick with a
+        // file missing (deleted since), the render is made again.
+        if let Some((t, missing)) = first_missing(dir, &manifest) {
+            eprintln!(
+                "{} is missing: ticks from {t} on are rendered again",
+                dir.join(missing).display()
+            );
+            manifest.whole = t;
         }
         let state = read_state(dir, reg)
             .filter(|(fp, s)| *fp == fingerprint && s.tick <= manifest.whole)

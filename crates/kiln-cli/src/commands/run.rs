@@ -21,6 +21,10 @@ pub(crate) fn run(project: &mut Project, args: &EvalArgs) -> Result<ExitCode, Cl
         time: args.time,
         frame: args.frame,
     };
+    // A trace file must be a regular file or absent, refused before anything cooks or lands.
+    if let Some(file) = &args.trace_json {
+        kiln_io::check_destination(file).map_err(|e| CliError(e.to_string()))?;
+    }
     let (names, files) = OutputFiles::parse(&args.outputs, args.depth).map_err(project_error)?;
     let planned = project.plan(clock).map_err(project_error)?;
     let problems = kiln_core::validate::validate(&planned.graph, project.registry());

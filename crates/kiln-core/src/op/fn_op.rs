@@ -198,6 +198,23 @@ impl<S: sealed::Shape> FnOpBuilder<S> {
         self.spec = self.spec.param(ParamSpec::new(name, ty, default, doc));
         self.to()
     }
+    /// Add a param of the type of `default` that keeps `rule` (see [`crate::op::rule`]):
+    /// validation and every evaluator refuse a value that breaks it, with the same message,
+    /// and the body may check the same rule again (one declaration, used by all).
+    pub fn param_ruled(
+        mut self,
+        name: &'static str,
+        default: impl Into<Value>,
+        doc: &'static str,
+        rule: super::Rule,
+    ) -> FnOpBuilder<General> {
+        let default = default.into();
+        let ty = default.value_type().unwrap_or(ValueType::Any);
+        self.spec = self
+            .spec
+            .param(ParamSpec::new(name, ty, default, doc).with_rule(rule));
+        self.to()
+    }
     /// Add an output of type `ty`.
     pub fn output_of(
         mut self,

@@ -237,10 +237,15 @@ impl DiskCache {
             .parent()
             .ok_or_else(|| std::io::Error::other("entry path has no folder"))?;
         std::fs::create_dir_all(dir)?;
-        let tmp = crate::files::stage(dir, bytes, self.sync)?;
+        // The cache's own folder: a FIFO, device or link found at an entry's path is damage
+        // (refused when read); its name is removed (never written through), then the entry
+        // written, as for any other damaged entry.
+        if crate::files::check_destination(path).is_err() {
+            std::fs::remove_file(path)?;
+        }
+        let tmp = crate::files::stage(path, bytes, self.sync)?;
         // On failure the temporary file is removed when the returned handle drops.
-        tmp.persist(path).map_err(|e| e.error)?;
-        Ok(())
+        crate::files::persist(tmp, path)
     }
 }
 

@@ -11,7 +11,11 @@ use tempfile::TempPath;
 
 /// A temporary file in `path`'s folder, with the permissions a plain `File::create` gives.
 fn temp_beside(path: &Path) -> Result<(File, TempPath), WavError> {
-    let tmp = crate::files::temp_in(crate::files::folder_of(path)).map_err(io_error(path))?;
+    // A destination that is not a regular file is refused before anything is written.
+    let tmp = crate::files::temp_for(path).map_err(|e| match crate::files::refusal(e) {
+        Ok(r) => WavError::Write(r.into()),
+        Err(e) => io_error(path)(e),
+    })?;
     Ok(tmp.into_parts())
 }
 
@@ -138,7 +142,10 @@ impl StagedFile {
     pub fn commit(self) -> Result<PathBuf, WavError> {
         let StagedFile { tmp, path } = self;
         // On failure the temporary file is removed when the error's handle drops.
-        tmp.persist(&path).map_err(|e| io_error(&path)(e.error))?;
+        crate::files::persist(tmp, &path).map_err(|e| match crate::files::refusal(e) {
+            Ok(r) => WavError::Write(r.into()),
+            Err(e) => io_error(&path)(e),
+        })?;
         Ok(path)
     }
 }

@@ -6,6 +6,7 @@ mod counting;
 mod counts;
 mod entities;
 mod flow;
+mod fold_cost;
 mod generated;
 mod live;
 mod scopes;

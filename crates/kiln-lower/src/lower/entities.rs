@@ -122,19 +122,33 @@ impl<'d, 'r> Lowering<'d, 'r> {
     pub(crate) fn entities(&mut self, waits: &mut dyn Evaluator) -> Result<(), PlanError> {
         self.queue_collective()?;
         loop {
-            let into = self.flat.wires_into();
             let mut ready = Vec::new();
             let mut cook: Vec<(usize, Vec<Mapped>)> = Vec::new();
             let mut waiting: HashSet<NodeId> = HashSet::new();
-            for idx in 0..self.flat.nodes.len() {
+            // A node that gave no input to write per element stays so until a node is
+            // written per element (whose copies' outputs are lists to others): only the
+            // nodes written since the last look, and those waiting then, are looked at again.
+            let len = self.flat.nodes.len();
+            let from = self.entity_scan_from.min(len);
+            let mut look: Vec<usize> = if from == 0 {
+                vec![]
+            } else {
+                std::mem::take(&mut self.entity_recheck)
+            };
+            look.extend(from..len);
+            self.entity_scan_from = len;
+            self.entity_recheck.clear();
+            self.flat.walk(look.len());
+            for idx in look {
                 let id = self.flat.nodes[idx].id.clone();
                 if self.flat.removed.contains(&id) || self.entity_seen.contains(&id) {
                     continue;
                 }
-                let mapped = self.mapped_inputs(idx, &into);
+                let mapped = self.mapped_inputs(idx);
                 if mapped.is_empty() {
                     continue;
                 }
+                self.entity_recheck.push(idx);
                 waiting.insert(id);
                 if mapped
                     .iter()
@@ -155,6 +169,8 @@ impl<'d, 'r> Lowering<'d, 'r> {
                 for (idx, mapped) in ready {
                     self.write_each(idx, mapped)?;
                 }
+                // Lists per element now exist: look at every node again.
+                self.entity_scan_from = 0;
                 continue;
             }
             // Cook the lists whose cones hold no node still to be mapped.
@@ -163,7 +179,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
                 for m in mapped {
                     if let Elements::Cook(p) = &m.elements {
                         let s = Src::Port(p.clone());
-                        if self.cone_free_of(&s, &waiting, &into) && !needs.contains(&s) {
+                        if self.cone_free_of(&s, &waiting) && !needs.contains(&s) {
                             needs.push(s);
                         }
                     }
@@ -194,13 +210,12 @@ impl<'d, 'r> Lowering<'d, 'r> {
     /// Nodes still waiting to be written once per element (after the plan has run out of
     /// things to write, a plan error).
     pub(crate) fn entities_left(&mut self) -> Result<(), PlanError> {
-        let into = self.flat.wires_into();
         for idx in 0..self.flat.nodes.len() {
             let id = self.flat.nodes[idx].id.clone();
             if self.flat.removed.contains(&id) || self.entity_seen.contains(&id) {
                 continue;
             }
-            if !self.mapped_inputs(idx, &into).is_empty() {
+            if !self.mapped_inputs(idx).is_empty() {
                 return Err(PlanError::Scope {
                     kind: "each",
                     call: id.to_string(),
@@ -217,7 +232,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
     }
 
     /// The inputs of node `idx` that take a list element by element.
-    fn mapped_inputs(&mut self, idx: usize, into: &HashMap<NodeId, Vec<usize>>) -> Vec<Mapped> {
+    fn mapped_inputs(&mut self, idx: usize) -> Vec<Mapped> {
         let Some(spec) = self.spec_of(idx) else {
             return vec![];
         };
@@ -238,7 +253,13 @@ impl<'d, 'r> Lowering<'d, 'r> {
                 });
             }
         }
-        for &w in into.get(&node_id).map(Vec::as_slice).unwrap_or(&[]) {
+        let wires: Vec<usize> = self
+            .flat
+            .wires_into()
+            .get(&node_id)
+            .cloned()
+            .unwrap_or_default();
+        for w in wires {
             let (src, to) = self.flat.wires[w].clone();
             let Some(i) = spec.input_index(&to.port) else {
                 continue;
@@ -292,13 +313,9 @@ impl<'d, 'r> Lowering<'d, 'r> {
     }
 
     /// Whether the cone of `src` is written and holds none of `waiting`.
-    fn cone_free_of(
-        &self,
-        src: &Src,
-        waiting: &HashSet<NodeId>,
-        into: &HashMap<NodeId, Vec<usize>>,
-    ) -> bool {
-        if self.flat.cone_ready(src, into).is_err() {
+    fn cone_free_of(&self, src: &Src, waiting: &HashSet<NodeId>) -> bool {
+        let into = self.flat.wires_into();
+        if self.flat.cone_ready(src, &|_| false).is_err() {
             return false;
         }
         let mut seen: HashSet<NodeId> = HashSet::new();
@@ -489,7 +506,13 @@ impl<'d, 'r> Lowering<'d, 'r> {
     fn queue_collective(&mut self) -> Result<(), PlanError> {
         let into = self.flat.wires_into();
         let mut work: Vec<(NodeId, String, Vec<usize>)> = Vec::new();
-        for idx in 0..self.flat.nodes.len() {
+        // Each node is looked at once (it is then queued, or taken out): from where the last
+        // look stopped.
+        let from = self.queue_scan_from;
+        self.queue_scan_from = self.flat.nodes.len();
+        self.flat
+            .walk(self.flat.nodes.len() - from.min(self.flat.nodes.len()));
+        for idx in from..self.flat.nodes.len() {
             let id = self.flat.nodes[idx].id.clone();
             if self.flat.removed.contains(&id) || self.queued.contains(&id) {
                 continue;
@@ -521,6 +544,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
                 }
             }
         }
+        let rewired = !work.is_empty();
         for (id, port, mut ws) in work {
             ws.sort_by_key(|&w| queue_key(&self.flat.wires[w].0));
             let srcs: Vec<Src> = ws.iter().map(|&w| self.flat.wires[w].0.clone()).collect();
@@ -532,7 +556,9 @@ impl<'d, 'r> Lowering<'d, 'r> {
             self.flat
                 .wire(root, PortRef::new(id.clone(), port.as_str()));
         }
-        self.flat.wires.retain(|(_, to)| !to.node.is_empty());
+        if rewired {
+            self.flat.retain_wires(|(_, to)| !to.node.is_empty());
+        }
         Ok(())
     }
 

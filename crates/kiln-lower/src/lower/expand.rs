@@ -53,6 +53,9 @@ pub(crate) struct Lowering<'d, 'r> {
     pub animated: Vec<super::AnimatedParam>,
     /// Each graph written, planned once (by its address: the document outlives the plan).
     templates: HashMap<usize, std::rc::Rc<Template>>,
+    /// The nodes one copy of a graph writes at least (see [`Lowering::least_nodes`]), by its
+    /// address.
+    least: HashMap<usize, u64>,
     /// Nodes already written once per element, or copies of one (see `entities`).
     pub entity_seen: HashSet<NodeId>,
     /// Nodes whose collective inputs are queued.
@@ -61,6 +64,17 @@ pub(crate) struct Lowering<'d, 'r> {
     pub entity_elements: HashMap<PortRef, Vec<Src>>,
     /// Lists the plan cooked to write a node once per element.
     pub cooked_lists: HashMap<PortRef, Value>,
+    /// Values the plan cooked (by resolved port, errors left out): a later wait's cone stops
+    /// at them (see `waits::cook`).
+    pub cooked: HashMap<PortRef, Value>,
+    /// Nodes before this index were looked at by `queue_collective` (each once).
+    pub queue_scan_from: usize,
+    /// Nodes before this index gave no input to write once per element when `entities` last
+    /// looked, except those in `entity_recheck`; set back to 0 when a node is written per
+    /// element (its copies' outputs may now be lists to others).
+    pub entity_scan_from: usize,
+    /// Nodes before `entity_scan_from` that were waiting to be written per element.
+    pub entity_recheck: Vec<usize>,
     /// Whether wires into collective inputs are queued and lists into single inputs written
     /// out per element (not in a flow body, whose executor gives ports their own meaning).
     pub entity_forms: bool,
@@ -156,10 +170,15 @@ impl<'d, 'r> Lowering<'d, 'r> {
             outputs: Vec::new(),
             animated: Vec::new(),
             templates: HashMap::new(),
+            least: HashMap::new(),
             entity_seen: HashSet::new(),
             queued: HashSet::new(),
             entity_elements: HashMap::new(),
             cooked_lists: HashMap::new(),
+            cooked: HashMap::new(),
+            queue_scan_from: 0,
+            entity_scan_from: 0,
+            entity_recheck: Vec::new(),
             entity_forms: true,
         }
     }
@@ -187,6 +206,58 @@ impl<'d, 'r> Lowering<'d, 'r> {
         let t = std::rc::Rc::new(Template::of(doc, self.registry));
         self.templates.insert(at, t.clone());
         t
+    }
+
+    /// The nodes one copy of `top` writes at least: its plain nodes and, through each call
+    /// written once in place (`Scope::Once`), those of the graph it calls (a `for`, `fold` or
+    /// `step`, or a call of a flow graph, counts nothing here: its copies are checked as they
+    /// are written, a flow body is its own plan). Counted
+    /// before anything is written, so a graph that calls another twice, which calls another
+    /// twice, and so on, is refused from its count, not after millions of nodes. Saturating;
+    /// kept per graph; a worklist, no recursion (a loop of calls, which loading refuses,
+    /// counts nothing).
+    pub fn least_nodes(&mut self, top: &Document) -> u64 {
+        let key = |d: &Document| d as *const Document as usize;
+        let once = |d: &Document| -> Vec<*const Document> {
+            d.calls
+                .values()
+                .filter(|c| matches!(c.scope, Scope::Once) && c.asset.doc.flow.is_none())
+                .map(|c| &c.asset.doc as *const Document)
+                .collect()
+        };
+        let mut stack: Vec<&Document> = vec![top];
+        let mut opened: HashSet<usize> = HashSet::new();
+        while let Some(&doc) = stack.last() {
+            let k = key(doc);
+            if self.least.contains_key(&k) {
+                stack.pop();
+                continue;
+            }
+            let callees: Vec<&Document> = doc
+                .calls
+                .values()
+                .filter(|c| matches!(c.scope, Scope::Once) && c.asset.doc.flow.is_none())
+                .map(|c| &c.asset.doc)
+                .filter(|d| !self.least.contains_key(&key(d)))
+                .collect();
+            if !callees.is_empty() && opened.insert(k) {
+                stack.extend(callees);
+                continue;
+            }
+            let t = self.template(doc);
+            let plain = t
+                .class
+                .iter()
+                .filter(|c| matches!(c, Class::Plain { .. }))
+                .count() as u64;
+            let called = once(doc)
+                .into_iter()
+                .map(|d| self.least.get(&(d as usize)).copied().unwrap_or(0))
+                .fold(0u64, u64::saturating_add);
+            self.least.insert(k, plain.saturating_add(called));
+            stack.pop();
+        }
+        self.least.get(&key(top)).copied().unwrap_or(0)
     }
 
     /// Write one frame: its nodes, its wires, and a frame (or scope) per call in it.
@@ -389,6 +460,20 @@ impl<'d, 'r> Lowering<'d, 'r> {
                 depth,
                 limit: self.limits.max_depth,
             });
+        }
+        // Count first, then write: the nodes already written and those this call will
+        // write at least must fit the limit.
+        if matches!(call.scope, Scope::Once) && asset.doc.flow.is_none() {
+            let size = (self.flat.nodes.len() as u64).saturating_add(self.least_nodes(&asset.doc));
+            if size > self.limits.max_nodes {
+                return Err(PlanError::TooLarge {
+                    what: "plan",
+                    call: cid,
+                    size,
+                    unit: "nodes",
+                    limit: self.limits.max_nodes,
+                });
+            }
         }
         let reserved = scope_inputs(&call.scope);
         for (port, src) in binds.iter_mut() {

@@ -6,6 +6,7 @@
 use super::PlanError;
 use kiln_core::graph::{Graph, Node, NodeId, PortRef};
 use kiln_core::value::Value;
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
 /// What a flat port stands for.
@@ -55,6 +56,12 @@ pub(crate) struct Flat {
     pub removed: HashSet<NodeId>,
     /// Constant sites whose value the plan itself read (a list, a count, a condition).
     pub plan_read: HashSet<PortRef>,
+    /// For each node, the indices of the wires into it, kept as wires are added (so no
+    /// step of the plan rebuilds it from every wire).
+    into: HashMap<NodeId, Vec<usize>>,
+    /// Nodes and wires visited by walks over the graph being written: the plan's own work,
+    /// counted so a test can tell that it grows with what is written, no faster.
+    pub walked: Cell<u64>,
 }
 
 impl Flat {
@@ -77,7 +84,23 @@ impl Flat {
     }
     /// A wire from `src` into `to`.
     pub fn wire(&mut self, src: Src, to: PortRef) {
+        self.into
+            .entry(to.node.clone())
+            .or_default()
+            .push(self.wires.len());
         self.wires.push((src, to));
+    }
+    /// Keep only the wires `keep` holds (the index of wires into nodes is made again).
+    pub fn retain_wires(&mut self, keep: impl FnMut(&(Src, PortRef)) -> bool) {
+        self.wires.retain(keep);
+        self.into.clear();
+        for (i, (_, to)) in self.wires.iter().enumerate() {
+            self.into.entry(to.node.clone()).or_default().push(i);
+        }
+    }
+    /// Count `n` more nodes or wires visited (see [`Flat::walked`]).
+    pub fn walk(&self, n: usize) {
+        self.walked.set(self.walked.get() + n as u64);
     }
     /// Follow aliases from `src`.
     pub fn resolve(&self, src: &Src) -> Resolved {
@@ -149,12 +172,6 @@ impl Flat {
         Ok((g, sites))
     }
 
-    /// The graph of the emitted nodes `keep` holds, with the wires into them whose sources
-    /// resolve (to kept nodes, or to constants).
-    pub fn graph_of(&self, keep: impl Fn(&NodeId) -> bool) -> Graph {
-        self.write(keep, None)
-    }
-
     fn write(&self, keep: impl Fn(&NodeId) -> bool, mut sites: Option<&mut Sites>) -> Graph {
         let mut g = Graph::new();
         for n in self.nodes.iter().filter(|n| keep(&n.id)) {
@@ -178,12 +195,14 @@ impl Flat {
         g
     }
 
-    /// The emitted nodes feeding `src` (itself included), or the first pending port on the
-    /// way when the cone is not fully written yet.
-    pub fn cone_ready(&self, src: &Src, into: &HashMap<NodeId, Vec<usize>>) -> Result<(), PortRef> {
+    /// Whether the emitted nodes feeding `src` (itself included) are all written: `Err` names
+    /// the first pending port on the way. The walk stops at ports `known` holds (values
+    /// already cooked, whose cones were written).
+    pub fn cone_ready(&self, src: &Src, known: &dyn Fn(&PortRef) -> bool) -> Result<(), PortRef> {
         let mut seen: HashSet<NodeId> = HashSet::new();
         let mut stack = Vec::new();
         match self.resolve(src) {
+            Resolved::Port(p) if known(&p) => return Ok(()),
             Resolved::Port(p) => stack.push(p.node),
             Resolved::Pending(p) | Resolved::Loop(p) => return Err(p),
             _ => return Ok(()),
@@ -192,8 +211,11 @@ impl Flat {
             if !seen.insert(id.clone()) {
                 continue;
             }
-            for &w in into.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+            self.walk(1);
+            for &w in self.into.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+                self.walk(1);
                 match self.resolve(&self.wires[w].0) {
+                    Resolved::Port(p) if known(&p) => {}
                     Resolved::Port(p) => stack.push(p.node),
                     Resolved::Pending(p) | Resolved::Loop(p) => return Err(p),
                     _ => {}
@@ -203,12 +225,73 @@ impl Flat {
         Ok(())
     }
 
-    /// For each emitted node, the indices of the wires into it.
-    pub fn wires_into(&self) -> HashMap<NodeId, Vec<usize>> {
-        let mut m: HashMap<NodeId, Vec<usize>> = HashMap::new();
-        for (i, (_, to)) in self.wires.iter().enumerate() {
-            m.entry(to.node.clone()).or_default().push(i);
+    /// The graph of the cones of `ports`: the emitted nodes feeding them, with the wires into
+    /// them resolved, except that a port `known` has a value for is not walked past: its
+    /// value is written as a constant where it is read (not into the nodes `wired` names,
+    /// whose inputs must stay wires: a latch's). Visits only the cone.
+    pub fn cone_graph(
+        &self,
+        ports: &[PortRef],
+        known: &HashMap<PortRef, Value>,
+        wired: &dyn Fn(&Node) -> bool,
+    ) -> Graph {
+        let keeps_wires = |id: &NodeId| self.node(id).is_some_and(wired);
+        let mut keep: HashSet<NodeId> = HashSet::new();
+        let mut stack: Vec<NodeId> = ports.iter().map(|p| p.node.clone()).collect();
+        while let Some(id) = stack.pop() {
+            if !keep.insert(id.clone()) {
+                continue;
+            }
+            self.walk(1);
+            let wires_stay = keeps_wires(&id);
+            for &w in self.into.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+                self.walk(1);
+                if let Resolved::Port(p) = self.resolve(&self.wires[w].0)
+                    && (wires_stay || !known.contains_key(&p))
+                {
+                    stack.push(p.node);
+                }
+            }
         }
-        m
+        // In the order they were emitted, as the whole graph has them.
+        let mut order: Vec<usize> = keep
+            .iter()
+            .filter_map(|id| self.index.get(id).copied())
+            .collect();
+        order.sort_unstable();
+        let mut g = Graph::new();
+        for &i in &order {
+            let n = &self.nodes[i];
+            if let Ok(node) = g.add_node(n.id.clone(), &n.op) {
+                node.params = n.params.clone();
+                node.consts = n.consts.clone();
+            }
+        }
+        for &i in &order {
+            let id = &self.nodes[i].id;
+            let wires_stay = keeps_wires(id);
+            for &w in self.into.get(id).map(Vec::as_slice).unwrap_or(&[]) {
+                let (src, to) = &self.wires[w];
+                match self.resolve(src) {
+                    Resolved::Port(p) => match known.get(&p).filter(|_| !wires_stay) {
+                        Some(v) => {
+                            let _ = g.set_const(&to.node, &to.port, v.clone());
+                        }
+                        None if keep.contains(&p.node) => g.connect(p, to.clone()),
+                        None => {}
+                    },
+                    Resolved::Const(v) => {
+                        let _ = g.set_const(&to.node, &to.port, v);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        g
+    }
+
+    /// For each emitted node, the indices of the wires into it.
+    pub fn wires_into(&self) -> &HashMap<NodeId, Vec<usize>> {
+        &self.into
     }
 }

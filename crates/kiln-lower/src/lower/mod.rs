@@ -93,6 +93,9 @@ pub struct Lowered {
     pub animated: Vec<AnimatedParam>,
     /// Where the constants calls were given landed (for value edits in place).
     pub(crate) sites: flat::Sites,
+    /// Nodes and wires the plan's walks visited while writing the graph: a measure of its
+    /// own work, which grows with what it writes (a fold's passes, say), no faster.
+    pub walked: u64,
 }
 
 /// Write `doc` out at context `ctx` (whose graph inputs the plan may read). Values the plan
@@ -152,6 +155,7 @@ pub(crate) fn lower_body(
         clock: l.clock,
         animated: std::mem::take(&mut l.animated),
         sites,
+        walked: l.flat.walked.get(),
     })
 }
 

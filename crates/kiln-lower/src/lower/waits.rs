@@ -8,10 +8,10 @@ use super::flat::{Resolved, Src};
 use super::scopes::copy_id;
 use crate::doc::{Asset, Document, FoldScope, ForScope, Until};
 use kiln_core::eval::{ErrorPolicy, Evaluator, Request};
-use kiln_core::graph::{Graph, NodeId, PortRef};
+use kiln_core::graph::{Graph, PortRef};
 use kiln_core::op::Role;
 use kiln_core::value::Value;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// A scope waiting on values.
 pub(crate) enum Pending<'d> {
@@ -139,13 +139,13 @@ impl<'d> Lowering<'d, '_> {
                 }
                 return Ok(());
             }
-            let into = self.flat.wires_into();
             let mut ready = Vec::new();
             let mut blocked = None;
+            let known = |p: &PortRef| self.cooked.contains_key(p);
             for (i, p) in self.pending.iter().enumerate() {
                 let mut ok = true;
                 for s in self.needs(p)? {
-                    if let Err(port) = self.flat.cone_ready(&s, &into) {
+                    if let Err(port) = self.flat.cone_ready(&s, &known) {
                         ok = false;
                         blocked.get_or_insert((i, port));
                     }
@@ -170,35 +170,62 @@ impl<'d> Lowering<'d, '_> {
             }
             taken.reverse();
             let mut needs = Vec::new();
+            let mut extra = Vec::new();
             for p in &taken {
                 needs.extend(self.needs(p)?);
+                // A fold stopped by an output cooks its pass's state too: the next pass reads
+                // it, and its cone then stops there (each pass costs its own nodes, not all
+                // the passes before it).
+                if let Pending::FoldStop {
+                    cid, scope, pass, ..
+                } = p
+                    && matches!(scope.until, Some(Until::Output(_)))
+                {
+                    for (_, o) in &scope.state {
+                        extra.push(Src::Port(PortRef::new(copy_id(cid, *pass), o)));
+                    }
+                }
             }
-            let answers = self.cook(&needs, waits);
+            let answers = self.cook_with(&needs, &extra, waits);
             for p in taken {
                 self.resume(p, &answers)?;
             }
         }
     }
 
-    /// Cook the ports among `needs` (constants need no cooking): one request over the cones.
+    /// Cook the ports among `needs` (constants need no cooking): one request over the cones,
+    /// which stop at the ports cooked before (their values are kept in `cooked` and written
+    /// as constants; a port cooked before is answered from there).
     pub(crate) fn cook(
         &mut self,
         needs: &[Src],
         waits: &mut dyn Evaluator,
     ) -> HashMap<PortRef, Value> {
-        let mut ports: Vec<PortRef> = Vec::new();
-        for s in needs {
-            if let Resolved::Port(p) = self.flat.resolve(s)
-                && !ports.contains(&p)
-            {
-                ports.push(p);
+        self.cook_with(needs, &[], waits)
+    }
+
+    /// [`Lowering::cook`], cooking `extra` too in the same request: values kept for the
+    /// waits to come, which the plan does not decide on now (not reported as waits).
+    pub(crate) fn cook_with(
+        &mut self,
+        needs: &[Src],
+        extra: &[Src],
+        waits: &mut dyn Evaluator,
+    ) -> HashMap<PortRef, Value> {
+        let resolved = |l: &Self, list: &[Src]| -> Vec<PortRef> {
+            let mut out: Vec<PortRef> = Vec::new();
+            for s in list {
+                if let Resolved::Port(p) = l.flat.resolve(s)
+                    && !out.contains(&p)
+                {
+                    out.push(p);
+                }
             }
-        }
+            out
+        };
+        let asked = resolved(self, needs);
         let mut answers = HashMap::new();
-        if ports.is_empty() {
-            return answers;
-        }
-        for p in &ports {
+        for p in &asked {
             let is_input = self
                 .flat
                 .node(&p.node)
@@ -215,12 +242,30 @@ impl<'d> Lowering<'d, '_> {
                 }
             }
         }
+        let mut ports: Vec<PortRef> = Vec::new();
+        for p in asked.into_iter().chain(resolved(self, extra)) {
+            if ports.contains(&p) || answers.contains_key(&p) {
+                continue;
+            }
+            match self.cooked.get(&p) {
+                Some(v) => {
+                    answers.insert(p, v.clone());
+                }
+                None => ports.push(p),
+            }
+        }
+        if ports.is_empty() {
+            return answers;
+        }
         let graph = self.cone_graph(&ports);
         let names: Vec<String> = ports.iter().map(|p| p.to_string()).collect();
         let request = Request::new(names.clone()).with_errors(ErrorPolicy::Propagate);
         match waits.evaluate(&graph, &request, self.ctx) {
             Ok(out) => {
                 for (p, (_, v)) in ports.into_iter().zip(out.values) {
+                    if !matches!(v, Value::Error(_)) {
+                        self.cooked.insert(p.clone(), v.clone());
+                    }
                     answers.insert(p, v);
                 }
             }
@@ -234,22 +279,13 @@ impl<'d> Lowering<'d, '_> {
         answers
     }
 
-    /// The emitted nodes in the cones of `ports`, with their resolved wires.
+    /// The emitted nodes in the cones of `ports`, with their resolved wires, stopping at the
+    /// ports cooked before (see [`super::flat::Flat::cone_graph`]).
     fn cone_graph(&self, ports: &[PortRef]) -> Graph {
-        let into = self.flat.wires_into();
-        let mut keep: HashSet<NodeId> = HashSet::new();
-        let mut stack: Vec<NodeId> = ports.iter().map(|p| p.node.clone()).collect();
-        while let Some(id) = stack.pop() {
-            if !keep.insert(id.clone()) {
-                continue;
-            }
-            for &w in into.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
-                if let Resolved::Port(p) = self.flat.resolve(&self.flat.wires[w].0) {
-                    stack.push(p.node);
-                }
-            }
-        }
-        self.flat.graph_of(|id| keep.contains(id))
+        let registry = self.registry;
+        let delay =
+            |n: &kiln_core::graph::Node| registry.get(&n.op).is_some_and(|o| o.spec().delay);
+        self.flat.cone_graph(ports, &self.cooked, &delay)
     }
 
     /// The answer for one need.
@@ -350,6 +386,16 @@ impl<'d> Lowering<'d, '_> {
                     },
                     _ => values.chunks(2).all(|pair| pair[0].same_bits(&pair[1])),
                 };
+                // The state the pass before left is read by no later pass: its values are
+                // not kept (only the last pass's are, for the next).
+                if pass > 0 {
+                    for (_, o) in &scope.state {
+                        let before = Src::Port(PortRef::new(copy_id(&cid, pass - 1), o));
+                        if let Resolved::Port(p) = self.flat.resolve(&before) {
+                            self.cooked.remove(&p);
+                        }
+                    }
+                }
                 let passes = pass + 1;
                 let how = match &scope.until {
                     Some(Until::Output(o)) => o.clone(),

@@ -8,9 +8,17 @@ use crate::edit::{copy, packed, restructure, scatter, simplify, subdivide};
 use crate::geometry::Mesh;
 use crate::value::MESH_TYPE;
 use kiln_core::list_type::list_of;
-use kiln_core::op::{FnOp, InputSpec, OpError};
+use kiln_core::op::{FnOp, InputSpec, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::Value;
+
+/// Times `mesh.subdivide` subdivides.
+const SUBDIVIDE_LEVELS: Rule = Rule::Ints { min: 0, max: 8 };
+/// Points `mesh.scatter` is asked for.
+const SCATTER_COUNT: Rule = Rule::Ints {
+    min: 0,
+    max: 10_000_000,
+};
 
 /// Register the ops of this file.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
@@ -18,11 +26,11 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         FnOp::new("mesh.subdivide", "Subdivision surface: Catmull–Clark (any polygons, quads out) or Loop (triangles), `levels` times.")
             .required("mesh", MESH_TYPE, "the mesh")
             .param("scheme", "catmull-clark", "catmull-clark or loop")
-            .param("levels", 1i64, "times to subdivide (0 to 8; the size limit applies)")
+            .param_ruled("levels", 1i64, "times to subdivide (0 to 8; the size limit applies)", SUBDIVIDE_LEVELS)
             .output_of("out", MESH_TYPE, "the subdivided mesh")
             .run(|call, out| {
                 let scheme = choice(call, 0, &["catmull-clark", "loop"])?;
-                let levels = count(call, 1, 0, 8)?;
+                let levels = count(call, 1, SUBDIVIDE_LEVELS)?;
                 let input = mesh(call, 0)?;
                 // The first level reads the input in place; later levels read the last.
                 let mut m: Option<Mesh> = None;
@@ -175,11 +183,11 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         FnOp::new("mesh.scatter", "Seeded points on the surface, area-weighted, no two nearer than `min_distance`; each with its face's `N`.")
             .required("mesh", MESH_TYPE, "the surface")
             .input("min_distance", 0.0, "the least distance between two points (0: any)")
-            .param("count", 100i64, "points asked for (0 to 10000000; fewer when the distance leaves no room)")
+            .param_ruled("count", 100i64, "points asked for (0 to 10000000; fewer when the distance leaves no room)", SCATTER_COUNT)
             .param("seed", 0i64, "the seed")
             .output_of("out", MESH_TYPE, "the points")
             .run(|call, out| {
-                let n = count(call, 0, 0, 10_000_000)?;
+                let n = count(call, 0, SCATTER_COUNT)?;
                 let m = scatter::scatter(call.node, mesh(call, 0)?, n, seed(call, 1)?, float(call, 1)?)?;
                 put(out, m);
                 Ok(())

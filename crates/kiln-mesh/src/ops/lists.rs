@@ -9,10 +9,16 @@ use crate::edit::segments::{MAX_SIDES, MIN_SIDES, segments_mesh};
 use crate::value::MESH_TYPE;
 use glam::{Quat, Vec3, Vec4};
 use kiln_core::list_type::list_of;
-use kiln_core::op::{FnOp, OpError};
+use kiln_core::op::{FnOp, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 use kiln_std::lists::MAX_LIST_LEN;
+
+/// Sides of a tube's cross-section in `mesh.segments`.
+const TUBE_SIDES: Rule = Rule::Ints {
+    min: MIN_SIDES as i64,
+    max: MAX_SIDES as i64,
+};
 
 /// Refuse a list of `n` elements at input `i` (or made for output, `i` `None`) over
 /// [`MAX_LIST_LEN`].
@@ -133,10 +139,11 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             "the segments, [x0, y0, x1, y1] each",
         )
         .input("radius", 0.0, "the tubes' radius (0: polylines)")
-        .param(
+        .param_ruled(
             "sides",
             6i64,
             "sides of a tube's cross-section (3 to 64)",
+            TUBE_SIDES,
         )
         .output_of("out", MESH_TYPE, "the polylines or tubes, as one mesh")
         .run(|call, out| {
@@ -148,7 +155,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                     format!("expected a finite radius of 0 or more, found {radius}"),
                 ));
             }
-            let sides = super::ports::count(call, 0, MIN_SIDES as i64, MAX_SIDES as i64)?;
+            let sides = super::ports::count(call, 0, TUBE_SIDES)?;
             let segs = items
                 .iter()
                 .enumerate()

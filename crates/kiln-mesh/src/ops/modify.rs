@@ -8,7 +8,10 @@ use crate::edit::by_attribute::{self, DrivingAttributes};
 use crate::edit::{deform, normals, restructure, uv};
 use crate::value::MESH_TYPE;
 use glam::{Affine3A, EulerRot, Quat};
-use kiln_core::op::{FnOp, OpError};
+use kiln_core::op::{FnOp, OpError, Rule};
+
+/// Noise layers of `mesh.displace`.
+const OCTAVES: Rule = Rule::Ints { min: 1, max: 12 };
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::Value;
 
@@ -81,12 +84,12 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             .required("mesh", MESH_TYPE, "the mesh")
             .input("amplitude", 0.2, "the largest push, about")
             .input("frequency", 2.0, "noise features per unit")
-            .param("octaves", 4i64, "noise layers (1 to 12)")
+            .param_ruled("octaves", 4i64, "noise layers (1 to 12)", OCTAVES)
             .param("seed", 0i64, "the noise's seed")
             .output_of("out", MESH_TYPE, OUT)
             .run(|call, out| {
                 let mut m = mesh(call, 0)?.clone();
-                let oct = count(call, 0, 1, 12)?;
+                let oct = count(call, 0, OCTAVES)?;
                 deform::displace(&mut m, float(call, 1)?, float(call, 2)?, oct, seed(call, 1)?);
                 put(out, m);
                 Ok(())

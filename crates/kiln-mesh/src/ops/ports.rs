@@ -2,7 +2,7 @@
 
 use crate::geometry::Mesh;
 use glam::{Vec2, Vec3};
-use kiln_core::op::{OpCall, OpError};
+use kiln_core::op::{OpCall, OpError, Rule, RuleEnv};
 use kiln_core::value::Value;
 
 /// Input `i` as a mesh.
@@ -90,16 +90,14 @@ pub(crate) fn float(call: &OpCall<'_>, i: usize) -> Result<f32, OpError> {
     call.float(i).map(|x| x as f32)
 }
 
-/// Param `i` as a count from `min` to `max`, or an error naming the param and the range.
-pub(crate) fn count(call: &OpCall<'_>, i: usize, min: i64, max: i64) -> Result<u32, OpError> {
+/// Param `i` as a count that keeps `rule` (an int range), the rule the op declares for
+/// the param (see [`kiln_core::op::rule`]): the same check, with the same message, as
+/// validation and the evaluators apply, for the callers that run the body directly.
+pub(crate) fn count(call: &OpCall<'_>, i: usize, rule: Rule) -> Result<u32, OpError> {
     let n = call.param_int(i)?;
-    if n < min || n > max {
-        return Err(OpError::param(
-            i,
-            format!("expected {min} to {max}, found {n}"),
-        ));
-    }
-    Ok(n as u32)
+    rule.check(&Value::Int(n), &RuleEnv::default())
+        .map_err(|e| OpError::param(i, e.to_string()))?;
+    u32::try_from(n).map_err(|_| OpError::param(i, format!("expected a count, found {n}")))
 }
 
 /// Param `i` as a seed (any integer, its bits kept).
