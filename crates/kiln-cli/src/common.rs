@@ -7,21 +7,7 @@ use kiln_core::prelude::*;
 use kiln_std::graph_io::{INPUT_PREFIX, OUTPUT_OP};
 use std::path::Path;
 
-/// A failure the CLI reports as `error: ...` and exit code 1.
-#[derive(Debug)]
-pub struct CliError(pub(crate) String);
-
-impl std::fmt::Display for CliError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl From<String> for CliError {
-    fn from(s: String) -> Self {
-        CliError(s)
-    }
-}
+pub(crate) use crate::error::CliError;
 
 /// The error of a [`kiln::Project`] call as the command reports it: a graph's validation
 /// problems are printed first, one a line, each naming its node and port.

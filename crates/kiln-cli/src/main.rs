@@ -2,6 +2,7 @@
 //!
 //! [`cli`] parses the command line ([`args`]) and dispatches to one module per command
 //! ([`commands`]); [`common`], [`evaluator`] and [`report`] hold what several commands share,
+//! [`error`] the error they all report,
 //! and [`stdout`] how output reaches a pipe that may close. Opening, planning, cooking and
 //! writing a graph are the `kiln` crate's ([`kiln::Project`]); the ops a graph may use are
 //! [`kiln::registry`].
@@ -10,6 +11,7 @@ mod args;
 mod cli;
 mod commands;
 mod common;
+mod error;
 mod evaluator;
 mod folder_style;
 mod output_colour;

@@ -163,7 +163,7 @@ pub(crate) fn flow_traces(
     g: &kiln_core::graph::Graph,
     print: bool,
     json: Option<&std::path::Path>,
-) -> Result<(), crate::common::CliError> {
+) -> Result<(), crate::error::CliError> {
     if !print && json.is_none() {
         return Ok(());
     }
@@ -182,7 +182,7 @@ pub(crate) fn show_traces(
     )],
     print: bool,
     json: Option<&std::path::Path>,
-) -> Result<(), crate::common::CliError> {
+) -> Result<(), crate::error::CliError> {
     if print {
         if traces.is_empty() {
             eprintln!("trace: no flow graph ran");
@@ -198,7 +198,7 @@ pub(crate) fn show_traces(
     }
     if let Some(path) = json {
         kiln_io::trace_file::write_trace(path, traces).map_err(|e| {
-            crate::common::CliError(format!("cannot write the trace to {}: {e}", path.display()))
+            crate::error::CliError(format!("cannot write the trace to {}: {e}", path.display()))
         })?;
     }
     Ok(())

@@ -426,3 +426,43 @@ fn an_edit_to_a_16k_square_fill_is_an_error_and_watch_goes_on() {
     assert!(third.starts_with("frame 1:"), "{third}");
     assert_eq!(w.exit_code(), Some(0));
 }
+
+#[test]
+fn an_image_file_given_with_set_is_an_input_value_not_a_default() {
+    // `kiln watch --set photo=@file.png` failed with "param `default`: expected one of:
+    // name" for image, mesh and audio inputs, while `kiln run` took the same `--set`.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut img = image::RgbaImage::new(3, 2);
+    for (x, _, px) in img.enumerate_pixels_mut() {
+        *px = image::Rgba([if x == 0 { 255 } else { 0 }, 0, 0, 255]);
+    }
+    img.save(d.join("photo.png")).unwrap();
+    std::fs::write(
+        d.join("g.json"),
+        r#"{"kiln": 1,
+  "inputs": {"photo": {"type": "image"}},
+  "nodes": {"inv": {"op": "image.invert", "inputs": {"image": "photo"}}},
+  "outputs": {"inverted": "inv.out"}}"#,
+    )
+    .unwrap();
+    let w = Watch::start(
+        &[
+            "g.json",
+            "--out",
+            "live",
+            "--set",
+            "photo=@photo.png",
+            "--max-presents",
+            "1",
+        ],
+        d,
+    );
+    let line = w.line();
+    assert!(line.contains("cooked"), "{line}");
+    assert_eq!(w.exit_code(), Some(0));
+    let back = image::open(d.join("live/inverted.png")).unwrap().to_rgba8();
+    assert_eq!(back.dimensions(), (3, 2));
+    assert_eq!(back.get_pixel(0, 0).0, [0, 255, 255, 255]);
+    assert_eq!(back.get_pixel(2, 1).0, [255, 255, 255, 255]);
+}

@@ -11,10 +11,15 @@
 //!   length the header declares, and at most one byte more than that is ever read, so a file
 //!   that grows meanwhile is caught rather than followed.
 
-use crate::cache::{HEADER_LEN, MAGIC};
 use std::fs::{File, FileType, Metadata};
 use std::io::Read;
 use std::path::Path;
+
+/// The first 8 bytes of every entry file (`01` is the format version).
+pub const MAGIC: [u8; 8] = *b"KILNCV01";
+
+/// The size of an entry file's header (magic, length, checksum, key).
+pub const HEADER_LEN: usize = 48;
 
 /// Whether an entry file may be a symbolic link (to a regular file).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -112,10 +112,14 @@ pub(crate) fn folder_of(path: &Path) -> &Path {
 /// How many random characters a temporary name holds after the pid.
 pub(crate) const RANDOM_LEN: usize = 6;
 
+/// The start of every temporary name: `.kiln-`, then the pid (see [`crate::leftovers`],
+/// which removes those of stopped processes).
+pub(crate) const TEMP_PREFIX: &str = ".kiln-";
+
 /// The start of every temporary name this process makes: `.kiln-<pid>-`.
 fn temp_prefix() -> &'static str {
     static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    PREFIX.get_or_init(|| format!("{}{}-", crate::leftovers::PREFIX, std::process::id()))
+    PREFIX.get_or_init(|| format!("{TEMP_PREFIX}{}-", std::process::id()))
 }
 
 /// A builder for Kiln's temporary names: `.kiln-<pid>-<random><suffix>`, where `<pid>` is

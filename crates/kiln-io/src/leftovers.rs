@@ -30,11 +30,8 @@
 //! assert_eq!(leftover_pid("frame.tmp"), None);
 //! ```
 
-use crate::files::RANDOM_LEN;
+use crate::files::{RANDOM_LEN, TEMP_PREFIX as PREFIX};
 use std::path::{Path, PathBuf};
-
-/// The start of every temporary name: `.kiln-`, then the pid.
-pub(crate) const PREFIX: &str = ".kiln-";
 
 /// The suffixes of the temporary files that are garbage once their process is gone.
 const SWEPT_SUFFIXES: [&str; 2] = [".tmp", ".bak"];

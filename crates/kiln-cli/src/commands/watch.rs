@@ -193,11 +193,20 @@ pub(crate) fn watch(
         });
     }
     let mut session: Option<Session> = None;
+    let mut decoded = Decoded::new();
     let mut shown = Shown::default();
     let mut presents = 0u64;
     let mut trigger: Vec<String> = vec![];
     loop {
-        let ok = match present(&mut files, reg, args, &mut session, libs, &mut shown) {
+        let ok = match present(
+            &mut files,
+            reg,
+            args,
+            &mut session,
+            libs,
+            &mut shown,
+            &mut decoded,
+        ) {
             Ok((report, written)) => {
                 let why = if trigger.is_empty() {
                     String::new()
@@ -285,6 +294,7 @@ fn present(
     session: &mut Option<Session>,
     libs: &[std::path::PathBuf],
     shown: &mut Shown,
+    decoded: &mut Decoded,
 ) -> Result<(PresentReport, Vec<String>), String> {
     // Read every file first, so each one's version is remembered even if a later step fails.
     let mut texts = vec![];
@@ -333,7 +343,7 @@ fn present(
     // The colour space the file gives each output that states one (`"color": "data"`).
     let file_colours = doc.file.meta.output_colors.clone();
     let mut doc = doc.doc;
-    apply_set(&mut doc.graph, reg, &args.set)?;
+    let file_inputs = apply_set(&mut doc.graph, reg, &args.set, decoded)?;
     if let (Some(p), Some(bytes)) = (&args.params, texts.get(1)) {
         apply_params(&mut doc.graph, reg, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
     }
@@ -379,7 +389,13 @@ fn present(
         }
         if let Some(ticks) = args.ticks {
             let done = super::watch_runs::present_ticks(
-                &graph, reg, &outputs, ticks, args.seed, &args.out, &style,
+                &graph,
+                reg,
+                &outputs,
+                ticks,
+                (args.seed, &file_inputs),
+                &args.out,
+                &style,
             )
             .map_err(|e| format!("{}: {e}", graph_path.display()))?;
             shown.show(&graph, args)?;
@@ -387,7 +403,12 @@ fn present(
         }
         if let Some(seconds) = args.seconds {
             let done = super::watch_runs::present_audio(
-                &graph, reg, &outputs, seconds, args.seed, &args.out,
+                &graph,
+                reg,
+                &outputs,
+                seconds,
+                (args.seed, &file_inputs),
+                &args.out,
             )
             .map_err(|e| format!("{}: {e}", graph_path.display()))?;
             shown.show(&graph, args)?;
@@ -406,6 +427,9 @@ fn present(
             session.insert(s)
         }
     };
+    for (name, v) in file_inputs {
+        s.set_input(&name, v);
+    }
     let out = &args.out;
     let mut written = vec![];
     let report = s
@@ -462,16 +486,46 @@ fn commit(
     Ok(files.into_iter().map(|(n, _)| n).collect())
 }
 
-/// `--set NAME=VALUE`: each input's value becomes its default in the graph.
-fn apply_set(graph: &mut Graph, reg: &Registry, set: &[String]) -> Result<(), String> {
-    let mut ctx = EvalContext::new();
-    set_inputs(&mut ctx, graph, reg, set).map_err(|e| e.to_string())?;
-    for (name, v) in ctx.inputs {
-        graph
-            .set_param(&name, "default", v)
-            .map_err(|e| format!("--set `{name}`: {e}"))?;
+/// The files `--set NAME=@file` gave, decoded once: by input name and the text given.
+pub(crate) type Decoded = std::collections::HashMap<(String, String), Value>;
+
+/// `--set NAME=VALUE`: a plain value becomes the input's default in the graph; a file (an
+/// image, mesh or audio input, `NAME=@file`) is decoded once (kept in `decoded` across
+/// presents) and returned, to be given to the cook as the input's value.
+fn apply_set(
+    graph: &mut Graph,
+    reg: &Registry,
+    set: &[String],
+    decoded: &mut Decoded,
+) -> Result<std::collections::BTreeMap<String, Value>, String> {
+    let mut files = std::collections::BTreeMap::new();
+    for s in set {
+        let (name, text) = s
+            .split_once('=')
+            .ok_or_else(|| format!("--set `{s}`: expected NAME=VALUE"))?;
+        let key = (name.to_string(), text.to_string());
+        let v = match decoded.get(&key) {
+            Some(v) => v.clone(),
+            None => {
+                let mut ctx = EvalContext::new();
+                set_inputs(&mut ctx, graph, reg, std::slice::from_ref(s))
+                    .map_err(|e| e.to_string())?;
+                let v = ctx.inputs.remove(name).unwrap_or(Value::Empty);
+                if matches!(v, Value::Heavy(_)) {
+                    decoded.insert(key, v.clone());
+                }
+                v
+            }
+        };
+        if matches!(v, Value::Heavy(_)) {
+            files.insert(name.to_string(), v);
+        } else {
+            graph
+                .set_param(name, "default", v)
+                .map_err(|e| format!("--set `{name}`: {e}"))?;
+        }
     }
-    Ok(())
+    Ok(files)
 }
 
 /// The text of a params-file value, as `--set` would take it.

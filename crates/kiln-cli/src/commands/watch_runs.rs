@@ -28,7 +28,7 @@ pub(crate) fn present_ticks(
     reg: &Registry,
     outputs: &[String],
     ticks: u64,
-    seed: u64,
+    (seed, inputs): (u64, &std::collections::BTreeMap<String, Value>),
     out: &Path,
     style: &crate::folder_style::FolderStyle,
 ) -> Result<(PresentReport, Vec<String>), String> {
@@ -37,6 +37,7 @@ pub(crate) fn present_ticks(
     let req = Request::new(outputs.iter().cloned()).with_errors(ErrorPolicy::FailFast);
     let mut ctx = EvalContext::new();
     ctx.seed = seed;
+    ctx.inputs = inputs.clone();
     let mut files = vec![];
     let mut report = PresentReport::default();
     let w = width(ticks);
@@ -85,7 +86,7 @@ pub(crate) fn present_audio(
     reg: &Registry,
     outputs: &[String],
     seconds: f64,
-    seed: u64,
+    (seed, inputs): (u64, &std::collections::BTreeMap<String, Value>),
     out: &Path,
 ) -> Result<(PresentReport, Vec<String>), String> {
     let t0 = Instant::now();
@@ -99,8 +100,11 @@ pub(crate) fn present_audio(
         seed,
         ..StreamConfig::default()
     };
-    let mut stream =
-        StreamingEvaluator::new(reg.clone(), graph, &names, config).map_err(|e| e.to_string())?;
+    let mut ctx = EvalContext::new();
+    ctx.seed = seed;
+    ctx.inputs = inputs.clone();
+    let mut stream = StreamingEvaluator::with_context(reg.clone(), graph, &names, config, &ctx)
+        .map_err(|e| e.to_string())?;
     let samples = (seconds * f64::from(RATE)).round() as u64;
     let channels = stream.render(samples).map_err(|e| e.to_string())?;
     let mut files = vec![];

@@ -75,11 +75,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use crate::value_codec::{MAX_DEPTH, decode_value, encode_value};
 
-/// The first 8 bytes of every entry file (`01` is the format version).
-pub const MAGIC: [u8; 8] = *b"KILNCV01";
-
-/// The size of an entry file's header (magic, length, checksum, key).
-pub const HEADER_LEN: usize = 48;
+pub use crate::entry_file::{HEADER_LEN, MAGIC};
 
 /// The folder under the cache directory that holds entries of this format version: this
 /// entry format ([`MAGIC`]) and keys of
