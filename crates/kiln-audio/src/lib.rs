@@ -23,7 +23,7 @@
 //! | `delay` | `in` (feedback) | `time` (0.1), `samples` (0), `feedback` (0) |
 //! | `env.adsr` | `gate` (1) | `attack` (0.01), `decay` (0.1), `sustain` (0.7), `release` (0.2) |
 //! | `signal.sequence` | | `values` (`[]`), `loop` (false) |
-//! | `resample` | `in` (signal at another rate) | (see [`kiln_core::signal::ResampleOp`]) |
+//! | `resample` | `in` (signal at another rate) | (see [`ResampleOp`]) |
 //! | `vocoder` | `carrier`, `modulator` | `bands` (16), `low` (100), `high` (3500), `q` (6), `attack` (0.005), `release` (0.05), `gain` (4) |
 //! | `audio.play` | `buffer` (an [`AudioBuffer`], a control value) | `channel` (0), `loop` (false) |
 //!
@@ -61,6 +61,7 @@ mod mix;
 mod osc;
 mod play;
 mod ports;
+mod resample;
 mod sequence;
 mod signal_op;
 #[cfg(test)]
@@ -77,6 +78,7 @@ pub use osc::{
     phase_increment, phase_start, sine,
 };
 pub use play::{INPUT_AUDIO_OP, Play};
+pub use resample::{Interpolation, ResampleOp, Resampler};
 pub use sequence::Sequence;
 pub use vocoder::{MAX_BANDS, Vocoder, VocoderSettings};
 
@@ -108,7 +110,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     sequence::register(reg)?;
     play::register(reg)?;
     vocoder::register(reg)?;
-    reg.register_signal(kiln_core::signal::ResampleOp::default())?;
+    reg.register_signal(ResampleOp::default())?;
     reg.register_codec(AudioCodec)?;
     Ok(())
 }

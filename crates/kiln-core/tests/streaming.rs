@@ -3,9 +3,10 @@
 
 mod common;
 
+use kiln_audio::ResampleOp;
 use kiln_core::eval::{StreamConfig, StreamError, StreamingEvaluator};
 use kiln_core::prelude::*;
-use kiln_core::signal::{ResampleOp, SignalCall, SignalOp, SignalProc, Words};
+use kiln_core::signal::{SignalCall, SignalOp, SignalProc, Words};
 
 /// A signal op made of a spec and a processor factory.
 struct SigOp {

@@ -191,3 +191,37 @@ fn the_patched_boolmesh_is_a_dependency_of_kiln_mesh_not_a_workspace_patch() {
         "no workspace patch of a dependency"
     );
 }
+
+#[test]
+fn the_engine_holds_no_document_lowering_or_dsp() {
+    // kiln-core is the engine and only the engine: documents, lowering, flow, the step
+    // solver, curves and sessions are kiln-lower's; the resampler's DSP is kiln-audio's.
+    let core = concat!(env!("CARGO_MANIFEST_DIR"), "/../kiln-core/src");
+    let lib = std::fs::read_to_string(format!("{core}/lib.rs")).expect("kiln-core's lib.rs");
+    for m in ["doc", "lower", "flow", "solver", "anim", "session"] {
+        assert!(
+            !lib.contains(&format!("mod {m};")),
+            "kiln-core declares `{m}`"
+        );
+        assert!(
+            !std::path::Path::new(&format!("{core}/{m}")).exists(),
+            "kiln-core has a `{m}` folder"
+        );
+    }
+    let mut stack = vec![std::path::PathBuf::from(core)];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).expect("a source folder").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).expect("a source file");
+                assert!(
+                    !text.contains("struct Resampler") && !text.contains("fn kernel_row"),
+                    "{} holds resampler DSP",
+                    p.display()
+                );
+            }
+        }
+    }
+}

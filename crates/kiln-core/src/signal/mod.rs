@@ -14,13 +14,28 @@
 //! treats its samples one after another, so `process` over `n` samples gives the same bits as
 //! `n` calls over one sample each.
 //!
-//! Clock domains: a graph runs at one sample rate, except upstream of a [`ResampleOp`] node,
-//! whose input runs at the rate the node names (`from`) and is converted by linear or
-//! windowed-sinc interpolation.
+//! Clock domains: a graph runs at one sample rate, except upstream of a `resample` node
+//! ([`RESAMPLE_OP`]), whose input runs at the rate the node names (`from`). The core keeps
+//! that rule (validation and the streaming evaluator's domains); the conversion itself is a
+//! [`RateConverter`] the node's processor offers (`kiln-audio` defines the resampler, linear
+//! or windowed-sinc).
 
-mod resample;
+/// The op id of the node that joins a signal from another clock domain.
+pub const RESAMPLE_OP: &str = "resample";
 
-pub use resample::{Interpolation, MAX_FROM_RATE, RESAMPLE_OP, ResampleOp, Resampler};
+/// The highest rate a `resample` node's `from` may name, in Hz.
+pub const MAX_FROM_RATE: i64 = 10_000_000;
+
+/// What the streaming evaluator asks of the processor of a [`RESAMPLE_OP`] node: the
+/// upstream domain's rate, how far that domain must run, and its samples handed over.
+pub trait RateConverter {
+    /// The source (upstream) rate in Hz.
+    fn source_rate(&self) -> u64;
+    /// Source samples needed to produce the first `out_end` output samples.
+    fn need(&self, out_end: u64) -> u64;
+    /// Hand over the next source samples.
+    fn push(&mut self, samples: &[f64]);
+}
 
 use crate::op::{Op, OpCall, OpError, OpSpec};
 use crate::value::Value;
@@ -181,9 +196,9 @@ pub trait SignalProc: Send {
         Words::exact(words, 0).map(|_| ())
     }
 
-    /// The resampler behind a [`ResampleOp`] node: the streaming evaluator feeds it from
-    /// another clock domain. Other processors return `None`.
-    fn resampler(&mut self) -> Option<&mut Resampler> {
+    /// The rate converter behind a [`RESAMPLE_OP`] node: the streaming evaluator feeds it
+    /// from another clock domain. Other processors return `None`.
+    fn resampler(&mut self) -> Option<&mut dyn RateConverter> {
         None
     }
 }

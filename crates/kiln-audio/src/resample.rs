@@ -1,12 +1,12 @@
 //! Clock domains: the [`Resampler`] and the `resample` op ([`ResampleOp`]), which joins a
-//! signal from another clock domain.
+//! signal from another clock domain. The streaming evaluator (`kiln-core`) knows only the
+//! clock-domain rule and the [`RateConverter`] face this DSP offers it.
 
-use super::{SignalCall, SignalOp, SignalProc, Words};
-use crate::op::{InputSpec, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation};
-use crate::value::{Value, ValueType};
-
-/// The op id of the resampler.
-pub const RESAMPLE_OP: &str = "resample";
+use kiln_core::op::{InputSpec, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation};
+use kiln_core::signal::{
+    MAX_FROM_RATE, RESAMPLE_OP, RateConverter, SignalCall, SignalOp, SignalProc, Words,
+};
+use kiln_core::value::{Value, ValueType};
 
 /// Interpolation used by [`Resampler`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,8 +236,20 @@ impl SignalProc for Resampler {
         self.history = rest.iter().map(|&b| f64::from_bits(b)).collect();
         Ok(())
     }
-    fn resampler(&mut self) -> Option<&mut Resampler> {
+    fn resampler(&mut self) -> Option<&mut dyn RateConverter> {
         Some(self)
+    }
+}
+
+impl RateConverter for Resampler {
+    fn source_rate(&self) -> u64 {
+        Resampler::source_rate(self)
+    }
+    fn need(&self, out_end: u64) -> u64 {
+        Resampler::need(self, out_end)
+    }
+    fn push(&mut self, samples: &[f64]) {
+        Resampler::push(self, samples)
     }
 }
 
@@ -247,9 +259,6 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
     }
     a.max(1)
 }
-
-/// The highest rate a `resample` node's `from` may name, in Hz.
-pub const MAX_FROM_RATE: i64 = 10_000_000;
 
 /// The rule of `half_width`, which counts only for `sinc`: from 1 to 256.
 fn half_width_rule(params: &[Value], env: &RuleEnv) -> Result<(), (usize, Violation)> {
