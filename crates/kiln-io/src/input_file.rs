@@ -64,8 +64,38 @@ pub enum InputFileError {
 }
 
 /// The bytes of the file at `path`, if it is a regular file (links followed) of at most
-/// `limit` bytes; never more than `limit + 1` bytes are read.
+/// `limit` bytes; never more than `limit + 1` bytes are read. The file is opened without
+/// blocking and checked as opened ([`open_regular`]), so a FIFO put at the path after the
+/// check cannot block the read.
 pub fn read_input_file(path: &Path, limit: u64) -> Result<Vec<u8>, InputFileError> {
+    let (file, len) = open_regular(path, limit)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| InputFileError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if bytes.len() as u64 > limit {
+        return Err(InputFileError::TooLarge {
+            path: path.to_path_buf(),
+            size: bytes.len() as u64,
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+/// The regular file at `path` (links followed), opened for reading, with its size, if that
+/// is at most `limit` bytes.
+///
+/// The open never blocks: on Linux it asks for `O_NONBLOCK`, so a FIFO (or a device) put at
+/// the path between a check and the open is opened at once instead of waiting for a writer,
+/// and what was opened is then checked (`fstat` of the handle): anything but a regular file
+/// is refused as [`InputFileError::NotAFile`]. On a regular file `O_NONBLOCK` changes
+/// nothing: reads of it never wait. The path is looked at first as well, so a FIFO already
+/// there is refused without being opened at all.
+pub fn open_regular(path: &Path, limit: u64) -> Result<(std::fs::File, u64), InputFileError> {
     let io = |source| InputFileError::Io {
         path: path.to_path_buf(),
         source,
@@ -86,17 +116,80 @@ pub fn read_input_file(path: &Path, limit: u64) -> Result<Vec<u8>, InputFileErro
     if checked.len() > limit {
         return Err(too_large(checked.len()));
     }
-    let file = std::fs::File::open(path).map_err(io)?;
+    let file = open_nonblocking(path).map_err(io)?;
     let opened = file.metadata().map_err(io)?;
     if !opened.file_type().is_file() {
         return Err(not_a_file(kind_of(opened.file_type())));
     }
-    let mut bytes = Vec::new();
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large(bytes.len() as u64));
+    if opened.len() > limit {
+        return Err(too_large(opened.len()));
     }
-    Ok(bytes)
+    Ok((file, opened.len()))
+}
+
+/// `O_NONBLOCK` of Linux, written as a literal because `libc` is not a dependency of Kiln.
+/// 0o4000 (2048) is its value on the architectures listed in the `cfg` (the generic value
+/// of Linux's `fcntl.h`); mips and sparc use other values, so they (and every other system)
+/// take the plain open below.
+#[cfg(all(
+    target_os = "linux",
+    any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        target_arch = "arm",
+        target_arch = "aarch64",
+        target_arch = "riscv32",
+        target_arch = "riscv64",
+        target_arch = "powerpc",
+        target_arch = "powerpc64",
+        target_arch = "s390x",
+        target_arch = "loongarch64"
+    )
+))]
+const O_NONBLOCK: i32 = 0o4000;
+
+/// `path` opened for reading without waiting for a writer (a FIFO) or a device.
+#[cfg(all(
+    target_os = "linux",
+    any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        target_arch = "arm",
+        target_arch = "aarch64",
+        target_arch = "riscv32",
+        target_arch = "riscv64",
+        target_arch = "powerpc",
+        target_arch = "powerpc64",
+        target_arch = "s390x",
+        target_arch = "loongarch64"
+    )
+))]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(O_NONBLOCK)
+        .open(path)
+}
+
+/// `path` opened for reading. Elsewhere (other systems, Linux on mips or sparc) the open is
+/// a plain one: the check of the path before it and of the handle after it still refuse
+/// anything but a regular file, but a FIFO swapped in between can block it.
+#[cfg(not(all(
+    target_os = "linux",
+    any(
+        target_arch = "x86",
+        target_arch = "x86_64",
+        target_arch = "arm",
+        target_arch = "aarch64",
+        target_arch = "riscv32",
+        target_arch = "riscv64",
+        target_arch = "powerpc",
+        target_arch = "powerpc64",
+        target_arch = "s390x",
+        target_arch = "loongarch64"
+    )
+)))]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
 }

@@ -12,7 +12,7 @@ use std::path::Path;
 
 type Entry = fn(&[u8], &Registry);
 
-const TARGETS: [(&str, Entry); 9] = [
+const TARGETS: [(&str, Entry); 10] = [
     ("graph_file", kiln_io::fuzzing::graph_file),
     ("snapshot", kiln_io::fuzzing::snapshot),
     ("value_codec", kiln_io::fuzzing::value_codec),
@@ -22,6 +22,7 @@ const TARGETS: [(&str, Entry); 9] = [
     ("mesh_obj", |bytes, _| kiln_io::fuzzing::obj(bytes)),
     ("mesh_gltf", |bytes, _| kiln_io::fuzzing::gltf(bytes)),
     ("image_file", |bytes, _| kiln_io::fuzzing::image_file(bytes)),
+    ("render_state_run", kiln_io::fuzzing::render_state_run),
 ];
 
 /// The corpus files of `target`, by name.
@@ -107,6 +108,17 @@ fn the_corpus_decodes_what_it_was_made_of() {
         .find(|(n, _)| n == "render.state")
         .unwrap();
     assert!(kiln_io::render_state::decode_state(&state.1, &reg).is_ok());
+    // The seeds of `render_state_run` are states saved by `kiln render` from rigid-body
+    // graphs (examples/stack.json with 2 and 3 boxes, a pile of 2), rapier's world inside.
+    for (name, bytes) in corpus("render_state_run")
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("seed-"))
+    {
+        assert!(
+            kiln_io::render_state::decode_state(&bytes, &reg).is_ok(),
+            "render_state_run/{name}"
+        );
+    }
     // The seeds of the file decoders (named `seed-*`; the fuzzer's own finds are named by
     // their hash) are files of their format.
     let seeds = |target| {

@@ -94,6 +94,11 @@ pub enum RigidError {
     /// The world did not serialise.
     #[error("the physics world does not encode: {0}")]
     Encode(String),
+    /// The serialised world decoded, but is not a world Kiln makes: a handle or index that
+    /// refers to no element, a body without its collider, settings or numbers out of range,
+    /// or a world whose trial step panicked.
+    #[error("the physics world is damaged: {0}")]
+    Damaged(String),
 }
 
 /// A rigid-body world (see the module docs).
@@ -148,6 +153,205 @@ fn v3(a: [f32; 3]) -> Vector {
 
 fn decode_world(bytes: &[u8]) -> Result<PhysicsWorld, RigidError> {
     postcard::from_bytes(bytes).map_err(|e| RigidError::Decode(e.to_string()))
+}
+
+/// The world of `bytes` read from outside (a state file, a cache entry, a snapshot): decoded,
+/// then checked ([`check_world`]), then a copy stepped once on trial ([`trial_step`]), so a
+/// damaged world is refused here and never panics a later step.
+fn checked_world(bytes: &[u8]) -> Result<PhysicsWorld, RigidError> {
+    let w = decode_world(bytes)?;
+    check_world(&w)?;
+    check_tree(bytes)?;
+    trial_step(bytes)?;
+    Ok(w)
+}
+
+/// The message of a caught panic.
+fn panic_message(panic: &(dyn Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into())
+}
+
+/// A node of parry's BVH as postcard writes it: `mins`, `children` (a node index, or a
+/// leaf's id), `maxs`, `data` (the leaf count in the low 30 bits, change flags above).
+type TreeNode = (Vector, u32, Vector, u32);
+
+/// The part of a serialised world before and through the broad phase's tree, as postcard
+/// writes it (field after field): gravity, integration settings, islands, then the broad
+/// phase, whose first field is parry's `Bvh`: its nodes (pairs of nodes), the parent of each
+/// (`node << 1 | right`), and the map of leaves to their places (`n` and a vector of
+/// options).
+type TreePrefix = (
+    Vector,
+    rapier3d::prelude::IntegrationParameters,
+    rapier3d::prelude::IslandManager,
+    Vec<(TreeNode, TreeNode)>,
+    Vec<usize>,
+    (usize, Vec<Option<usize>>),
+);
+
+/// The broad phase's tree (parry's BVH) of the serialised world is a tree: every child index
+/// inside the node array, no node reached twice (a loop would make the first step recurse
+/// without end, past any stack: no panic to catch), each child's parent and leaf count as its
+/// node says, each leaf in the leaf map. Rapier keeps the tree private, so it is read from
+/// the bytes ([`TreePrefix`]) and walked here without recursion.
+fn check_tree(bytes: &[u8]) -> Result<(), RigidError> {
+    let (_, _, _, nodes, parents, (_, leaves)): TreePrefix =
+        postcard::from_bytes(bytes).map_err(|e| RigidError::Decode(e.to_string()))?;
+    let bad = |what: &str| Err(RigidError::Damaged(format!("its broad phase {what}")));
+    let count = |n: &TreeNode| n.3 & 0x3fff_ffff;
+    if leaves.iter().flatten().any(|&at| at >> 1 >= nodes.len()) {
+        return bad("has a leaf placed outside its tree");
+    }
+    let Some(root) = nodes.first() else {
+        return Ok(());
+    };
+    if parents.len() != nodes.len() {
+        return bad("has a parent list of another length than its nodes");
+    }
+    if count(&root.1) == 0 {
+        // One leaf: the root's left.
+        let leaf = leaves.get(root.0.1 as usize).is_some_and(Option::is_some);
+        return if count(&root.0) == 1 && leaf {
+            Ok(())
+        } else {
+            bad("has an empty root")
+        };
+    }
+    let mut seen = vec![false; nodes.len()];
+    seen[0] = true;
+    let mut stack = vec![0usize];
+    while let Some(at) = stack.pop() {
+        let (left, right) = &nodes[at];
+        for (side, child) in [(0, left), (1, right)] {
+            let children = child.1 as usize;
+            match count(child) {
+                0 => return bad("has an empty node"),
+                1 => {
+                    if !leaves.get(children).is_some_and(Option::is_some) {
+                        return bad("has a leaf that is not in its leaf map");
+                    }
+                }
+                n => {
+                    let Some(next) = nodes.get(children) else {
+                        return bad("has a child outside its nodes");
+                    };
+                    if std::mem::replace(&mut seen[children], true) {
+                        return bad("has a node reached twice (a loop)");
+                    }
+                    if parents[children] != (at << 1 | side) {
+                        return bad("has a node whose parent is another");
+                    }
+                    if count(&next.0).checked_add(count(&next.1)) != Some(n) {
+                        return bad("has a node whose leaf count is not its children's");
+                    }
+                    stack.push(children);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The invariants of a world Kiln makes ([`RigidWorld::new`], then steps): at most
+/// [`MAX_BODIES`] dynamic bodies and the ground; each body with exactly one collider that
+/// exists and names the body as its parent, and every collider the one of an existing body;
+/// no joints; rapier's default integration settings (but the step length, which each step
+/// sets); finite gravity, poses and velocities; shapes Kiln makes (boxes and balls of sizes
+/// [`RigidWorld::new`] allows).
+fn check_world(w: &PhysicsWorld) -> Result<(), RigidError> {
+    let bad = |what: String| Err(RigidError::Damaged(what));
+    if w.bodies.len() > MAX_BODIES + 1 {
+        return bad(format!(
+            "{} bodies, over the limit of {MAX_BODIES} and the ground",
+            w.bodies.len()
+        ));
+    }
+    if w.colliders.len() != w.bodies.len() {
+        return bad(format!(
+            "{} colliders for {} bodies (one each)",
+            w.colliders.len(),
+            w.bodies.len()
+        ));
+    }
+    if !w.impulse_joints.is_empty() || w.multibody_joints.iter().next().is_some() {
+        return bad("it holds joints".into());
+    }
+    let mut params = w.integration_parameters;
+    let defaults = rapier3d::prelude::IntegrationParameters::default();
+    params.dt = defaults.dt;
+    if params != defaults {
+        return bad("its integration settings are not rapier's defaults".into());
+    }
+    let finite = |v: Vector| v.is_finite() && v.abs().max_element() < 1e9;
+    if !finite(w.gravity) {
+        return bad("its gravity is not finite".into());
+    }
+    for (h, b) in w.bodies.iter() {
+        let (index, _) = h.into_raw_parts();
+        let &[c] = b.colliders() else {
+            return bad(format!(
+                "body {index} has {} colliders, not one",
+                b.colliders().len()
+            ));
+        };
+        let Some(collider) = w.colliders.get(c) else {
+            return bad(format!("body {index} names a collider that does not exist"));
+        };
+        if collider.parent() != Some(h) {
+            return bad(format!("the collider of body {index} names another parent"));
+        }
+        let moving = [b.linvel(), b.angvel(), b.translation()];
+        if !moving.into_iter().all(finite) || !b.rotation().is_finite() {
+            return bad(format!("body {index} has a pose or velocity out of range"));
+        }
+        if !(b.mass().is_finite() && b.mass() >= 0.0) {
+            return bad(format!("body {index} has a mass out of range"));
+        }
+        let shape = collider.shape();
+        let size_ok = |x: f32| x.is_finite() && x > 0.0 && x <= 1e6;
+        let shape_ok = match (shape.as_cuboid(), shape.as_ball()) {
+            (Some(cu), None) => cu.half_extents.to_array().into_iter().all(size_ok),
+            (None, Some(ball)) => size_ok(ball.radius),
+            _ => false,
+        };
+        if !shape_ok {
+            return bad(format!("body {index} has a shape Kiln does not make"));
+        }
+    }
+    for (c, collider) in w.colliders.iter() {
+        let parent = collider.parent().and_then(|p| w.bodies.get(p));
+        if !parent.is_some_and(|p| p.colliders() == [c]) {
+            let (index, _) = c.into_raw_parts();
+            return bad(format!("collider {index} has no body of its own"));
+        }
+    }
+    Ok(())
+}
+
+/// A copy of the world of `bytes` stepped once (a short step, no gravity): refused when the
+/// step panics. The sets' handles are checked above, but rapier's broad phase, narrow phase
+/// and islands hold indices of their own with no public way to check them; a step follows
+/// them all. The panic is caught here (rapier's own message in the error) instead of in a
+/// later step of the render.
+fn trial_step(bytes: &[u8]) -> Result<(), RigidError> {
+    let mut trial = decode_world(bytes)?;
+    let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        trial.gravity = Vector::ZERO;
+        trial.integration_parameters.dt = 1.0 / 600.0;
+        trial.step();
+        read_bodies(&trial)
+    }));
+    match stepped {
+        Ok(_) => Ok(()),
+        Err(panic) => Err(RigidError::Damaged(format!(
+            "a trial step panicked: {}",
+            panic_message(panic.as_ref())
+        ))),
+    }
 }
 
 impl RigidWorld {
@@ -256,9 +460,12 @@ impl RigidWorld {
         Value::Heavy(Heavy::new(self))
     }
 
-    /// Rebuild a state from its serialised world.
+    /// Rebuild a state from its serialised world, checked: a world that does not decode, or
+    /// decodes to a world Kiln does not make (a handle or index to no element, a body
+    /// without its collider, settings or numbers out of range, a trial step that panics), is
+    /// refused as [`RigidError::Decode`] or [`RigidError::Damaged`].
     pub fn from_bytes(world: &[u8], ground: bool, steps: u64) -> Result<RigidWorld, RigidError> {
-        let w = decode_world(world)?;
+        let w = checked_world(world)?;
         Ok(RigidWorld {
             bodies: read_bodies(&w),
             world: world.to_vec(),

@@ -299,3 +299,56 @@ fn the_stack_topples_and_the_points_carry_orientations() {
         assert!(matches!(r.get("position"), Some(Value::Vec3(_))));
     }
 }
+
+/// Issue 37, item 7: a world with one byte changed decoded, then panicked a later step
+/// ("No element at index"). Every single-byte change of a saved pile (each byte of its
+/// serialised world, several values each) is refused as it decodes or steps without a
+/// panic.
+#[test]
+fn a_damaged_world_is_refused_as_it_decodes_or_steps_without_panicking() {
+    let g = [0.0, -G, 0.0];
+    let mut w = RigidWorld::new(&pile()[..4], true, 0.6).unwrap();
+    for _ in 0..10 {
+        w = w.step(g, 1.0 / 30.0, 2).unwrap();
+    }
+    let mut bytes = vec![];
+    RigidCodec.encode(&Heavy::new(w), &mut bytes).unwrap();
+    let (mut refused, mut stepped) = (0, 0);
+    let mut panics = vec![];
+    // The flag, the step count and the length (17 bytes) first, then the world.
+    for i in 17..bytes.len() {
+        for flip in [0x01u8, 0x80, 0xff] {
+            let mut damaged = bytes.clone();
+            damaged[i] ^= flip;
+            let run = std::panic::catch_unwind(|| {
+                match RigidCodec.decode(&mut ByteReader::new(&damaged)) {
+                    Err(_) => false,
+                    Ok(v) => {
+                        let mut w = v.as_heavy::<RigidWorld>().unwrap().clone();
+                        for _ in 0..3 {
+                            match w.step(g, 1.0 / 30.0, 2) {
+                                Ok(next) => w = next,
+                                Err(_) => break,
+                            }
+                        }
+                        true
+                    }
+                }
+            });
+            match run {
+                Ok(false) => refused += 1,
+                Ok(true) => stepped += 1,
+                Err(_) => panics.push((i, flip)),
+            }
+        }
+    }
+    assert!(
+        panics.is_empty(),
+        "{} changes panicked a step: {panics:?}",
+        panics.len()
+    );
+    assert!(
+        refused > 0 && stepped > 0,
+        "{refused} refused, {stepped} stepped"
+    );
+}

@@ -126,8 +126,10 @@ async fn file(
         )
             .into_response();
     };
-    match kiln_io::input_file::read_input_file(&full, crate::files::MAX_SERVED_BYTES) {
-        Ok(bytes) => ([(header::CONTENT_TYPE, crate::files::mime(&full))], bytes).into_response(),
+    // Opened without blocking and checked as opened, on a blocking thread, a few at once.
+    let mime = crate::files::mime(&full);
+    match s.file_reads.read(full).await {
+        Ok(bytes) => ([(header::CONTENT_TYPE, mime)], bytes).into_response(),
         Err(e) => (StatusCode::NOT_FOUND, format!("{e}\n")).into_response(),
     }
 }

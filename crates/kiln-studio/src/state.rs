@@ -44,6 +44,8 @@ pub struct Shared {
     pub deps: Mutex<Vec<(PathBuf, Option<Vec<u8>>)>>,
     /// The timeline of a graph with latches: the tick shown and the frame rate.
     pub timeline: Mutex<(u64, f64)>,
+    /// The file route's reads, at most [`MAX_CONCURRENT_READS`](crate::files::MAX_CONCURRENT_READS) at once.
+    pub file_reads: crate::files::Reads,
 }
 
 impl Shared {
@@ -94,6 +96,7 @@ impl Shared {
             catalog,
             deps: Mutex::new(vec![]),
             timeline: Mutex::new((0, crate::cook::DEFAULT_FPS)),
+            file_reads: crate::files::Reads::default(),
         });
         shared.changed("opened");
         shared

@@ -641,3 +641,98 @@ fn meshes_are_previewed_on_their_node_as_a_shaded_picture() {
     assert_ne!(url(&after, "lumps"), url(&cooked, "lumps"));
     assert_ne!(url(&after, "rock"), url(&cooked, "rock"));
 }
+
+/// `GET path`, or why no whole answer came within 30 s (a hang detector, not a measure of
+/// speed: a request here takes milliseconds).
+fn try_get(addr: std::net::SocketAddr, path: &str) -> Result<u16, String> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).map_err(|e| format!("connect: {e}"))?;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .map_err(|e| e.to_string())?;
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes())
+        .map_err(|e| format!("send: {e}"))?;
+    let mut raw = vec![];
+    s.read_to_end(&mut raw)
+        .map_err(|e| format!("no whole answer within 30 s: {e}"))?;
+    let head = String::from_utf8_lossy(&raw);
+    head.split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .ok_or_else(|| format!("not an HTTP answer: {head}"))
+}
+
+/// Issue 37, item 4: the file route checked the file type, then opened the file; a FIFO
+/// renamed over the file in between blocked the open for ever inside a worker of the
+/// server. A thread swaps a served file and a FIFO by renames while it is requested: every
+/// request is answered (the file, or refused), and the server answers HTTP and the
+/// WebSocket afterwards.
+#[cfg(unix)]
+#[test]
+fn a_fifo_swapped_in_for_a_served_file_never_stops_the_server() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (d, path) = copy_example("marble.json");
+    let dir = d.path().to_path_buf();
+    let served = dir.join("data.txt");
+    std::fs::write(&served, "served\n").unwrap();
+    let fifo = dir.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let s = studio(&path, None);
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = std::thread::spawn({
+        let stop = stop.clone();
+        let (served, fifo) = (served.clone(), fifo.clone());
+        let (kept, next) = (dir.join("kept.txt"), dir.join("next"));
+        move || {
+            std::fs::hard_link(&served, &kept).unwrap();
+            let mut swaps = 0u64;
+            while !stop.load(Ordering::SeqCst) {
+                // Each rename replaces what is at the path at once: the FIFO over the file,
+                // then the file over the FIFO (new names for the same two files).
+                std::fs::hard_link(&fifo, &next).unwrap();
+                std::fs::rename(&next, &served).unwrap();
+                std::fs::hard_link(&kept, &next).unwrap();
+                std::fs::rename(&next, &served).unwrap();
+                swaps += 1;
+            }
+            swaps
+        }
+    });
+    let mut answered = [0u64; 2];
+    let mut failure = None;
+    for _ in 0..1500 {
+        match try_get(s.addr(), "/files/graph/data.txt") {
+            Ok(200) => answered[0] += 1,
+            Ok(_) => answered[1] += 1,
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    stop.store(true, Ordering::SeqCst);
+    let swaps = swapper.join().unwrap();
+    assert_eq!(
+        failure, None,
+        "a request hung while the file was swapped for a FIFO"
+    );
+    assert!(swaps > 0);
+    // The server still answers: a file, the state and the WebSocket.
+    assert_eq!(try_get(s.addr(), "/files/graph/marble.json"), Ok(200));
+    assert_eq!(try_get(s.addr(), "/files/graph/data.txt"), Ok(200));
+    assert_eq!(try_get(s.addr(), "/api/state"), Ok(200));
+    let mut c = Client::connect(s.addr());
+    assert!(c.graph()["nodes"].is_array());
+    // The FIFO itself is refused, never opened for ever.
+    let r = get(s.addr(), "/files/graph/fifo");
+    assert_eq!(r.status, 404);
+    assert!(
+        String::from_utf8_lossy(&r.body).contains("FIFO"),
+        "{answered:?}"
+    );
+}

@@ -5,16 +5,19 @@
 //!
 //! The targets: `graph_file`, `snapshot` (snapshot files, render manifests and render
 //! states), `value_codec`, `cache_entry`, the domains' file decoders ([`wav`], [`obj`],
-//! [`gltf`], [`image_file`]) and [`evaluate`] (a graph generated from the bytes, run by
-//! every evaluator).
+//! [`gltf`], [`image_file`]), [`evaluate`] (a graph generated from the bytes, run by
+//! every evaluator) and `render_state_run` ([`render_state_run`]: a render state whose
+//! heavy values, rigid-body worlds among them, are run through the ops that take them).
 
 mod files;
 mod generated;
 mod image_file;
+mod state_run;
 
 pub use files::{gltf, obj, wav};
 pub use generated::{evaluate, generated_graph_file};
 pub use image_file::image_file;
+pub use state_run::render_state_run;
 
 use kiln_core::key::Key;
 use kiln_core::plan::Plan;
