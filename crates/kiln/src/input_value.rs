@@ -19,11 +19,7 @@ pub fn input_value(
     ty: ValueType,
     colour: Option<ColorSpace>,
 ) -> Result<Value, ProjectError> {
-    let bad = |message: String| ProjectError::InputValue {
-        name: name.to_string(),
-        ty,
-        message,
-    };
+    let bad = refusal(name, ty);
     let file = text.strip_prefix('@');
     if ty == IMAGE_TYPE {
         let Some(path) = file else {
@@ -65,11 +61,7 @@ pub fn input_file(
     ty: ValueType,
     colour: Option<ColorSpace>,
 ) -> Result<Value, ProjectError> {
-    let bad = |message: String| ProjectError::InputValue {
-        name: name.to_string(),
-        ty,
-        message,
-    };
+    let bad = refusal(name, ty);
     if ty == IMAGE_TYPE {
         kiln_io::image_files::read_image_as(path, colour)
             .map(|img| img.into_value())
@@ -85,6 +77,15 @@ pub fn input_file(
             "{} is a file; only image, mesh and audio inputs take files",
             path.display()
         )))
+    }
+}
+
+/// The error of a value or file that input `name` of type `ty` does not take.
+fn refusal(name: &str, ty: ValueType) -> impl Fn(String) -> ProjectError + '_ {
+    move |message| ProjectError::InputValue {
+        name: name.to_string(),
+        ty,
+        message,
     }
 }
 
