@@ -130,7 +130,7 @@ pub fn open_regular(path: &Path, limit: u64) -> Result<(std::fs::File, u64), Inp
 /// `O_NONBLOCK` of Linux, written as a literal because `libc` is not a dependency of Kiln.
 /// 0o4000 (2048) is its value on the architectures listed in the `cfg` (the generic value
 /// of Linux's `fcntl.h`); mips and sparc use other values, so they (and every other system)
-/// take the plain open below.
+/// have none and take a plain open.
 #[cfg(all(
     target_os = "linux",
     any(
@@ -146,35 +146,8 @@ pub fn open_regular(path: &Path, limit: u64) -> Result<(std::fs::File, u64), Inp
         target_arch = "loongarch64"
     )
 ))]
-const O_NONBLOCK: i32 = 0o4000;
-
-/// `path` opened for reading without waiting for a writer (a FIFO) or a device.
-#[cfg(all(
-    target_os = "linux",
-    any(
-        target_arch = "x86",
-        target_arch = "x86_64",
-        target_arch = "arm",
-        target_arch = "aarch64",
-        target_arch = "riscv32",
-        target_arch = "riscv64",
-        target_arch = "powerpc",
-        target_arch = "powerpc64",
-        target_arch = "s390x",
-        target_arch = "loongarch64"
-    )
-))]
-fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(O_NONBLOCK)
-        .open(path)
-}
-
-/// `path` opened for reading. Elsewhere (other systems, Linux on mips or sparc) the open is
-/// a plain one: the check of the path before it and of the handle after it still refuse
-/// anything but a regular file, but a FIFO swapped in between can block it.
+const O_NONBLOCK: Option<i32> = Some(0o4000);
+/// No non-blocking flag known here: see the definition above.
 #[cfg(not(all(
     target_os = "linux",
     any(
@@ -190,6 +163,19 @@ fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
         target_arch = "loongarch64"
     )
 )))]
+const O_NONBLOCK: Option<i32> = None;
+
+/// `path` opened for reading without waiting for a writer (a FIFO) or a device, where the
+/// flag is known ([`O_NONBLOCK`]). Elsewhere the open is a plain one: the check of the path
+/// before it and of the handle after it still refuse anything but a regular file, but a FIFO
+/// swapped in between can block it.
 fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
-    std::fs::File::open(path)
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    if let Some(flag) = O_NONBLOCK {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(flag);
+    }
+    options.open(path)
 }
