@@ -131,7 +131,7 @@ pub fn open_regular(path: &Path, limit: u64) -> Result<(std::fs::File, u64), Inp
 /// 0o4000 (2048) is its value on the architectures listed in the `cfg` (the generic value
 /// of Linux's `fcntl.h`); mips and sparc use other values, so they (and every other system)
 /// have none and take a plain open.
-#[cfg(all(
+const O_NONBLOCK: Option<i32> = if cfg!(all(
     target_os = "linux",
     any(
         target_arch = "x86",
@@ -145,25 +145,11 @@ pub fn open_regular(path: &Path, limit: u64) -> Result<(std::fs::File, u64), Inp
         target_arch = "s390x",
         target_arch = "loongarch64"
     )
-))]
-const O_NONBLOCK: Option<i32> = Some(0o4000);
-/// No non-blocking flag known here: see the definition above.
-#[cfg(not(all(
-    target_os = "linux",
-    any(
-        target_arch = "x86",
-        target_arch = "x86_64",
-        target_arch = "arm",
-        target_arch = "aarch64",
-        target_arch = "riscv32",
-        target_arch = "riscv64",
-        target_arch = "powerpc",
-        target_arch = "powerpc64",
-        target_arch = "s390x",
-        target_arch = "loongarch64"
-    )
-)))]
-const O_NONBLOCK: Option<i32> = None;
+)) {
+    Some(0o4000)
+} else {
+    None
+};
 
 /// `path` opened for reading without waiting for a writer (a FIFO) or a device, where the
 /// flag is known ([`O_NONBLOCK`]). Elsewhere the open is a plain one: the check of the path
