@@ -105,12 +105,8 @@ pub(crate) fn set_inputs(
                 inputs: inputs.iter().map(|(n, _)| n.to_string()).collect(),
             }));
         };
-        let colour = g
-            .node(name)
-            .and_then(|n| n.params.get(kiln_image::INPUT_COLOR_PARAM))
-            .and_then(Value::as_str)
-            .and_then(kiln_io::image_files::ColorSpace::parse);
-        let v = kiln::input_value(name, text, ty, colour).map_err(set_error)?;
+        let v =
+            kiln::input_value(name, text, ty, kiln::input_colour(g, name)).map_err(set_error)?;
         ctx.inputs.insert(name.to_string(), v);
     }
     Ok(())

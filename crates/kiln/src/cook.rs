@@ -96,7 +96,7 @@ pub fn is_latch_error(e: &EvalError) -> bool {
 
 /// The names a cook of `names` requests from `g`: those (first occurrence of each), else
 /// every output node of `g`.
-pub(crate) fn outputs_of(g: &Graph, names: &[String]) -> Result<Vec<String>, ProjectError> {
+fn outputs_of(g: &Graph, names: &[String]) -> Result<Vec<String>, ProjectError> {
     let mut outputs: Vec<String> = if names.is_empty() {
         g.nodes()
             .iter()
@@ -115,6 +115,29 @@ pub(crate) fn outputs_of(g: &Graph, names: &[String]) -> Result<Vec<String>, Pro
 }
 
 impl Project {
+    /// The plan at `clock`, checked, with the outputs `names` asks (every output when empty)
+    /// and the graph to run: the plan's, or with each chain of per-pixel image nodes fused
+    /// into one pass when `fuse` (keeping the nodes the outputs name).
+    pub(crate) fn prepare(
+        &mut self,
+        clock: Clock,
+        names: &[String],
+        fuse: bool,
+    ) -> Result<(crate::Planned, Vec<String>, Arc<Graph>), ProjectError> {
+        let planned = self.checked_plan(clock)?;
+        let outputs = outputs_of(&planned.graph, names)?;
+        let graph = if fuse {
+            let keep: Vec<&str> = outputs
+                .iter()
+                .map(|o| o.split('.').next().unwrap_or(o))
+                .collect();
+            Arc::new(kiln_image::fuse::fuse(&planned.graph, &self.registry, &keep).0)
+        } else {
+            planned.graph.clone()
+        };
+        Ok((planned, outputs, graph))
+    }
+
     /// The names a cook of `names` requests: those (first occurrence of each), else every
     /// output of the plan at `clock`.
     pub fn requested_outputs(
@@ -153,21 +176,7 @@ impl Project {
     /// and evaluate. Plan-time values are not cooked again: the cook finds them in the store
     /// the plan cooked them into.
     pub fn cook(&mut self, opts: &CookOptions) -> Result<Cooked, ProjectError> {
-        let planned = self.plan(opts.clock)?;
-        let problems = kiln_core::validate::validate(&planned.graph, &self.registry);
-        if !problems.is_empty() {
-            return Err(ProjectError::Invalid { problems });
-        }
-        let outputs = outputs_of(&planned.graph, &opts.outputs)?;
-        let graph = if opts.fuse {
-            let keep: Vec<&str> = outputs
-                .iter()
-                .map(|o| o.split('.').next().unwrap_or(o))
-                .collect();
-            Arc::new(kiln_image::fuse::fuse(&planned.graph, &self.registry, &keep).0)
-        } else {
-            planned.graph.clone()
-        };
+        let (planned, outputs, graph) = self.prepare(opts.clock, &opts.outputs, opts.fuse)?;
         let mut ctx = self.context(opts.clock);
         ctx.seed = opts.seed;
         ctx.resolution = opts.size;

@@ -11,6 +11,16 @@ use kiln_io::image_files::ColorSpace;
 use kiln_mesh::MESH_TYPE;
 use std::path::Path;
 
+/// How a file given for image input `name` of `g` is read: the input's `color` (`srgb` or
+/// `data`), or `None` for `auto` (as the file states) and for other inputs.
+pub fn input_colour(g: &kiln_core::graph::Graph, name: &str) -> Option<ColorSpace> {
+    g.node(name)?
+        .params
+        .get(kiln_image::INPUT_COLOR_PARAM)
+        .and_then(Value::as_str)
+        .and_then(ColorSpace::parse)
+}
+
 /// The value `text` gives input `name` of type `ty`; `colour` is how an image file is read
 /// (the input's `color`: `None` reads it as the file states).
 pub fn input_value(

@@ -51,7 +51,7 @@ mod colours;
 mod input_value;
 mod interface;
 pub use colours::OutColours;
-pub use input_value::{input_file, input_value};
+pub use input_value::{input_colour, input_file, input_value};
 pub use interface::{InputInfo, OutputInfo};
 
 // How cooks run.

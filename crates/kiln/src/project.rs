@@ -4,7 +4,7 @@
 use crate::cache_dir::CacheDir;
 use crate::error::ProjectError;
 use crate::evaluator_kind::memo_budget;
-use crate::input_value::{input_file, input_value};
+use crate::input_value::{input_colour, input_file, input_value};
 use crate::interface::{InputInfo, OutputInfo};
 use kiln_core::cache::{Lru, Store};
 use kiln_core::prelude::*;
@@ -133,6 +133,15 @@ pub struct Project {
     /// Where the plan's waits keep what they cooked, shared with the cook that follows.
     pub(crate) store: Arc<Store>,
     pub(crate) cache: Option<CacheDir>,
+    /// The last plan handed out, by the planner's plan it was made from, and whether it was
+    /// found valid: a kept plan is neither copied nor validated again.
+    kept: Option<KeptPlan>,
+}
+
+struct KeptPlan {
+    lowered: Arc<kiln_lower::lower::Lowered>,
+    planned: Planned,
+    valid: bool,
 }
 
 impl Project {
@@ -147,6 +156,7 @@ impl Project {
             inputs: BTreeMap::new(),
             store,
             cache: None,
+            kept: None,
         }
     }
 
@@ -253,15 +263,7 @@ impl Project {
                 inputs: inputs.into_iter().map(|i| i.name).collect(),
             });
         };
-        let colour = self
-            .doc
-            .doc
-            .graph
-            .node(name)
-            .and_then(|n| n.params.get(kiln_image::INPUT_COLOR_PARAM))
-            .and_then(Value::as_str)
-            .and_then(ColorSpace::parse);
-        Ok((info.ty, colour))
+        Ok((info.ty, input_colour(&self.doc.doc.graph, name)))
     }
 
     /// Give input `name` the value `value` (an int is taken by a float input).
@@ -272,10 +274,7 @@ impl Project {
             (Value::Int(i), ValueType::Float) => Value::Float(*i as f64),
             _ => value,
         };
-        let fits = ty == ValueType::Any
-            || (ty == ValueType::Number && matches!(value, Value::Int(_) | Value::Float(_)))
-            || value.value_type() == Some(ty);
-        if !fits {
+        if !value.value_type().is_some_and(|found| ty.accepts(found)) {
             return Err(ProjectError::InputValue {
                 name: name.to_string(),
                 ty,
@@ -309,21 +308,6 @@ impl Project {
         Ok(())
     }
 
-    /// Every `NAME=VALUE` of `args` through [`Project::set_text`].
-    pub fn set_all(&mut self, args: &[String]) -> Result<(), ProjectError> {
-        for a in args {
-            let Some((name, text)) = a.split_once('=') else {
-                return Err(ProjectError::InputValue {
-                    name: a.clone(),
-                    ty: ValueType::Any,
-                    message: "expected NAME=VALUE".to_string(),
-                });
-            };
-            self.set_text(name, text)?;
-        }
-        Ok(())
-    }
-
     /// An evaluation context at `clock` holding the inputs set.
     pub fn context(&self, clock: Clock) -> EvalContext {
         let mut ctx = EvalContext::new();
@@ -346,17 +330,45 @@ impl Project {
                 origin: self.origin.clone(),
                 source: Box::new(e),
             })?;
+        if let Some(k) = &self.kept
+            && Arc::ptr_eq(&k.lowered, &lowered)
+        {
+            return Ok(k.planned.clone());
+        }
         let r = &lowered.report;
         let did_something = kiln_lower::lower::needs_plan(&self.doc.doc, &self.registry)
             || r.choices > 0
             || r.pruned > 0;
-        Ok(Planned {
+        let planned = Planned {
             graph: Arc::new(lowered.graph.clone()),
             report: did_something.then(|| r.clone()),
             animated: lowered.animated.clone(),
             waited: lowered.waited,
             inputs_read: lowered.inputs_read.clone(),
-        })
+        };
+        self.kept = Some(KeptPlan {
+            lowered,
+            planned: planned.clone(),
+            valid: false,
+        });
+        Ok(planned)
+    }
+
+    /// [`Project::plan`], refused with every problem when the flat graph is not valid (each
+    /// naming its node and port). A kept plan is validated once.
+    pub fn checked_plan(&mut self, clock: Clock) -> Result<Planned, ProjectError> {
+        let planned = self.plan(clock)?;
+        if self.kept.as_ref().is_some_and(|k| k.valid) {
+            return Ok(planned);
+        }
+        let problems = kiln_core::validate::validate(&planned.graph, &self.registry);
+        if !problems.is_empty() {
+            return Err(ProjectError::Invalid { problems });
+        }
+        if let Some(k) = &mut self.kept {
+            k.valid = true;
+        }
+        Ok(planned)
     }
 
     /// Whether the file has structure only a plan can write out (calls, scopes, curves,

@@ -124,21 +124,8 @@ impl Project {
     /// persistent cache when one is set; else, under the lazy evaluator, in a store of the
     /// last two ticks', so a long render's memory stays flat.
     pub fn render(&mut self, opts: &RenderOptions) -> Result<Render, ProjectError> {
-        let planned = self.plan(Clock::default())?;
-        let problems = kiln_core::validate::validate(&planned.graph, &self.registry);
-        if !problems.is_empty() {
-            return Err(ProjectError::Invalid { problems });
-        }
-        let outputs = crate::cook::outputs_of(&planned.graph, &opts.outputs)?;
-        let graph = if opts.fuse {
-            let keep: Vec<&str> = outputs
-                .iter()
-                .map(|o| o.split('.').next().unwrap_or(o))
-                .collect();
-            kiln_image::fuse::fuse(&planned.graph, &self.registry, &keep).0
-        } else {
-            Graph::clone(&planned.graph)
-        };
+        let (planned, outputs, graph) = self.prepare(Clock::default(), &opts.outputs, opts.fuse)?;
+        let graph = Graph::clone(&graph);
         let mut ctx = self.context(Clock::default());
         ctx.seed = opts.seed;
         ctx.dt = opts.dt;

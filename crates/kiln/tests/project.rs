@@ -226,6 +226,30 @@ fn the_interface_lists_inputs_with_defaults_docs_and_rules_and_outputs_with_type
             .iter()
             .all(|o| o.ty.is_some_and(|t| t.name() == "image")),
         "{outputs:?}"
+    ); // An input wired into a ranged port carries that port's rule.
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "octaves.json",
+        r#"{"kiln": 1,
+  "inputs": {"oct": {"type": "int", "default": 4}},
+  "nodes": {"f": {"op": "image.fractal", "inputs": {"octaves": "oct"}}},
+  "outputs": {"img": "f.out"}}"#,
+    );
+    let p = Project::open(&path).unwrap();
+    let oct = p
+        .inputs()
+        .into_iter()
+        .find(|i| i.name == "oct")
+        .expect("oct");
+    assert_eq!(oct.reaches.len(), 1, "{oct:?}");
+    assert_eq!(oct.reaches[0].0, "f.octaves");
+    assert!(
+        matches!(
+            oct.reaches[0].1,
+            kiln::core::op::rule::Rule::Ints { min: 1, .. }
+        ),
+        "{oct:?}"
     );
 }
 

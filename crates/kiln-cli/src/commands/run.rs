@@ -26,11 +26,9 @@ pub(crate) fn run(project: &mut Project, args: &EvalArgs) -> Result<ExitCode, Cl
         kiln_io::check_destination(file).map_err(|e| CliError(e.to_string()))?;
     }
     let (names, files) = OutputFiles::parse(&args.outputs, args.depth).map_err(project_error)?;
-    let planned = project.plan(clock).map_err(project_error)?;
-    let problems = kiln_core::validate::validate(&planned.graph, project.registry());
-    if !problems.is_empty() {
-        return Err(project_error(kiln::ProjectError::Invalid { problems }));
-    }
+    // An invalid graph is refused first, each problem printed (the cook does not check the
+    // kept plan again).
+    let planned = project.checked_plan(clock).map_err(project_error)?;
     let outputs = project
         .requested_outputs(&names, clock)
         .map_err(project_error)?;
