@@ -37,7 +37,8 @@ fn is_scale(k: usize) -> bool {
 }
 
 fn body() -> FlowBody {
-    let reg = kiln_std::registry();
+    let mut reg = kiln_std::registry();
+    kiln_lower::register(&mut reg).expect("the scope ops are distinct");
     let mut g = Graph::new();
     g.add_node("xs", "input.list").unwrap();
     g.set_param("xs", "name", Value::str("xs")).unwrap();

@@ -28,7 +28,7 @@ use kiln_core::eval::{Evaluator, IncrementalEvaluator, LazyEvaluator, Request};
 use kiln_core::graph::Graph;
 use kiln_core::registry::Registry;
 use kiln_core::value::Value;
-use kiln_io::assets::{DocumentFile, LibraryPath, document_of, text_key};
+use kiln_doc::assets::{DocumentFile, LibraryPath, document_of, text_key};
 use kiln_lower::lower::{Edit, Live, Planner, lower};
 use std::hint::black_box;
 use std::path::Path;
@@ -37,7 +37,9 @@ use std::time::Instant;
 const COPIES: usize = 1000;
 
 fn registry() -> Registry {
-    kiln_image::registry()
+    let mut reg = kiln_image::registry();
+    kiln_lower::register(&mut reg).expect("the scope ops are distinct");
+    reg
 }
 
 fn body() -> String {
@@ -73,7 +75,7 @@ fn one_copy_text(item: f64) -> String {
 }
 
 fn document(reg: &Registry, text: &str) -> DocumentFile {
-    let file = kiln_io::load_graph(text, reg).unwrap();
+    let file = kiln_doc::load_graph(text, reg).unwrap();
     document_of(
         file,
         Path::new("."),

@@ -197,7 +197,7 @@ pub(crate) fn show_traces(
         }
     }
     if let Some(path) = json {
-        kiln_io::trace_file::write_trace(path, traces).map_err(|e| {
+        kiln::trace_file::write_trace(path, traces).map_err(|e| {
             crate::error::CliError(format!("cannot write the trace to {}: {e}", path.display()))
         })?;
     }

@@ -2,17 +2,17 @@
 //! the library folders (`--lib`, `KILN_PATH`), each with its ports, as a call would see them.
 
 use kiln_core::registry::Registry;
-use kiln_lower::doc::Interface;
+use kiln_doc::document::Interface;
 use std::path::PathBuf;
 
 /// Print each callable graph whose name contains `filter`.
 pub(crate) fn list_subgraphs(reg: &Registry, filter: Option<&str>, libs: &[PathBuf]) {
-    let mut found: Vec<(String, String, Result<kiln_io::GraphFile, String>)> = vec![];
+    let mut found: Vec<(String, String, Result<kiln_doc::GraphFile, String>)> = vec![];
     for (name, text) in kiln_std::library::GRAPHS {
-        let file = kiln_io::load_graph(text, reg).map_err(|e| e.to_string());
+        let file = kiln_doc::load_graph(text, reg).map_err(|e| e.to_string());
         found.push((name.to_string(), "kiln-std".into(), file));
     }
-    for dir in kiln_io::assets::LibraryPath::with_env(libs).dirs {
+    for dir in kiln_doc::assets::LibraryPath::with_env(libs).dirs {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
@@ -22,7 +22,7 @@ pub(crate) fn list_subgraphs(reg: &Registry, filter: Option<&str>, libs: &[PathB
             if p.extension().is_some_and(|e| e == "json")
                 && let Some(stem) = p.file_stem().and_then(|s| s.to_str())
             {
-                let file = kiln_io::read_graph(&p, reg).map_err(|e| e.to_string());
+                let file = kiln_doc::read_graph(&p, reg).map_err(|e| e.to_string());
                 found.push((stem.to_string(), p.display().to_string(), file));
             }
         }

@@ -107,7 +107,7 @@ fn is_audio(path: &Path) -> bool {
         kiln_sim::register(&mut r).expect("the simulation ops are distinct");
         r
     };
-    let file = kiln_io::read_graph(path, &reg).unwrap();
+    let file = kiln_doc::read_graph(path, &reg).unwrap();
     file.graph.nodes().iter().any(|n| {
         reg.get(&n.op).is_some_and(|op| {
             op.spec()

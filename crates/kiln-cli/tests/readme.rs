@@ -6,7 +6,7 @@ use kiln_core::prelude::*;
 fn readme_library_tour_works() -> Result<(), Box<dyn std::error::Error>> {
     std::env::set_current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))?;
     let registry = kiln_image::registry();
-    let file = kiln_io::read_graph("examples/clouds.json".as_ref(), &registry)?;
+    let file = kiln_doc::read_graph("examples/clouds.json".as_ref(), &registry)?;
     let mut eval = LazyEvaluator::new(registry);
     let ctx = EvalContext::new().with_input("scale", 5.0);
     let out = eval.evaluate(&file.graph, &Request::new(["clouds"]), &ctx)?;
@@ -29,7 +29,7 @@ fn readme_library_tour_works() -> Result<(), Box<dyn std::error::Error>> {
 fn readme_evaluator_family_snippet_works() -> Result<(), Box<dyn std::error::Error>> {
     std::env::set_current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))?;
     let registry = kiln_image::registry();
-    let mut graph = kiln_io::read_graph("examples/arithmetic.json".as_ref(), &registry)?.graph;
+    let mut graph = kiln_doc::read_graph("examples/arithmetic.json".as_ref(), &registry)?.graph;
     let mut live = IncrementalEvaluator::new(registry.clone());
     let mut fast = CompiledEvaluator::new(registry)
         .with_background(false)
@@ -70,7 +70,7 @@ fn readme_session_and_streaming_snippet_works() -> Result<(), Box<dyn std::error
         kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
         r
     };
-    let graph = kiln_io::read_graph("examples/arithmetic.json".as_ref(), &registry)?.graph;
+    let graph = kiln_doc::read_graph("examples/arithmetic.json".as_ref(), &registry)?.graph;
     let store = Store::new(Lru::new()).with_budget(64 << 20).shared();
     let mut session = Session::new(registry.clone(), graph, ["picked"]).with_store(store.clone());
     session.set_input("x", 6.0);
@@ -88,7 +88,7 @@ fn readme_session_and_streaming_snippet_works() -> Result<(), Box<dyn std::error
     assert_eq!(frame.map(|f| f.number), Some(1));
     assert!(store.bytes() <= 64 << 20);
 
-    let pluck = kiln_io::read_graph("examples/pluck.json".as_ref(), &registry)?.graph;
+    let pluck = kiln_doc::read_graph("examples/pluck.json".as_ref(), &registry)?.graph;
     let mut stream = StreamingEvaluator::new(
         registry.clone(),
         &pluck,

@@ -88,11 +88,11 @@ fn an_audio_input_is_read_and_written_back_as_a_graph_input() {
         kiln_audio::register(&mut r).expect("the image and audio ops are distinct");
         r
     };
-    let f = kiln_io::load_graph(PLAYER, &reg).unwrap();
+    let f = kiln_doc::load_graph(PLAYER, &reg).unwrap();
     assert_eq!(f.graph.node("voice").unwrap().op, "input.audio");
     let saved = f.to_json(&reg);
     assert!(saved.contains(r#""voice": {"type": "audio""#), "{saved}");
-    let again = kiln_io::load_graph(&saved, &reg).unwrap();
+    let again = kiln_doc::load_graph(&saved, &reg).unwrap();
     assert_eq!(again.to_json(&reg), saved);
 }
 

@@ -24,7 +24,7 @@ fn registry() -> Registry {
 /// The output images of a texture example at `size`.
 fn outputs(name: &str, size: (u32, u32)) -> Vec<(String, Image)> {
     let reg = registry();
-    let file = kiln_io::read_graph(&examples().join(name), &reg).unwrap();
+    let file = kiln_doc::read_graph(&examples().join(name), &reg).unwrap();
     let g = file.graph;
     let ids: Vec<String> = g
         .nodes()

@@ -12,8 +12,8 @@
 
 use crate::cache::check_entry;
 use crate::entry_file::{EntryReadError, Links, read_entry_file};
-use crate::graph_file::LoadError;
 use crate::json::Json;
+use crate::load_error::LoadError;
 use crate::value_codec::decode_value;
 use kiln_core::key::Key;
 use kiln_core::registry::Registry;
@@ -40,7 +40,7 @@ pub fn blob_file_name(key: Key) -> String {
 }
 
 /// The JSON of a blob reference: `{"type": <value's type>, "blob": reference}`.
-pub(crate) fn blob_json(v: &Value, reference: String) -> Json {
+pub fn blob_json(v: &Value, reference: String) -> Json {
     Json::Object(vec![
         ("type".into(), Json::Str(v.type_name().to_string())),
         ("blob".into(), Json::Str(reference)),
@@ -48,7 +48,7 @@ pub(crate) fn blob_json(v: &Value, reference: String) -> Json {
 }
 
 /// Resolves the blob references of one graph file, each blob read once.
-pub(crate) struct BlobReader<'a> {
+pub struct BlobReader<'a> {
     dir: Option<&'a Path>,
     registry: &'a Registry,
     read: HashMap<String, Value>,
@@ -57,7 +57,7 @@ pub(crate) struct BlobReader<'a> {
 impl<'a> BlobReader<'a> {
     /// A reader for references relative to `dir` (`None`: a graph not read from a file,
     /// where a reference is an error), decoding heavy values with the codecs of `registry`.
-    pub(crate) fn new(dir: Option<&'a Path>, registry: &'a Registry) -> Self {
+    pub fn new(dir: Option<&'a Path>, registry: &'a Registry) -> Self {
         BlobReader {
             dir,
             registry,
@@ -67,7 +67,7 @@ impl<'a> BlobReader<'a> {
 
     /// The value of `j` if it is a blob reference (an object with a `blob` key), `None` for
     /// any other JSON. `path` is its location in the file, for errors.
-    pub(crate) fn read(&mut self, j: &Json, path: &str) -> Result<Option<Value>, LoadError> {
+    pub fn read(&mut self, j: &Json, path: &str) -> Result<Option<Value>, LoadError> {
         let Json::Object(entries) = j else {
             return Ok(None);
         };

@@ -23,7 +23,7 @@ pub const HEADER_LEN: usize = 48;
 
 /// Whether an entry file may be a symbolic link (to a regular file).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Links {
+pub enum Links {
     /// A link is refused, whatever it points to.
     Refuse,
     /// A link is followed; what it points to must be a regular file.
@@ -32,7 +32,7 @@ pub(crate) enum Links {
 
 /// Why an entry file could not be read.
 #[derive(Debug)]
-pub(crate) enum EntryReadError {
+pub enum EntryReadError {
     /// Nothing is at the path.
     Missing,
     /// Something other than a regular file is at the path (the text says what: "a FIFO").
@@ -63,7 +63,7 @@ fn io(e: std::io::Error) -> EntryReadError {
 }
 
 /// What kind of thing `t` is, for an error ("a FIFO").
-pub(crate) fn kind_of(t: FileType) -> &'static str {
+pub fn kind_of(t: FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -105,7 +105,7 @@ fn same_file(a: &Metadata, b: &Metadata) -> bool {
 /// The bytes of the entry file at `path` (header and payload), read as the module docs say.
 /// The magic and the payload length are checked here; the checksum and key are the caller's
 /// ([`check_entry`](crate::cache::check_entry)).
-pub(crate) fn read_entry_file(path: &Path, links: Links) -> Result<Vec<u8>, EntryReadError> {
+pub fn read_entry_file(path: &Path, links: Links) -> Result<Vec<u8>, EntryReadError> {
     let checked = match links {
         Links::Refuse => std::fs::symlink_metadata(path),
         Links::Follow => std::fs::metadata(path),

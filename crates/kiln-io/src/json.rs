@@ -11,7 +11,7 @@ use std::fmt;
 
 /// A parsed JSON value.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Json {
+pub enum Json {
     /// `null`.
     Null,
     /// `true` / `false`.
@@ -32,7 +32,7 @@ pub(crate) enum Json {
 
 impl Json {
     /// The JSON type's name, for messages.
-    pub(crate) fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> &'static str {
         match self {
             Json::Null => "null",
             Json::Bool(_) => "a boolean",
@@ -44,7 +44,7 @@ impl Json {
     }
 
     /// The number as `f64`, if this is a number.
-    pub(crate) fn as_f64(&self) -> Option<f64> {
+    pub fn as_f64(&self) -> Option<f64> {
         match self {
             Json::Int(i) => Some(*i as f64),
             Json::UInt(u) => Some(*u as f64),
@@ -115,7 +115,7 @@ impl<'de> Deserialize<'de> for Json {
 }
 
 /// Parse a whole document (trailing non-whitespace is an error).
-pub(crate) fn parse(text: &str) -> Result<Json, serde_json::Error> {
+pub fn parse(text: &str) -> Result<Json, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = Json::deserialize(&mut de)?;
     de.end()?;
@@ -126,11 +126,11 @@ pub(crate) fn parse(text: &str) -> Result<Json, serde_json::Error> {
 // Printing
 
 /// Compound values whose one-line form is at most this many bytes are written on one line.
-pub(crate) const INLINE_WIDTH: usize = 72;
+pub const INLINE_WIDTH: usize = 72;
 
 /// A document layout: blocks are always written one entry per line; values are written on
 /// one line when short (see [`INLINE_WIDTH`]), else broken one element per line.
-pub(crate) enum Doc {
+pub enum Doc {
     /// An object always written one key per line (`{}` when empty).
     Block(Vec<(String, Doc)>),
     /// A value.
@@ -138,7 +138,7 @@ pub(crate) enum Doc {
 }
 
 /// Write a JSON string literal.
-pub(crate) fn write_str(s: &str, out: &mut String) {
+pub fn write_str(s: &str, out: &mut String) {
     out.push('"');
     for c in s.chars() {
         match c {
@@ -160,7 +160,7 @@ pub(crate) fn write_str(s: &str, out: &mut String) {
 
 /// The shortest decimal text that reads back as exactly `f` and as a float (it always has a
 /// `.` or an exponent). `f` must be finite; non-finite numbers are written as `null`.
-pub(crate) fn float_text(f: f64) -> String {
+pub fn float_text(f: f64) -> String {
     if !f.is_finite() {
         return "null".to_string();
     }
@@ -185,7 +185,7 @@ fn write_scalar(j: &Json, out: &mut String) {
 }
 
 /// One-line form: `[1.0, 2.0]`, `{"type": "vec2", "value": [1.0, 2.0]}`.
-pub(crate) fn compact(j: &Json, out: &mut String) {
+pub fn compact(j: &Json, out: &mut String) {
     match j {
         Json::Array(items) => {
             out.push('[');
@@ -221,7 +221,7 @@ fn newline(indent: usize, out: &mut String) {
 }
 
 /// Write a value at nesting level `indent` (two spaces per level).
-pub(crate) fn write_value(j: &Json, indent: usize, out: &mut String) {
+pub fn write_value(j: &Json, indent: usize, out: &mut String) {
     let empty = match j {
         Json::Array(items) => items.is_empty(),
         Json::Object(entries) => entries.is_empty(),
@@ -256,7 +256,7 @@ pub(crate) fn write_value(j: &Json, indent: usize, out: &mut String) {
 }
 
 /// Write a document at nesting level `indent`.
-pub(crate) fn write_doc(d: &Doc, indent: usize, out: &mut String) {
+pub fn write_doc(d: &Doc, indent: usize, out: &mut String) {
     match d {
         Doc::Value(j) => write_value(j, indent, out),
         Doc::Block(entries) if entries.is_empty() => out.push_str("{}"),

@@ -41,9 +41,9 @@
 //! ```
 
 use crate::convert::{self, ColorStyle};
-use crate::graph_file::LoadError;
-use crate::graph_file::{FmtHint, FmtPath};
 use crate::json::{self, Doc, Json};
+use crate::load_error::LoadError;
+use crate::load_error::{FmtHint, FmtPath};
 use crate::values::{WriteError, write_atomic};
 use kiln_core::recurrence::Snapshot;
 use kiln_core::value::Value;
@@ -286,7 +286,7 @@ pub fn read_snapshot(path: &Path) -> Result<Snapshot, SnapshotError> {
 }
 
 fn from_json_error(e: serde_json::Error) -> SnapshotError {
-    let (line, column, message) = crate::graph_file::json_error_parts(&e);
+    let (line, column, message) = crate::load_error::json_error_parts(&e);
     SnapshotError::Json {
         line,
         column,
@@ -345,7 +345,7 @@ pub fn parse_snapshot(text: &str) -> Result<Snapshot, SnapshotError> {
         Some(Json::Int(VERSION)) => {}
         Some(other) => {
             let (found, hint) =
-                crate::graph_file::version_mismatch(other, VERSION, "snapshot", VERSION_KEY);
+                crate::load_error::version_mismatch(other, VERSION, "snapshot", VERSION_KEY);
             return Err(SnapshotError::UnsupportedVersion { found, hint });
         }
     }

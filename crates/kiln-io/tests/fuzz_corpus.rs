@@ -1,19 +1,22 @@
 //! The fuzz corpus kept in the repository (`fuzz/corpus/<target>/`) replayed through the
-//! fuzz targets' own entry functions (`kiln_io::fuzzing`), so a plain `cargo test` checks
+//! fuzz targets' own entry functions (`kiln_io::fuzzing`; the `graph_file` target is
+//! replayed by kiln-doc's own test), so a plain `cargo test` checks
 //! that no kept input panics (or breaks a round trip). Each target's corpus also holds
 //! damaged forms of its files, made here: every prefix of each file, and each file with
 //! every byte flipped in turn (for files of at most 2 KiB); `evaluate`, whose every run is a
 //! dozen evaluations, is replayed without them.
 
+mod corpus;
 mod domains;
 
-use kiln_core::registry::Registry;
+use corpus::corpus;
 use std::path::Path;
+
+use kiln_core::registry::Registry;
 
 type Entry = fn(&[u8], &Registry);
 
-const TARGETS: [(&str, Entry); 10] = [
-    ("graph_file", kiln_io::fuzzing::graph_file),
+const TARGETS: [(&str, Entry); 9] = [
     ("snapshot", kiln_io::fuzzing::snapshot),
     ("value_codec", kiln_io::fuzzing::value_codec),
     ("cache_entry", kiln_io::fuzzing::cache_entry),
@@ -24,25 +27,6 @@ const TARGETS: [(&str, Entry); 10] = [
     ("image_file", |bytes, _| kiln_io::fuzzing::image_file(bytes)),
     ("render_state_run", kiln_io::fuzzing::render_state_run),
 ];
-
-/// The corpus files of `target`, by name.
-fn corpus(target: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fuzz/corpus")
-        .join(target);
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
-}
 
 #[test]
 fn every_corpus_file_and_its_damaged_forms_pass_their_target() {
@@ -95,13 +79,6 @@ fn the_corpus_decodes_what_it_was_made_of() {
             kiln_io::decode_value(&bytes, &reg).is_ok(),
             "value_codec/{name}"
         );
-    }
-    for (name, bytes) in corpus("graph_file")
-        .into_iter()
-        .filter(|(n, _)| n.ends_with(".json"))
-    {
-        let ok = kiln_io::load_graph_bytes(&bytes, &reg).is_ok();
-        assert_eq!(ok, !name.starts_with("truncated"), "graph_file/{name}");
     }
     let state = corpus("snapshot")
         .into_iter()

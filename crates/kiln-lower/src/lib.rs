@@ -1,8 +1,9 @@
 //! # kiln-lower
 //!
-//! Kiln's compiled model, above the engine: a [`doc::Document`] (a graph whose nodes may call
-//! other graphs, optionally written out by a `for`, `fold` or `step` scope, with animated
-//! values and entity flow) is written out by [`lower`] into the flat
+//! Kiln's compiled model, above the edit model of `kiln-doc`: a
+//! [`Document`](kiln_doc::document::Document) (a graph whose nodes may call other graphs,
+//! optionally written out by a `for`, `fold` or `step` scope, with animated values and
+//! entity flow) is written out by [`lower`] into the flat
 //! [`Graph`](kiln_core::graph::Graph) every evaluator of `kiln-core` runs, so the engine never
 //! learns about structure. The scopes' ops live here too: the gathers and queues a plan
 //! writes ([`lower::register`]), the flow executor of `"paradigm": "flow"` graphs ([`flow`]),
@@ -13,8 +14,8 @@
 //! cooked by an evaluator its caller hands it, so they share the caller's store.
 #![deny(missing_docs)]
 
-// Documents and the plan that writes them out.
-pub mod doc;
+// Documents written out into flat graphs.
+pub mod flat_file;
 pub mod lower;
 
 // What the plan writes scopes into.

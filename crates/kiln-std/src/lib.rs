@@ -23,8 +23,6 @@ use kiln_core::registry::{Registry, RegistryError};
 /// Register every standard op into `reg`.
 pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     kiln_core::recurrence::register(reg)?;
-    // The ops plans write scopes into (gathers, queues, flow, the step solver, curves).
-    kiln_lower::register(reg)?;
     graph_io::register(reg)?;
     math::register(reg)?;
     logic::register(reg)?;

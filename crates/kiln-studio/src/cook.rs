@@ -18,8 +18,9 @@ use kiln_core::eval::{ErrorPolicy, IncrementalEvaluator, LazyEvaluator, Request}
 use kiln_core::graph::PortRef;
 use kiln_core::recurrence::{LATCH_OP, Recurrent, SeekMode};
 use kiln_core::value::Value;
+use kiln_doc::document::{CALL_PREFIX, DocDigest, Document};
+use kiln_doc::edit::{Edit, FileEdit};
 use kiln_io::image_files::{ColorSpace, ImageFormat};
-use kiln_lower::doc::{CALL_PREFIX, Document};
 use kiln_lower::session::{CookOptions, Cooked, PresentReport, Session, SessionError};
 use serde_json::{Value as Json, json};
 use std::collections::{BTreeMap, HashMap};
@@ -45,6 +46,20 @@ struct Job {
     /// The timeline's tick and frame rate (for graphs with latches).
     frame: u64,
     fps: f64,
+    /// The edits that made this version from the one cooked before, when every change
+    /// between them was an edit (`None` after an undo, a redo or a change on disk).
+    edits: Option<Vec<FileChange>>,
+}
+
+/// An edit the page made: the version it made, the edit and the file's JSON before it.
+#[derive(Clone, Debug)]
+pub struct FileChange {
+    /// The version the edit made.
+    pub version: u64,
+    /// The edit.
+    pub edit: FileEdit,
+    /// The file's JSON before it.
+    pub before: Json,
 }
 
 /// The handle of the cook thread.
@@ -77,8 +92,16 @@ impl Cooker {
     }
 
     /// Cook `text` as version `version` at tick `frame` of `fps` frames a second (graphs
-    /// without latches ignore both), cancelling the cook in progress.
-    pub fn submit(&self, version: u64, text: String, frame: u64, fps: f64) {
+    /// without latches ignore both), cancelling the cook in progress. `change` is the edit
+    /// that made this version, when it was one.
+    pub fn submit(
+        &self,
+        version: u64,
+        text: String,
+        frame: u64,
+        fps: f64,
+        change: Option<FileChange>,
+    ) {
         if let Ok(t) = self.current.lock() {
             t.cancel();
         }
@@ -88,6 +111,7 @@ impl Cooker {
                 text,
                 frame,
                 fps,
+                edits: change.map(|c| vec![c]),
             });
         }
     }
@@ -114,10 +138,21 @@ fn run(
     let mut past = Timings::new();
     let mut last_good: HashMap<(String, String), Json> = HashMap::new();
     let mut anim: Option<Anim> = None;
+    let mut change: &'static str = "new";
     while let Ok(mut job) = rx.recv() {
         // Only the newest version waiting is cooked.
-        while let Ok(newer) = rx.try_recv() {
+        while let Ok(mut newer) = rx.try_recv() {
             sink(json!({"type": "cancelled", "version": job.version, "reason": "superseded"}));
+            // The edits of a skipped version are followed with the newer one's; a seek of
+            // the same version changes nothing.
+            newer.edits = match (job.edits.take(), newer.edits.take()) {
+                _ if newer.version == job.version => job.edits.take(),
+                (Some(mut a), Some(b)) => {
+                    a.extend(b);
+                    Some(a)
+                }
+                _ => None,
+            };
             job = newer;
         }
         let token = CancelToken::new();
@@ -135,6 +170,7 @@ fn run(
             past: &mut past,
             last_good: &mut last_good,
             anim: &mut anim,
+            change: &mut change,
         };
         cook_one(&job, &ctx, &mut kept, token);
     }
@@ -166,8 +202,8 @@ fn preview_document(mut doc: Document, loader: &Loader) -> (Document, Vec<(Strin
             }
         }
     }
-    for (i, (node, port)) in ports.iter().enumerate() {
-        let id = format!("{PREVIEW_PREFIX}{i}");
+    for (node, port) in &ports {
+        let id = preview_id(node, port);
         if doc.graph.add_node(id.as_str(), OUTPUT_OP).is_ok() {
             doc.graph.connect(
                 PortRef::new(node.as_str(), port),
@@ -176,6 +212,76 @@ fn preview_document(mut doc: Document, loader: &Loader) -> (Document, Vec<(Strin
         }
     }
     (doc, ports)
+}
+
+/// The id of the preview output of `node.port`: it stays while the node stays, so a node
+/// added or removed adds or removes only its own previews.
+fn preview_id(node: &str, port: &str) -> String {
+    format!("{PREVIEW_PREFIX}{node}__{port}")
+}
+
+/// Follow `edits` (each said as edits of the document, see [`FileEdit::doc_edits`]) in the
+/// session's document, with the previews an added or removed node brings; `true` when the
+/// session's document is then `target` (by digest), `false` when it must be given whole.
+fn follow_edits(
+    s: &mut Session,
+    edits: &[FileChange],
+    file_doc: &Document,
+    target: &Document,
+    loader: &Loader,
+) -> bool {
+    for change in edits {
+        let Some(doc_edits) = change.edit.doc_edits(&change.before, file_doc) else {
+            return false;
+        };
+        for e in doc_edits {
+            let mut steps = vec![];
+            match &e {
+                Edit::AddNode { node, op } => {
+                    steps.push(e.clone());
+                    let outputs = loader.registry.get(op).map(|o| o.spec().outputs.clone());
+                    for o in outputs.into_iter().flatten() {
+                        if o.ty.name() == "signal" {
+                            continue;
+                        }
+                        let id = preview_id(node, &o.name);
+                        steps.push(Edit::AddNode {
+                            node: id.clone(),
+                            op: OUTPUT_OP.into(),
+                        });
+                        steps.push(Edit::Connect {
+                            from: PortRef::new(node.as_str(), &o.name),
+                            to: PortRef::new(id.as_str(), "value"),
+                        });
+                    }
+                }
+                Edit::RemoveNode { node } => {
+                    let prefix = format!("{PREVIEW_PREFIX}{node}__");
+                    let previews: Vec<String> = s
+                        .document()
+                        .map(|d| {
+                            d.graph
+                                .nodes()
+                                .iter()
+                                .filter(|n| n.id.as_str().starts_with(&prefix))
+                                .map(|n| n.id.to_string())
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    steps.extend(previews.into_iter().map(|node| Edit::RemoveNode { node }));
+                    steps.push(e.clone());
+                }
+                _ => steps.push(e.clone()),
+            }
+            for step in steps {
+                if s.edit_document(step).is_err() {
+                    return false;
+                }
+            }
+        }
+    }
+    s.document()
+        .is_some_and(|d| DocDigest::whole(d).key() == DocDigest::whole(target).key())
 }
 
 /// Leave out of the tick cook every signal node and everything downstream of one (audio
@@ -332,6 +438,9 @@ struct Kept<'a> {
     last_good: &'a mut HashMap<(String, String), Json>,
     /// The driver of a graph with latches, and the text it was built for.
     anim: &'a mut Option<Anim>,
+    /// How the last change reached the session: `"edits"` (followed edit by edit),
+    /// `"whole"` (the document given whole) or `"new"` (a new session).
+    change: &'a mut &'static str,
 }
 
 /// A graph with latches, ticked by a [`Recurrent`] driver over its flat graph.
@@ -376,9 +485,9 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
             names.push((n.id.to_string(), "out".into()));
         }
     }
-    for (i, p) in ports.iter().enumerate() {
-        outputs.push(format!("{PREVIEW_PREFIX}{i}"));
-        names.push(p.clone());
+    for (node, port) in &ports {
+        outputs.push(preview_id(node, port));
+        names.push((node.clone(), port.clone()));
     }
     let expected_ms: f64 = past.total().as_secs_f64() * 1e3;
     sink(json!({"type": "cooking", "version": job.version, "expected_ms": expected_ms}));
@@ -419,15 +528,27 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
     } else {
         let s = match session {
             Some(s) => {
-                s.replace_document(doc);
+                // An edit is followed as the edit it was; anything else (an undo, a change
+                // on disk, an edit the document's edits cannot say) gives the whole document.
+                let followed = job
+                    .edits
+                    .as_deref()
+                    .is_some_and(|e| follow_edits(s, e, &full, &doc, loader));
+                if !followed {
+                    s.replace_document(doc);
+                }
+                *kept.change = if followed { "edits" } else { "whole" };
                 s.set_outputs(outputs);
                 s
             }
-            None => session.insert(Session::from_document(
-                loader.registry.clone(),
-                doc,
-                outputs,
-            )),
+            None => {
+                *kept.change = "new";
+                session.insert(Session::from_document(
+                    loader.registry.clone(),
+                    doc,
+                    outputs,
+                ))
+            }
         };
         s.cook(&options).map(|c| {
             let values = s.frame().map(|f| f.values.clone()).unwrap_or_default();
@@ -462,6 +583,7 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
             }
             sink(
                 json!({"type": "cooked", "version": job.version, "ok": false,
+                "change": *kept.change,
                 "error": format!("the graph does not validate: {diags}"), "nodes": nodes}),
             );
             return;
@@ -469,7 +591,7 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
         Err(e) => {
             sink(
                 json!({"type": "cooked", "version": job.version, "ok": false,
-                "error": e.to_string(), "nodes": {}}),
+                "change": *kept.change, "error": e.to_string(), "nodes": {}}),
             );
             return;
         }
@@ -618,6 +740,7 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
         "ok": true,
         "animated": animated,
         "frame": job.frame,
+        "change": *kept.change,
         "report": {
             "nodes": r.nodes, "cooked": r.cooked, "reused": r.reused, "cut_off": r.cut_off,
             "planned": r.planned, "ms": r.elapsed.as_secs_f64() * 1e3,

@@ -23,7 +23,7 @@ pub enum StudioError {
     },
     /// The edit does not apply to the file.
     #[error("{0}")]
-    Edit(#[from] crate::edit::EditError),
+    Edit(#[from] kiln_doc::edit::FileEditError),
     /// The edited file would not load (it is left as it was).
     #[error("the edit was refused: the file would not load: {0}")]
     Refused(String),

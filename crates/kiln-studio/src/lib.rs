@@ -10,8 +10,9 @@
 //! The studio knows no domain: it is given the [`Registry`] to cook with, and makes its
 //! previews through [`kiln_io::preview`].
 //!
-//! * [`edit`]: the edits the page sends, applied to the file's JSON; [`format`]: the file's
-//!   text in the house style; [`project`]: the file under edit, with undo and redo;
+//! * [`project`]: the file under edit on disk, over kiln-doc's edit model
+//!   ([`kiln_doc::edit`]: the edits the page sends, undo and redo, the house style), each
+//!   change passed to the cook as the edit it was;
 //! * [`cook`]: the cook thread over a [`Session`](kiln_lower::session::Session): only the
 //!   newest version is cooked, a newer edit cancels the cook in progress; [`estimate`]: the
 //!   time left in a long cook, from past timings of the same nodes;
@@ -22,11 +23,9 @@
 
 pub mod audio;
 pub mod cook;
-pub mod edit;
 pub mod error;
 pub mod estimate;
 pub mod files;
-pub mod format;
 pub mod guard;
 pub mod layout;
 pub mod load;
@@ -116,7 +115,7 @@ impl Studio {
         let loader = load::Loader {
             registry,
             dir,
-            libs: kiln_io::assets::LibraryPath::with_env(&config.libs),
+            libs: kiln_doc::assets::LibraryPath::with_env(&config.libs),
         };
         let check = |t: &str| loader.check(t);
         let project =

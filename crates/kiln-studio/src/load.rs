@@ -2,7 +2,7 @@
 //! calls resolved from the graph's folder and the library path (as `kiln watch` does).
 
 use kiln_core::registry::Registry;
-use kiln_io::assets::{DocumentFile, LibraryPath, document_of, text_key};
+use kiln_doc::assets::{DocumentFile, LibraryPath, document_of, text_key};
 use std::path::PathBuf;
 
 /// Loads graph texts of one file.
@@ -19,7 +19,7 @@ pub struct Loader {
 impl Loader {
     /// The document of `text`, or why it does not load.
     pub fn document(&self, text: &str) -> Result<DocumentFile, String> {
-        let file = kiln_io::graph_file::load_graph_in(text, &self.registry, &self.dir)
+        let file = kiln_doc::graph_file::load_graph_in(text, &self.registry, &self.dir)
             .map_err(|e| e.to_string())?;
         document_of(
             file,

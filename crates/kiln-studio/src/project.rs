@@ -1,31 +1,25 @@
-//! The graph file being edited: its JSON, the undo and redo history, and the text on disk.
+//! The graph file being edited on disk: its [`EditedFile`] (JSON, undo and redo, version,
+//! from kiln-doc's edit model), the text on disk, and whether that text loads.
 //!
-//! Every edit is applied to the JSON ([`crate::edit`]), written in the house style
-//! ([`crate::format`]), checked to load, and written to the file atomically; the file on
-//! disk is then read again on every poll, and a change made by another program replaces
-//! the studio's copy (and can be undone like an edit).
+//! Every edit is applied by the edit model, written in the house style or the canonical form
+//! ([`text_for`]), checked to load, and written to the file atomically; the file on disk is
+//! then read again on every poll, and a change made by another program replaces the
+//! studio's copy (and can be undone like an edit). Each change says what it was
+//! ([`Change`]), so the cook follows an edit as an edit.
 
-use crate::edit::{self, Edit};
 use crate::error::StudioError;
-use crate::format::file_text;
+use kiln_doc::edit::{Change, EditedFile, FileEdit, file_text, text_for};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
-
-/// The most states kept for undo.
-pub const MAX_UNDO: usize = 256;
 
 /// A graph file under edit.
 pub struct Project {
     path: PathBuf,
-    doc: Json,
+    file: EditedFile,
     /// The text last read from or written to the file.
     text: String,
     /// Why the file on disk does not load, when it does not (edits wait for a fix).
     broken: Option<String>,
-    undo: Vec<Json>,
-    redo: Vec<Json>,
-    /// Bumped by every change of the graph (edit, undo, redo, reload).
-    version: u64,
     /// The ops, to write files in the canonical form (house style without).
     registry: Option<kiln_core::registry::Registry>,
 }
@@ -45,21 +39,27 @@ fn read_text(path: &Path) -> Result<String, StudioError> {
 /// Whether `text` loads as a graph file, by `check`.
 pub type Check<'a> = &'a dyn Fn(&str) -> Result<(), String>;
 
-/// The text the studio writes for `doc`: the canonical form of [`kiln_io::save_graph_with_meta`]
-/// when the file holds nothing it cannot write (inline graphs, scopes, curves, blobs: it
-/// reads the canonical text back and compares), the house style of [`file_text`] otherwise.
-pub fn text_for(doc: &Json, registry: &kiln_core::registry::Registry) -> String {
-    let house = file_text(doc);
-    let Ok(file) = kiln_io::load_graph(&house, registry) else {
-        return house;
-    };
-    if file.structure != Default::default() {
-        return house;
+/// The text written for `doc`: the canonical form where it can be (see [`text_for`]).
+fn text_of(registry: Option<&kiln_core::registry::Registry>, doc: &Json) -> String {
+    match registry {
+        Some(r) => text_for(doc, r),
+        None => file_text(doc),
     }
-    let canonical = file.to_json(registry);
-    match kiln_io::load_graph(&canonical, registry) {
-        Ok(back) if back == file => canonical,
-        _ => house,
+}
+
+/// What keeps a new state of the file: its text (kept in `written`) checked to load, then
+/// written to the file at `path` atomically.
+fn writer<'a>(
+    path: &'a Path,
+    registry: Option<&'a kiln_core::registry::Registry>,
+    check: Check<'a>,
+    written: &'a mut String,
+) -> impl FnOnce(&Json) -> Result<(), StudioError> + 'a {
+    move |doc: &Json| {
+        *written = text_of(registry, doc);
+        check(written).map_err(StudioError::Refused)?;
+        kiln_io::write_atomic(path, written.as_bytes())?;
+        Ok(())
     }
 }
 
@@ -77,12 +77,9 @@ impl Project {
         })?;
         Ok(Project {
             path: path.to_path_buf(),
-            doc,
+            file: EditedFile::new(doc),
             text,
             broken: None,
-            undo: vec![],
-            redo: vec![],
-            version: 1,
             registry: None,
         })
     }
@@ -95,7 +92,7 @@ impl Project {
 
     /// The file's JSON.
     pub fn doc(&self) -> &Json {
-        &self.doc
+        self.file.doc()
     }
 
     /// The text of the file as the studio last saw it.
@@ -110,7 +107,7 @@ impl Project {
 
     /// The graph's version (bumped by every change).
     pub fn version(&self) -> u64 {
-        self.version
+        self.file.version()
     }
 
     /// Why the file on disk does not load, if it does not.
@@ -120,79 +117,40 @@ impl Project {
 
     /// Whether an undo, and a redo, can be made.
     pub fn history(&self) -> (bool, bool) {
-        (!self.undo.is_empty(), !self.redo.is_empty())
+        self.file.history()
     }
 
-    /// Apply `edit`, check the result loads, and save it.
-    pub fn edit(&mut self, edit: &Edit, check: Check<'_>) -> Result<(), StudioError> {
+    /// Apply `edit`, check the result loads, and save it; the change made, and the JSON
+    /// before it (for [`FileEdit::doc_edits`]).
+    pub fn edit(
+        &mut self,
+        edit: &FileEdit,
+        check: Check<'_>,
+    ) -> Result<(Change, Json), StudioError> {
         if let Some(why) = &self.broken {
             return Err(StudioError::Refused(format!(
                 "the file on disk does not load ({why}); fix it or undo first"
             )));
         }
-        let mut next = self.doc.clone();
-        edit::apply(&mut next, edit)?;
-        let before = std::mem::replace(&mut self.doc, next.clone());
-        match self.save(check) {
-            Ok(()) => {
-                self.push_undo(before);
-                self.redo.clear();
-                Ok(())
-            }
-            Err(e) => {
-                self.doc = before;
-                Err(e)
-            }
-        }
-    }
-
-    fn push_undo(&mut self, doc: Json) {
-        self.undo.push(doc);
-        if self.undo.len() > MAX_UNDO {
-            self.undo.remove(0);
-        }
+        let before = self.file.doc().clone();
+        let mut written = String::new();
+        let keep = writer(&self.path, self.registry.as_ref(), check, &mut written);
+        let change = self.file.edit(edit, keep)?;
+        self.text = written;
+        Ok((change, before))
     }
 
     /// Go back one state (`redo: false`) or forward one, and save it.
-    pub fn step(&mut self, redo: bool, check: Check<'_>) -> Result<(), StudioError> {
-        let (from, name) = if redo {
-            (&mut self.redo, "redo")
-        } else {
-            (&mut self.undo, "undo")
+    pub fn step(&mut self, redo: bool, check: Check<'_>) -> Result<Change, StudioError> {
+        let mut written = String::new();
+        let keep = writer(&self.path, self.registry.as_ref(), check, &mut written);
+        let change = self.file.step(redo, keep)?;
+        let Some(change) = change else {
+            return Err(StudioError::NoHistory(if redo { "redo" } else { "undo" }));
         };
-        let Some(target) = from.pop() else {
-            return Err(StudioError::NoHistory(name));
-        };
-        let current = std::mem::replace(&mut self.doc, target);
-        if let Err(e) = self.save(check) {
-            let target = std::mem::replace(&mut self.doc, current);
-            if redo {
-                self.redo.push(target);
-            } else {
-                self.undo.push(target);
-            }
-            return Err(e);
-        }
-        if redo {
-            self.push_undo(current);
-        } else {
-            self.redo.push(current);
-        }
+        self.text = written;
         self.broken = None;
-        Ok(())
-    }
-
-    /// Write the JSON to the file (atomically) once it loads.
-    fn save(&mut self, check: Check<'_>) -> Result<(), StudioError> {
-        let text = match &self.registry {
-            Some(r) => text_for(&self.doc, r),
-            None => file_text(&self.doc),
-        };
-        check(&text).map_err(StudioError::Refused)?;
-        kiln_io::write_atomic(&self.path, text.as_bytes())?;
-        self.text = text;
-        self.version += 1;
-        Ok(())
+        Ok(change)
     }
 
     /// Read the file again: `Ok(true)` when another program changed it and the studio took
@@ -211,12 +169,9 @@ impl Project {
         let loaded = parsed.and_then(|doc| check(&text).map(|()| doc));
         match loaded {
             Ok(doc) => {
-                let before = std::mem::replace(&mut self.doc, doc);
-                self.push_undo(before);
-                self.redo.clear();
+                self.file.replace(doc);
                 self.text = text;
                 self.broken = None;
-                self.version += 1;
                 Ok(true)
             }
             Err(e) => {

@@ -10,7 +10,6 @@
 //! | `GET /files/graph/PATH`, `/files/out/PATH` | a file under the graph's or the output folder |
 //! | `GET /ws` | the WebSocket: edits in, graph views, cooks and progress out |
 
-use crate::edit::Edit;
 use crate::state::Shared;
 use axum::Router;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -19,6 +18,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use kiln_doc::edit::FileEdit;
 use serde_json::{Value as Json, json};
 use std::sync::Arc;
 
@@ -209,7 +209,7 @@ async fn handle(s: &Arc<Shared>, text: &str) -> Option<Json> {
             let redo = kind == "redo";
             tokio::task::spawn_blocking(move || s2.step(redo)).await
         }
-        _ => match serde_json::from_value::<Edit>(msg.clone()) {
+        _ => match serde_json::from_value::<FileEdit>(msg.clone()) {
             Ok(edit) => tokio::task::spawn_blocking(move || s2.edit(&edit)).await,
             Err(e) => {
                 return Some(json!({"type": "error", "id": id,

@@ -1,11 +1,11 @@
 //! What the server shares between its connections, the cook and the file watcher.
 
-use crate::cook::{Cooker, Sink};
-use crate::edit::Edit;
+use crate::cook::{Cooker, FileChange, Sink};
 use crate::error::StudioError;
 use crate::load::Loader;
 use crate::previews::Previews;
 use crate::project::Project;
+use kiln_doc::edit::FileEdit;
 use kiln_io::image_files::ImageFormat;
 use serde_json::{Value as Json, json};
 use std::path::PathBuf;
@@ -142,6 +142,11 @@ impl Shared {
 
     /// After a change of the graph: send its view to every page and cook it.
     pub fn changed(&self, why: &str) {
+        self.changed_by(why, None);
+    }
+
+    /// [`Shared::changed`], for a change that was `change`, an edit from a page.
+    fn changed_by(&self, why: &str, change: Option<FileChange>) {
         let mut g = self.graph_message();
         g["reason"] = json!(why);
         let _ = self.events.send(g.to_string());
@@ -160,7 +165,8 @@ impl Shared {
                 .collect();
         }
         let (frame, fps) = self.timeline();
-        self.cooker.submit(version, text, frame, fps);
+        let change = change.filter(|c| c.version == version);
+        self.cooker.submit(version, text, frame, fps, change);
     }
 
     /// The timeline's tick and frame rate.
@@ -190,17 +196,23 @@ impl Shared {
             let p = self.project();
             (p.version(), p.text().to_string())
         };
-        self.cooker.submit(version, text, frame, fps);
+        self.cooker.submit(version, text, frame, fps, None);
         Ok(())
     }
 
     /// Apply an edit from a page.
-    pub fn edit(&self, edit: &Edit) -> Result<(), StudioError> {
-        {
+    pub fn edit(&self, edit: &FileEdit) -> Result<(), StudioError> {
+        let change = {
             let check = |t: &str| self.loader.check(t);
-            self.project().edit(edit, &check)?;
-        }
-        self.changed("edit");
+            let mut p = self.project();
+            let (_, before) = p.edit(edit, &check)?;
+            FileChange {
+                version: p.version(),
+                edit: edit.clone(),
+                before,
+            }
+        };
+        self.changed_by("edit", Some(change));
         Ok(())
     }
 

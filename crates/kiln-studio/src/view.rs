@@ -4,12 +4,12 @@
 //! Values are shown as the file writes them; types, docs, defaults and ranges come from
 //! the registry's op specs (for a call, from the interface of the graph it calls).
 
-use crate::edit::referenced_node;
 use crate::layout;
 use kiln_core::op::{OpSpec, Rule};
 use kiln_core::registry::Registry;
 use kiln_core::value::{Value, ValueType};
-use kiln_lower::doc::{Asset, Document};
+use kiln_doc::document::{Asset, Document};
+use kiln_doc::edit::referenced_node;
 use serde_json::{Map, Value as Json, json};
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Bound;
@@ -174,7 +174,7 @@ fn draw(doc: &Json, registry: &Registry, calls: &dyn Fn(&str) -> Option<Arc<Asse
         let mut params = vec![p];
         if ty == "image" {
             params.push(colour_slot(
-                &crate::edit::INPUT_COLOURS,
+                &kiln_doc::edit::INPUT_COLOURS,
                 "how a PNG or JPEG file given for it is read: auto (as the file states), srgb, \
                  or data (the codes are the values)",
                 def.get("color"),
@@ -332,7 +332,7 @@ fn draw(doc: &Json, registry: &Registry, calls: &dyn Fn(&str) -> Option<Arc<Asse
         put_source(&mut s, Some(src.get("from").unwrap_or(src)));
         n.insert("inputs".into(), json!([s]));
         let colour = colour_slot(
-            &crate::edit::OUTPUT_COLOURS,
+            &kiln_doc::edit::OUTPUT_COLOURS,
             "how an image is coded in an 8 or 16-bit PNG: srgb (sRGB-encoded) or data (the \
              values as they are: normal and height maps, masks)",
             src.get("color"),
@@ -457,7 +457,7 @@ fn body_json(doc: &Document, registry: &Registry) -> Json {
                 let mut d = Map::new();
                 d.insert("op".into(), json!(n.op));
                 if let Some(call) = doc.calls.get(&n.id)
-                    && call.scope != kiln_lower::doc::Scope::Once
+                    && call.scope != kiln_doc::document::Scope::Once
                 {
                     d.insert(call.scope.kind().into(), json!({}));
                 }

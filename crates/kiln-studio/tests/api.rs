@@ -74,6 +74,8 @@ fn a_param_edit_recooks_only_its_cone() {
     c.send(json!({"type": "set_param", "node": "fine", "param": "octaves", "value": 3}));
     let cooked = c.cooked(v + 1);
     assert_eq!(cooked["ok"], true, "{cooked}");
+    // The edit reached the session as the edit it was, not as a new document to compare.
+    assert_eq!(cooked["change"], "edits", "{cooked}");
     for id in FINE_CONE {
         let st = status(&cooked, id);
         assert!(st == "cooked" || st == "cut_off", "{id} was {st}");
@@ -87,11 +89,46 @@ fn a_param_edit_recooks_only_its_cone() {
     assert!(ran < total, "{cooked}");
     // The file holds the edit: as a param in the file, which loads as the constant of the
     // input `octaves` (a former param).
-    let file = kiln_io::load_graph(&std::fs::read_to_string(&path).unwrap(), &registry()).unwrap();
+    let file = kiln_doc::load_graph(&std::fs::read_to_string(&path).unwrap(), &registry()).unwrap();
     assert_eq!(
         file.graph.node("fine").unwrap().consts.get("octaves"),
         Some(&kiln_core::value::Value::Int(3))
     );
+}
+
+#[test]
+fn each_edit_reaches_the_cook_as_an_edit_and_an_undo_as_a_whole_document() {
+    let (_d, path) = copy_example("marble.json");
+    let s = studio(&path, None);
+    let mut c = Client::connect(s.addr());
+    let mut v = c.graph()["version"].as_u64().unwrap();
+    assert_eq!(c.cooked(v)["change"], "new");
+    let edits = [
+        json!({"type": "add", "op": "image.gain", "at": [900, 40]}),
+        json!({"type": "connect", "from": "tinted.out", "node": "gain1", "port": "image"}),
+        json!({"type": "set_input", "node": "gain1", "port": "gain", "value": 2.5}),
+        json!({"type": "connect", "from": "gain1", "node": "marble", "port": "value"}),
+        json!({"type": "move", "node": "mix", "at": [10, 20]}),
+        json!({"type": "delete", "node": "gain1"}),
+    ];
+    let mut previewed = false;
+    let mut last = Json::Null;
+    for (i, e) in edits.into_iter().enumerate() {
+        c.send(e.clone());
+        v += 1;
+        last = c.cooked(v);
+        // A node just added has no image yet: the graph waits for its wire.
+        assert_eq!(last["ok"], i != 0, "{e}: {last}");
+        assert_eq!(last["change"], "edits", "{e}: {last}");
+        previewed |= last["nodes"].get("gain1").is_some();
+    }
+    // The added node was previewed while it stood, and went with its previews.
+    assert!(previewed);
+    assert!(last["nodes"].get("gain1").is_none(), "{last}");
+    c.send(json!({"type": "undo"}));
+    let cooked = c.cooked(v + 1);
+    assert_eq!(cooked["change"], "whole", "{cooked}");
+    assert!(cooked["nodes"].get("gain1").is_some(), "{cooked}");
 }
 
 #[test]
@@ -117,7 +154,7 @@ fn a_failing_value_shows_on_its_node_and_the_rest_still_cooks() {
 fn undo_and_redo_round_trip_through_the_file() {
     let (_d, path) = copy_example("marble.json");
     let reg = registry();
-    let original = kiln_io::load_graph(&std::fs::read_to_string(&path).unwrap(), &reg).unwrap();
+    let original = kiln_doc::load_graph(&std::fs::read_to_string(&path).unwrap(), &reg).unwrap();
     let s = studio(&path, None);
     let mut c = Client::connect(s.addr());
     let v = c.graph()["version"].as_u64().unwrap();
@@ -130,7 +167,7 @@ fn undo_and_redo_round_trip_through_the_file() {
     c.send(json!({"type": "undo"}));
     let g = c.wait(30, |m| m["type"] == "graph" && m["reason"] == "undo");
     assert_eq!(g["can_redo"], true);
-    let undone = kiln_io::load_graph(&std::fs::read_to_string(&path).unwrap(), &reg).unwrap();
+    let undone = kiln_doc::load_graph(&std::fs::read_to_string(&path).unwrap(), &reg).unwrap();
     assert_eq!(undone.graph, original.graph);
     c.send(json!({"type": "redo"}));
     c.wait(30, |m| m["type"] == "graph" && m["reason"] == "redo");
@@ -167,7 +204,7 @@ fn structural_edits_save_the_expected_graph() {
     });
     // The same changes made to the graph by hand.
     let text = std::fs::read_to_string(examples().join("marble.json")).unwrap();
-    let mut expected = kiln_io::load_graph(&text, &reg).unwrap().graph;
+    let mut expected = kiln_doc::load_graph(&text, &reg).unwrap().graph;
     expected.remove_node("veins").unwrap();
     expected.add_node("gain1", "image.gain").unwrap();
     expected.wire("tinted.out", "gain1.image");
@@ -178,10 +215,10 @@ fn structural_edits_save_the_expected_graph() {
     expected.wire("gain1.out", "marble.value");
     expected.wire("stretch.out", "clamped.image");
     let saved_text = std::fs::read_to_string(&path).unwrap();
-    let saved = kiln_io::load_graph(&saved_text, &reg).unwrap();
+    let saved = kiln_doc::load_graph(&saved_text, &reg).unwrap();
     assert_eq!(
-        kiln_io::save_graph(&saved.graph, &reg),
-        kiln_io::save_graph(&expected, &reg)
+        kiln_doc::save_graph(&saved.graph, &reg),
+        kiln_doc::save_graph(&expected, &reg)
     );
     assert_eq!(saved.meta.positions.get("mix"), Some(&[10, 20]));
     assert_eq!(saved.meta.positions.get("gain1"), Some(&[900, 40]));

@@ -212,7 +212,7 @@ fn assert_validates(path: &Path) {
     let reg = registry();
     let text = std::fs::read_to_string(path).unwrap();
     let dir = path.parent().unwrap();
-    let file = kiln_io::graph_file::load_graph_in(&text, &reg, dir)
+    let file = kiln_doc::graph_file::load_graph_in(&text, &reg, dir)
         .unwrap_or_else(|e| panic!("the saved file does not load: {e}\n{text}"));
     let diags = kiln_core::validate::validate(&file.graph, &reg);
     assert!(

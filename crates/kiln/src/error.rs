@@ -24,7 +24,7 @@ pub enum ProjectError {
         path: PathBuf,
         /// Why (the file it concerns is named inside).
         #[source]
-        source: Box<kiln_io::assets::AssetError>,
+        source: Box<kiln_doc::assets::AssetError>,
     },
     /// The graph text (a built-in or in-memory graph) does not parse.
     #[error("cannot load {origin}: {source}")]

@@ -45,6 +45,7 @@ mod render;
 pub use cook::{CookOptions, Cooked, is_latch_error};
 pub use output_files::{Encoded, OutputFiles, Written};
 pub use render::{Render, RenderOptions};
+pub mod trace_file;
 
 // What the project offers and takes.
 mod colours;
@@ -68,12 +69,16 @@ pub use registry::{registry, try_registry};
 
 /// The engine (`kiln-core`).
 pub use kiln_core as core;
+/// Documents and graph files (`kiln-doc`).
+pub use kiln_doc as doc;
 /// Files, caches and atomic writes (`kiln-io`).
 pub use kiln_io as io;
 /// Colour spaces of image files.
 pub use kiln_io::image_files::{ColorSpace, ImageFormat};
 /// Mesh file formats.
 pub use kiln_io::mesh_files::MeshFormat;
+/// Lowering: documents written out into flat graphs (`kiln-lower`).
+pub use kiln_lower as lower;
 
 /// The vocabulary of people who open, cook and script graphs: projects, values, requests,
 /// evaluators, ops.

@@ -8,7 +8,7 @@ use crate::input_value::{input_colour, input_file, input_value};
 use crate::interface::{InputInfo, OutputInfo};
 use kiln_core::cache::{Lru, Store};
 use kiln_core::prelude::*;
-use kiln_io::assets::{AssetError, DocumentFile, LibraryPath};
+use kiln_doc::assets::{AssetError, DocumentFile, LibraryPath};
 use kiln_io::image_files::ColorSpace;
 use kiln_lower::lower::{AnimatedParam, PlanReport, Planner};
 use kiln_std::graph_io::{INPUT_PREFIX, OUTPUT_OP};
@@ -45,7 +45,7 @@ impl OpenOptions {
         let path = path.as_ref();
         let registry = self.registry.unwrap_or_else(crate::registry);
         let libs = LibraryPath::with_env(&self.libs);
-        let doc = kiln_io::assets::read_document(path, &registry, &libs).map_err(|e| match e {
+        let doc = kiln_doc::assets::read_document(path, &registry, &libs).map_err(|e| match e {
             // The top file's own failure names it once; a called file's is named inside.
             AssetError::Load { source, path: p } if p == path.display().to_string() => {
                 ProjectError::File {
@@ -74,9 +74,9 @@ impl OpenOptions {
             origin: origin.to_string(),
             source: Box::new(e),
         };
-        let file = kiln_io::graph_file::load_graph_in(text, &registry, dir).map_err(text_error)?;
-        let key = kiln_io::assets::text_key(text.as_bytes());
-        let doc = kiln_io::assets::document_of(file, dir, &registry, &libs, key).map_err(|e| {
+        let file = kiln_doc::graph_file::load_graph_in(text, &registry, dir).map_err(text_error)?;
+        let key = kiln_doc::assets::text_key(text.as_bytes());
+        let doc = kiln_doc::assets::document_of(file, dir, &registry, &libs, key).map_err(|e| {
             ProjectError::Load {
                 path: PathBuf::from(origin),
                 source: Box::new(e),
@@ -379,7 +379,7 @@ impl Project {
 
     /// The graph file with its graph replaced by the plan at `clock` (its metadata and
     /// structure kept): what baking and drawing work on.
-    pub fn flat_file(&mut self, clock: Clock) -> Result<kiln_io::GraphFile, ProjectError> {
+    pub fn flat_file(&mut self, clock: Clock) -> Result<kiln_doc::GraphFile, ProjectError> {
         let planned = self.plan(clock)?;
         let mut file = self.doc.file.clone();
         file.graph = Graph::clone(&planned.graph);

@@ -2,8 +2,9 @@
 
 use kiln_core::registry::{Registry, RegistryError};
 
-/// Every op Kiln ships: the standard library (`kiln-std`: maths, logic, scopes, flow, the
-/// step solver, curves) and the nodes of each domain crate (`kiln-image`, `kiln-audio`,
+/// Every op Kiln ships: the standard library (`kiln-std`: maths, logic, lists, graph inputs
+/// and outputs), the ops lowering writes scopes into (`kiln-lower`: gathers, queues, flow,
+/// the step solver, curves) and the nodes of each domain crate (`kiln-image`, `kiln-audio`,
 /// `kiln-mesh`, `kiln-sim`), with the heavy codecs they register.
 ///
 /// ```
@@ -19,6 +20,7 @@ pub fn registry() -> Registry {
 /// [`registry`], with a collision between the shipped libraries as an error.
 pub fn try_registry() -> Result<Registry, RegistryError> {
     let mut reg = kiln_image::registry();
+    kiln_lower::register(&mut reg)?;
     kiln_audio::register(&mut reg)?;
     kiln_mesh::register(&mut reg)?;
     kiln_sim::register(&mut reg)?;

@@ -10,66 +10,67 @@ use std::process::Command;
 /// Which workspace crates each workspace crate may depend on (normal and build
 /// dependencies; tests may reach further, through dev-dependencies).
 fn allowed() -> BTreeMap<&'static str, &'static [&'static str]> {
-    const DOMAINS_AND_BELOW: &[&str] = &[
+    // core ← std ← domains ← io ← doc ← lower ← kiln (the Project API) ← front ends: each
+    // layer may use every crate before it in this order.
+    static ORDER: [&str; 10] = [
         "kiln-core",
-        "kiln-lower",
         "kiln-std",
         "kiln-image",
         "kiln-audio",
         "kiln-mesh",
         "kiln-sim",
+        "kiln-io",
+        "kiln-doc",
+        "kiln-lower",
+        "kiln",
+    ];
+    let beneath = |krate: &str| -> &'static [&'static str] {
+        let at = ORDER
+            .iter()
+            .position(|c| *c == krate)
+            .unwrap_or(ORDER.len());
+        &ORDER[..at]
+    };
+    static CLI: [&str; 11] = [
+        "kiln-core",
+        "kiln-std",
+        "kiln-image",
+        "kiln-audio",
+        "kiln-mesh",
+        "kiln-sim",
+        "kiln-io",
+        "kiln-doc",
+        "kiln-lower",
+        "kiln",
+        "kiln-studio",
     ];
     BTreeMap::from([
         // The engine knows no domain, format or document.
-        ("kiln-core", &[][..]),
-        // Documents written out into flat graphs: above the engine, below every library.
-        ("kiln-lower", &["kiln-core"][..]),
-        // The standard nodes register the ops plans write scopes into.
-        ("kiln-std", &["kiln-core", "kiln-lower"][..]),
+        ("kiln-core", beneath("kiln-core")),
+        // The standard nodes sit on the engine alone.
+        ("kiln-std", beneath("kiln-std")),
         // Domains sit on the engine and the standard nodes; meshes and simulations read
         // images, the domain everything is looked at through.
-        ("kiln-image", &["kiln-core", "kiln-std"][..]),
+        ("kiln-image", beneath("kiln-image")),
         ("kiln-audio", &["kiln-core", "kiln-std"][..]),
         ("kiln-mesh", &["kiln-core", "kiln-std", "kiln-image"][..]),
         ("kiln-sim", &["kiln-core", "kiln-std", "kiln-image"][..]),
-        // Files sit on the domains.
-        ("kiln-io", DOMAINS_AND_BELOW),
-        // The Project API sits on files and domains.
-        (
-            "kiln",
-            &[
-                "kiln-core",
-                "kiln-lower",
-                "kiln-std",
-                "kiln-image",
-                "kiln-audio",
-                "kiln-mesh",
-                "kiln-sim",
-                "kiln-io",
-            ][..],
-        ),
+        // Files of values sit on the domains.
+        ("kiln-io", beneath("kiln-io")),
+        // The edit model (graph-file text, documents, calls, edits) sits on the files.
+        ("kiln-doc", beneath("kiln-doc")),
+        // Lowering writes documents out into flat graphs; it knows no front end.
+        ("kiln-lower", beneath("kiln-lower")),
+        // The Project API sits on lowering, documents, files and domains.
+        ("kiln", beneath("kiln")),
         // Front ends: the studio knows no domain; the command knows everything beneath it.
         (
             "kiln-studio",
-            &["kiln-core", "kiln-lower", "kiln-io", "kiln"][..],
+            &["kiln-core", "kiln-io", "kiln-doc", "kiln-lower", "kiln"][..],
         ),
-        (
-            "kiln-cli",
-            &[
-                "kiln-core",
-                "kiln-lower",
-                "kiln-std",
-                "kiln-image",
-                "kiln-audio",
-                "kiln-mesh",
-                "kiln-sim",
-                "kiln-io",
-                "kiln",
-                "kiln-studio",
-            ][..],
-        ),
-        // Benchmarks measure the engine and the domains; no front end.
-        ("kiln-bench", DOMAINS_AND_BELOW),
+        ("kiln-cli", &CLI[..]),
+        // Benchmarks measure the engine, the domains and lowering; no front end.
+        ("kiln-bench", beneath("kiln")),
     ])
 }
 
@@ -223,5 +224,31 @@ fn the_engine_holds_no_document_lowering_or_dsp() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn graph_text_is_read_in_one_crate() {
+    // kiln-doc holds the one reader and writer of graph files; neither the files beneath it
+    // nor lowering above it holds another.
+    let crates = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    for (krate, m) in [
+        ("kiln-io", "graph_file"),
+        ("kiln-io", "assets"),
+        ("kiln-lower", "doc"),
+        ("kiln-lower", "graph_file"),
+    ] {
+        let lib = std::fs::read_to_string(format!("{crates}/{krate}/src/lib.rs")).expect("lib.rs");
+        assert!(
+            !lib.contains(&format!("mod {m};")),
+            "{krate} declares `{m}`"
+        );
+    }
+    let doc = std::fs::read_to_string(format!("{crates}/kiln-doc/src/lib.rs")).expect("lib.rs");
+    for m in ["document", "graph_file", "assets", "edit"] {
+        assert!(
+            doc.contains(&format!("pub mod {m};")),
+            "kiln-doc lacks `{m}`"
+        );
     }
 }

@@ -1,10 +1,10 @@
 //! `kiln bake`: write a graph with its inputs frozen and its pure cones folded into
-//! constants (see `kiln_io::bake`).
+//! constants (see `kiln_doc::bake`).
 
 use crate::args::BakeArgs;
 use crate::common::{CliError, check_valid, open, project_error};
 use kiln_core::prelude::*;
-use kiln_io::bake::{BakeOptions, blob_dir_for};
+use kiln_doc::bake::{BakeOptions, blob_dir_for};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -64,7 +64,7 @@ pub(crate) fn bake(
         inputs: project.input_values().clone(),
         seed: args.seed,
     };
-    let baked = kiln_io::bake(&file, reg, &options).map_err(|e| {
+    let baked = kiln_doc::bake(&file, reg, &options).map_err(|e| {
         CliError(format!(
             "cannot bake {}: {e}; nothing was written",
             graph.display()
@@ -74,7 +74,7 @@ pub(crate) fn bake(
         std::fs::create_dir_all(dir)
             .map_err(|e| CliError(format!("cannot create {}: {e}", dir.display())))?;
     }
-    let written = kiln_io::write_baked(&args.out, &baked.file, reg)
+    let written = kiln_doc::write_baked(&args.out, &baked.file, reg)
         .map_err(|e| CliError(format!("cannot write the baked graph: {e}")))?;
     crate::outln!("baked {} into {}", graph.display(), written.graph.display());
     crate::out!("{}", baked.report);

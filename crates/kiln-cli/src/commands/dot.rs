@@ -5,6 +5,6 @@ use std::process::ExitCode;
 
 /// `kiln dot` on the flat graph `g`.
 pub(crate) fn dot(g: &Graph) -> ExitCode {
-    crate::out!("{}", kiln_io::to_dot(g));
+    crate::out!("{}", kiln_doc::to_dot(g));
     ExitCode::SUCCESS
 }

@@ -82,7 +82,7 @@ pub(crate) fn info(path: &Path, project: &mut kiln::Project) -> Result<ExitCode,
 
 /// The calls of the file and what its plan wrote out.
 fn print_structure(
-    file: &kiln_io::assets::DocumentFile,
+    file: &kiln_doc::assets::DocumentFile,
     report: Option<&kiln_lower::lower::PlanReport>,
 ) {
     let doc = &file.doc;

@@ -29,7 +29,7 @@ pub(crate) fn fingerprint(
 ) -> u128 {
     let mut h = KeyHasher::new();
     h.str("kiln render --ticks");
-    h.str(&kiln_io::save_graph(g, reg));
+    h.str(&kiln_doc::save_graph(g, reg));
     h.u64(ticks);
     h.f64(dt);
     h.u64(seed);

@@ -321,12 +321,12 @@ fn present(
             graph_path.display()
         )
     })?;
-    let file = kiln_io::graph_file::load_graph_in(&text, reg, dir)
+    let file = kiln_doc::graph_file::load_graph_in(&text, reg, dir)
         .map_err(|e| format!("cannot load {}: {e}", graph_path.display()))?;
     // The graphs it calls are read, planned, and watched from now on.
-    let lib_path = kiln_io::assets::LibraryPath::with_env(libs);
-    let key = kiln_io::assets::text_key(&texts[0]);
-    let doc = kiln_io::assets::document_of(file, dir, reg, &lib_path, key)
+    let lib_path = kiln_doc::assets::LibraryPath::with_env(libs);
+    let key = kiln_doc::assets::text_key(&texts[0]);
+    let doc = kiln_doc::assets::document_of(file, dir, reg, &lib_path, key)
         .map_err(|e| format!("cannot load {}: {e}", graph_path.display()))?;
     let graph_path = graph_path.clone();
     for f in &doc.files {
@@ -646,7 +646,7 @@ mod tests {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/marble.json"),
         )
         .unwrap();
-        let mut g = kiln_io::load_graph(&text, &reg).unwrap().graph;
+        let mut g = kiln_doc::load_graph(&text, &reg).unwrap().graph;
         apply_params(
             &mut g,
             &reg,

@@ -7,7 +7,7 @@ use kiln_core::value::{Value, ValueType};
 
 /// Whether a value is written into a param (or default) or into a node's `inputs`.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ctx {
+pub enum Ctx {
     /// Param or graph-input default: strings are strings.
     Param,
     /// A node's `inputs`: strings are references or `#colours`.
@@ -16,7 +16,7 @@ pub(crate) enum Ctx {
 
 /// How colours are written.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ColorStyle {
+pub enum ColorStyle {
     /// `"#rrggbb"` / `"#rrggbbaa"` when exact at 8 bits, else an array.
     Hex,
     /// Always an array.
@@ -54,7 +54,7 @@ fn channel(c: f32) -> Json {
 }
 
 /// `#rrggbb` / `#rrggbbaa` if every channel is exactly `k / 255`.
-pub(crate) fn hex_of(c: &[f32; 4]) -> Option<String> {
+pub fn hex_of(c: &[f32; 4]) -> Option<String> {
     let mut bytes = [0u8; 4];
     for (b, ch) in bytes.iter_mut().zip(c) {
         let k = (ch * 255.0).round();
@@ -94,7 +94,7 @@ fn all_finite(v: &[f64]) -> bool {
 }
 
 /// A short readable form for display (not guaranteed to read back as the same type).
-pub(crate) fn display(v: &Value) -> Json {
+pub fn display(v: &Value) -> Json {
     natural(v, Ctx::Param, ColorStyle::Hex)
 }
 
@@ -126,7 +126,7 @@ fn natural(v: &Value, ctx: Ctx, style: ColorStyle) -> Json {
 
 /// The explicit typed form `{"type": ..., "value": ...}` (plain `null` for empty and heavy
 /// values, which have none).
-pub(crate) fn typed_form(v: &Value, style: ColorStyle) -> Json {
+pub fn typed_form(v: &Value, style: ColorStyle) -> Json {
     let value = match v {
         Value::Empty | Value::Heavy(_) | Value::Error(_) => return Json::Null,
         Value::Float(f) => number(*f),
@@ -166,7 +166,7 @@ fn record_fields(v: &Value, style: ColorStyle) -> Json {
 
 /// Write a value so that reading it back (with the same declared type, in the same place)
 /// gives exactly the same value.
-pub(crate) fn encode(v: &Value, declared: Option<ValueType>, ctx: Ctx, style: ColorStyle) -> Json {
+pub fn encode(v: &Value, declared: Option<ValueType>, ctx: Ctx, style: ColorStyle) -> Json {
     let n = natural(v, ctx, style);
     let back = match ctx {
         Ctx::Param => decode_value(&n, declared, "").ok(),
@@ -195,7 +195,7 @@ fn same_all(a: &[f64], b: &[f64]) -> bool {
 }
 
 /// Exact equality: floats compared bit for bit (any NaN equals any NaN), types must match.
-pub(crate) fn same(a: &Value, b: &Value) -> bool {
+pub fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Empty, Value::Empty) => true,
         (Value::Float(x), Value::Float(y)) => same_f64(*x, *y),

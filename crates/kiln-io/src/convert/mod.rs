@@ -9,16 +9,16 @@
 
 mod encode;
 
-pub(crate) use encode::{ColorStyle, Ctx, display, encode, typed_form};
+pub use encode::{ColorStyle, Ctx, display, encode, typed_form};
 
-use crate::graph_file::LoadError;
 use crate::json::Json;
+use crate::load_error::LoadError;
 use kiln_core::graph::PortRef;
 use kiln_core::value::{Value, ValueType, parse_hex_color};
 use std::sync::Arc;
 
 /// Child path `parent.key` (or `key` at the top).
-pub(crate) fn child(path: &str, key: &str) -> String {
+pub fn child(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
     } else {
@@ -31,7 +31,7 @@ fn index(path: &str, i: usize) -> String {
 }
 
 /// The type names an explicit typed value may use.
-pub(crate) const TYPED_NAMES: &str =
+pub const TYPED_NAMES: &str =
     "float, int, bool, vec2, vec3, vec4, color, string, list, list<T>, record";
 
 /// A declared type that directs conversion (`None` for any/number/heavy/unknown).
@@ -69,11 +69,7 @@ fn color_numbers(j: &Json) -> Option<[f32; 4]> {
 }
 
 /// Read a param value, a graph input default or an inline constant.
-pub(crate) fn decode_value(
-    j: &Json,
-    declared: Option<ValueType>,
-    path: &str,
-) -> Result<Value, LoadError> {
+pub fn decode_value(j: &Json, declared: Option<ValueType>, path: &str) -> Result<Value, LoadError> {
     let fitted = match directing(declared) {
         Some(ValueType::Float) => j.as_f64().map(Value::Float),
         Some(ValueType::Int) => match j {
@@ -343,7 +339,7 @@ fn typed(t: &Json, v: &Json, path: &str) -> Result<Value, LoadError> {
 }
 
 /// Where an input port's value comes from, as written in a node's `inputs`.
-pub(crate) enum InputSource {
+pub enum InputSource {
     /// A reference to an output port.
     Wire(PortRef),
     /// An inline constant.
@@ -351,7 +347,7 @@ pub(crate) enum InputSource {
 }
 
 /// Read one entry of a node's `inputs`.
-pub(crate) fn decode_input(
+pub fn decode_input(
     j: &Json,
     declared: Option<ValueType>,
     path: &str,

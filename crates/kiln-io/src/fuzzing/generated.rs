@@ -98,11 +98,10 @@ pub fn evaluate(bytes: &[u8], registry: &Registry) {
     }
 }
 
-/// The graph `bytes` stand for in [`evaluate`], as a graph file, and the outputs it
-/// requests: to see what a finding of the fuzzer is.
-pub fn generated_graph_file(bytes: &[u8], registry: &Registry) -> Option<(String, Vec<String>)> {
-    let (graph, outputs) = generate(bytes, registry)?;
-    Some((crate::save_graph(&graph, registry), outputs))
+/// The graph `bytes` stand for in [`evaluate`] and the outputs it requests: to see what a
+/// finding of the fuzzer is (`kiln_doc::fuzzing::generated_graph_file` writes it as a file).
+pub fn generated_graph(bytes: &[u8], registry: &Registry) -> Option<(Graph, Vec<String>)> {
+    generate(bytes, registry)
 }
 
 /// What one evaluation gave, comparable across evaluators.

@@ -1,9 +1,9 @@
 //! The entry points of the fuzz targets (the `fuzz/` crate, run with `cargo fuzz`), kept here
 //! so that a normal `cargo test` feeds the same functions the kept corpus
-//! (`fuzz/corpus/<target>/`). Each takes any bytes and must neither panic nor hang; what
+//! (`fuzz/corpus/<target>/`). The `graph_file` target is `kiln_doc::fuzzing`'s. Each takes any bytes and must neither panic nor hang; what
 //! a decoder accepts must also survive its round trip.
 //!
-//! The targets: `graph_file`, `snapshot` (snapshot files, render manifests and render
+//! The targets: `snapshot` (snapshot files, render manifests and render
 //! states), `value_codec`, `cache_entry`, the domains' file decoders ([`wav`], [`obj`],
 //! [`gltf`], [`image_file`]), [`evaluate`] (a graph generated from the bytes, run by
 //! every evaluator) and `render_state_run` ([`render_state_run`]: a render state whose
@@ -15,29 +15,12 @@ mod image_file;
 mod state_run;
 
 pub use files::{gltf, obj, wav};
-pub use generated::{evaluate, generated_graph_file};
+pub use generated::{evaluate, generated_graph};
 pub use image_file::image_file;
 pub use state_run::render_state_run;
 
 use kiln_core::key::Key;
-use kiln_core::plan::Plan;
 use kiln_core::registry::Registry;
-use kiln_core::validate::{validate, validate_at_rate};
-
-/// A graph file: loading, validation (with and without a sample rate), planning, and a
-/// saved form that loads again.
-pub fn graph_file(bytes: &[u8], registry: &Registry) {
-    let Ok(file) = crate::load_graph_bytes(bytes, registry) else {
-        return;
-    };
-    let _ = validate(&file.graph, registry);
-    let _ = validate_at_rate(&file.graph, registry, 48_000.0);
-    let _ = Plan::build(&file.graph, registry);
-    let text = crate::save_graph(&file.graph, registry);
-    if let Err(e) = crate::load_graph(&text, registry) {
-        panic!("a loaded graph saved to a file that does not load: {e}\n{text}");
-    }
-}
 
 /// The state files of recurrent runs: a snapshot file (JSON), a render's manifest and its
 /// latch state (binary). A snapshot that parses writes a file that parses to the same tick;

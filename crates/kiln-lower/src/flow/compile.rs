@@ -333,7 +333,7 @@ pub(super) fn compile(
         let spec = op.spec();
         let kind = match spec.role {
             Role::GraphInput => {
-                let name = crate::doc::input_name(node).unwrap_or(&node.id);
+                let name = kiln_doc::document::input_name(node).unwrap_or(&node.id);
                 let value = match settings.args.iter().position(|a| a == name) {
                     Some(k) => InputValue::Arg(k),
                     None => match node.params.get("default") {

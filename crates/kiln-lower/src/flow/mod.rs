@@ -78,7 +78,7 @@ pub const FLOW_OP: &str = "scope.flow";
 /// The heavy type name of [`FlowBody`] (the type of the `body` param).
 pub const FLOW_BODY_TYPE: &str = "flow-body";
 /// The iteration cap of a loop port whose file sets none.
-pub const DEFAULT_LOOP_MAX: u32 = 1000;
+pub use kiln_doc::document::DEFAULT_LOOP_MAX;
 
 /// Register the flow op ([`FLOW_OP`]).
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {

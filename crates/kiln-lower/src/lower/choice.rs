@@ -67,7 +67,9 @@ impl Lowering<'_, '_> {
                 if op.spec().role != Role::GraphInput {
                     return None;
                 }
-                let name = crate::doc::input_name(node).unwrap_or(&node.id).to_string();
+                let name = kiln_doc::document::input_name(node)
+                    .unwrap_or(&node.id)
+                    .to_string();
                 let v = self
                     .ctx
                     .inputs

@@ -9,9 +9,9 @@
 //! answers `None`, and the document is replaced whole.
 
 use super::Edit;
-use crate::doc::{Document, PlanValue, Scope};
 use kiln_core::graph::Wire;
 use kiln_core::value::Value;
+use kiln_doc::document::{Document, PlanValue, Scope};
 use std::collections::BTreeSet;
 
 /// The edits that make `old` into `new`, in an order that applies (wires away, nodes away,

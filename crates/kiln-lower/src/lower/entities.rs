@@ -22,12 +22,12 @@ use super::expand::Lowering;
 use super::flat::{Resolved, Src};
 use super::ops::{GATHER_PORTS, GATHER_WIDTH, QUEUE_OP};
 use super::report::ScopeReport;
-use crate::doc::Document;
 use kiln_core::eval::Evaluator;
 use kiln_core::graph::{Graph, Node, NodeId, PortRef};
 use kiln_core::op::{InputSpec, OpSpec};
 use kiln_core::registry::Registry;
 use kiln_core::value::Value;
+use kiln_doc::document::Document;
 use std::collections::{HashMap, HashSet};
 
 /// The id of copy `i` of a node written once per element.
@@ -421,7 +421,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
     pub(crate) fn map_call(
         &mut self,
         cid: &str,
-        asset: &'d crate::doc::Asset,
+        asset: &'d kiln_doc::document::Asset,
         binds: &HashMap<String, Src>,
         depth: usize,
     ) -> Result<bool, PlanError> {

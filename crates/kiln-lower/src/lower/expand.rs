@@ -7,12 +7,12 @@ use super::flat::{Flat, Src};
 use super::report::PlanReport;
 use super::waits::Pending;
 use super::{Limits, PlanError};
-use crate::doc::{Animated, Asset, Document, PlanValue, Scope};
 use kiln_core::context::EvalContext;
 use kiln_core::graph::{Node, NodeId, PortRef};
 use kiln_core::op::Role;
 use kiln_core::registry::Registry;
 use kiln_core::value::{Value, ValueType};
+use kiln_doc::document::{Animated, Asset, Document, PlanValue, Scope};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// One graph being written out.
@@ -271,7 +271,9 @@ impl<'d, 'r> Lowering<'d, 'r> {
             let kind = match (&t.class[i], &f.binds) {
                 (Class::Input, Some(binds)) => {
                     let fid = join(&f.prefix, &n.id);
-                    let name = crate::doc::input_name(n).unwrap_or(&n.id).to_string();
+                    let name = kiln_doc::document::input_name(n)
+                        .unwrap_or(&n.id)
+                        .to_string();
                     let src = match binds.get(&name) {
                         Some(s) => s.clone(),
                         None => self.input_default(&f, n, &name)?,

@@ -7,11 +7,11 @@ use super::expand::Lowering;
 use super::flat::Src;
 use super::ops::GET_OP;
 use super::report::ScopeReport;
-use crate::doc::{Asset, FlowDecl};
 use crate::flow::{FLOW_OP, FlowBody, FlowLimits, FlowSettings};
 use kiln_core::eval::LazyEvaluator;
 use kiln_core::graph::{Node, NodeId, PortRef};
 use kiln_core::value::Value;
+use kiln_doc::document::{Asset, FlowDecl};
 use std::collections::HashMap;
 
 impl<'d> Lowering<'d, '_> {

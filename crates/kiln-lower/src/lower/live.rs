@@ -17,106 +17,16 @@
 use super::expand::{conform, join};
 use super::scopes::copy_id;
 use super::{Limits, Lowered, PlanCounts, PlanError, Planner};
-use crate::doc::{Call, DocDigest, Document, PlanValue, Scope};
 use kiln_core::context::EvalContext;
-use kiln_core::graph::{DEFAULT_PORT, GraphError, PortRef};
+use kiln_core::graph::{DEFAULT_PORT, PortRef};
 use kiln_core::key::Key;
 use kiln_core::op::Role;
 use kiln_core::registry::Registry;
 use kiln_core::value::Value;
+use kiln_doc::document::{Call, DocDigest, Document, PlanValue, Scope};
+use kiln_doc::edit::{Applied, apply_edit};
+pub use kiln_doc::edit::{Edit, EditError};
 use std::sync::Arc;
-
-/// An edit of a node of a document's own graph.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Edit {
-    /// Give input `port` of `node` (a node, or a call) the constant `value`.
-    Const {
-        /// The node.
-        node: String,
-        /// Its input.
-        port: String,
-        /// The constant.
-        value: Value,
-    },
-    /// Set param `param` of `node`.
-    Param {
-        /// The node.
-        node: String,
-        /// Its param.
-        param: String,
-        /// The value.
-        value: Value,
-    },
-    /// Replace item `index` of the list a `for` call writes out (a list written in the
-    /// document).
-    Item {
-        /// The `for` call.
-        node: String,
-        /// Which item, from 0.
-        index: usize,
-        /// The new item.
-        value: Value,
-    },
-    /// Add a node of op `op` (an op of the registry; a call is added by replacing the
-    /// document instead) with no params, constants or wires.
-    AddNode {
-        /// The new node's id.
-        node: String,
-        /// Its op.
-        op: String,
-    },
-    /// Remove `node` and every wire into or out of it.
-    RemoveNode {
-        /// The node.
-        node: String,
-    },
-    /// Add a wire from output `from` to input `to`; a constant the input held is taken
-    /// away (the wire is what it reads now).
-    Connect {
-        /// An output port.
-        from: PortRef,
-        /// An input port.
-        to: PortRef,
-    },
-    /// Remove every wire into input `to`.
-    Disconnect {
-        /// The input port.
-        to: PortRef,
-    },
-}
-
-/// Why an edit could not be applied to the document (which is then unchanged).
-#[derive(Debug, thiserror::Error, PartialEq)]
-pub enum EditError {
-    /// The document has no such node.
-    #[error("the document has no node `{0}`")]
-    NoSuchNode(String),
-    /// An item edit of a node that is not a `for` over a list written in the document.
-    #[error("node `{0}` is not a `for` over a list written in the document")]
-    NotAList(String),
-    /// An item edit past the end of the list.
-    #[error("node `{node}` writes out {len} items; there is no item {index}")]
-    NoSuchItem {
-        /// The `for` call.
-        node: String,
-        /// The item asked for.
-        index: usize,
-        /// How many items there are.
-        len: usize,
-    },
-    /// Any other refusal of the document's graph.
-    #[error("{0}")]
-    Graph(GraphError),
-}
-
-impl From<GraphError> for EditError {
-    fn from(e: GraphError) -> Self {
-        match e {
-            GraphError::NoSuchNode(n) => EditError::NoSuchNode(n),
-            other => EditError::Graph(other),
-        }
-    }
-}
 
 /// An edit of the flat graph.
 enum FlatEdit {
@@ -202,55 +112,17 @@ impl Live {
     /// `Ok(false)` when the next [`Live::plan`] makes a new plan.
     pub fn edit(&mut self, edit: Edit) -> Result<bool, EditError> {
         let old = self.digest.key();
-        match &edit {
-            Edit::Const { node, port, value } => {
-                self.doc.graph.set_const(node, port, value.clone())?;
-                self.digest.patch(&self.doc, &[node.as_str()]);
-            }
-            Edit::Param { node, param, value } => {
-                self.doc.graph.set_param(node, param, value.clone())?;
-                self.digest.patch(&self.doc, &[node.as_str()]);
-            }
-            Edit::Item { node, index, value } => {
-                let old = set_item(&mut self.doc, node, *index, value)?;
-                self.digest.patch_item(node, *index, &old, value);
-            }
-            Edit::AddNode { node, op } => {
-                self.doc.graph.add_node(node.as_str(), op)?;
-                self.digest.patch(&self.doc, &[node.as_str()]);
-            }
-            Edit::RemoveNode { node } => {
-                // The nodes it fed lose a wire: their digests change too.
-                let mut touched: Vec<String> = vec![node.clone()];
-                touched.extend(
-                    self.doc
-                        .graph
-                        .wires()
-                        .iter()
-                        .filter(|w| w.from.node.as_str() == node)
-                        .map(|w| w.to.node.to_string()),
-                );
-                self.doc.graph.remove_node(node)?;
-                self.doc.calls.remove(node.as_str());
-                self.doc.curves.retain(|at, _| at.node.as_str() != node);
+        match apply_edit(&mut self.doc, &edit)? {
+            Applied::Nodes(touched) => {
                 let touched: Vec<&str> = touched.iter().map(String::as_str).collect();
                 self.digest.patch(&self.doc, &touched);
             }
-            Edit::Connect { from, to } => {
-                for end in [&from.node, &to.node] {
-                    if self.doc.graph.node(end).is_none() {
-                        return Err(EditError::NoSuchNode(end.to_string()));
-                    }
+            Applied::Item { node, index, old } => {
+                if let Edit::Item { value, .. } = &edit {
+                    self.digest.patch_item(&node, index, &old, value);
                 }
-                self.doc.graph.clear_const(&to.node, &to.port)?;
-                self.doc.graph.connect(from.clone(), to.clone());
-                self.digest.patch(&self.doc, &[to.node.as_str()]);
             }
-            Edit::Disconnect { to } => {
-                self.doc.graph.disconnect(to)?;
-                self.digest.patch(&self.doc, &[to.node.as_str()]);
-            }
-        };
+        }
         let new = self.digest.key();
         let (registry, kept) = self.planner.kept_mut(old);
         let Some(lowered) = kept else {
@@ -277,45 +149,6 @@ impl Live {
         self.planner.patched(new);
         Ok(true)
     }
-}
-
-/// Set the item, answering the one it replaced.
-fn set_item(
-    doc: &mut Document,
-    node: &str,
-    index: usize,
-    value: &Value,
-) -> Result<Value, EditError> {
-    let Some(call) = doc.calls.get_mut(node) else {
-        return Err(match doc.graph.node(node) {
-            Some(_) => EditError::NotAList(node.into()),
-            None => EditError::NoSuchNode(node.into()),
-        });
-    };
-    let Scope::For(f) = &mut call.scope else {
-        return Err(EditError::NotAList(node.into()));
-    };
-    let PlanValue::Const(Value::List(items)) = &mut f.items else {
-        return Err(EditError::NotAList(node.into()));
-    };
-    if index >= items.len() {
-        return Err(EditError::NoSuchItem {
-            node: node.into(),
-            index,
-            len: items.len(),
-        });
-    }
-    // In place when nothing else holds the list (the plan copies items, not the list).
-    if let Some(slots) = Arc::get_mut(items) {
-        return Ok(std::mem::replace(&mut slots[index], value.clone()));
-    }
-    let old = items[index].clone();
-    *items = items
-        .iter()
-        .enumerate()
-        .map(|(i, v)| if i == index { value } else { v }.clone())
-        .collect();
-    Ok(old)
 }
 
 /// The value edits of the flat graph that make `lowered` the plan of `doc` after `edit`, or
@@ -467,7 +300,7 @@ fn site_edits(
         registry
             .get(&n.op)
             .is_some_and(|o| o.spec().role == Role::GraphInput)
-            && crate::doc::input_name(n).unwrap_or(&n.id) == input
+            && kiln_doc::document::input_name(n).unwrap_or(&n.id) == input
     })?;
     let mut out = Vec::new();
     for prefix in prefixes {

@@ -7,7 +7,7 @@
 //!   defaults), and the call's ports stand for what its output nodes read. Nothing of the
 //!   interface is left in the flat graph, and a copy is keyed by its content like any node,
 //!   so a copy that did not change is not cooked again.
-//! * A `for` writes its body once per item, a `fold` once per pass (see [`crate::doc`]);
+//! * A `for` writes its body once per item, a `fold` once per pass (see [`kiln_doc::document`]);
 //!   their list or count may be a node's answer, which the plan cooks first (a wait, through
 //!   the evaluator it is given), and a fold with `until` cooks its stop after every pass.
 //! * Several wires into a collective input are queued into one list, and a list wired into a
@@ -48,11 +48,11 @@ pub use live::{Edit, EditError, Live};
 pub use planner::{PlanCounts, Planner};
 pub use report::{PlanReport, ScopeCounts, ScopeReport};
 
-use crate::doc::Document;
 use kiln_core::context::EvalContext;
 use kiln_core::eval::Evaluator;
 use kiln_core::graph::Graph;
 use kiln_core::registry::Registry;
+use kiln_doc::document::Document;
 use std::collections::BTreeSet;
 
 /// Limits on what a plan may write.

@@ -3,11 +3,11 @@
 //! it cooked nodes for values) and answers the kept plan while those hold.
 
 use super::{Limits, Lowered, PlanError, lower_with};
-use crate::doc::Document;
 use kiln_core::context::EvalContext;
 use kiln_core::eval::LazyEvaluator;
 use kiln_core::key::{Key, KeyHasher};
 use kiln_core::registry::Registry;
+use kiln_doc::document::Document;
 use std::sync::Arc;
 
 /// How many plans a planner made and reused.
@@ -92,7 +92,7 @@ impl Planner {
         }
     }
 
-    /// The plan of `doc` (whose digest is `digest`: see [`crate::doc::DocDigest`], kept by the
+    /// The plan of `doc` (whose digest is `digest`: see [`kiln_doc::document::DocDigest`], kept by the
     /// caller and patched on edits) at `ctx`: the kept one when it still stands, else a new
     /// one, which is kept.
     pub fn plan(

@@ -7,9 +7,9 @@ use super::flat::{Resolved, Src};
 use super::ops::{GATHER_OP, GATHER_PORTS, GATHER_WIDTH};
 use super::report::ScopeReport;
 use super::waits::Pending;
-use crate::doc::{Asset, FoldScope, ForScope, Until};
 use kiln_core::graph::{Node, NodeId, PortRef};
 use kiln_core::value::Value;
+use kiln_doc::document::{Asset, FoldScope, ForScope, Until};
 use std::collections::HashMap;
 
 /// The id of copy or pass `i` of scope `cid`.

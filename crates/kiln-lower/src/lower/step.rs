@@ -12,11 +12,11 @@ use super::flat::Src;
 use super::ops::GET_OP;
 use super::report::ScopeReport;
 use super::scopes::check_pairs;
-use crate::doc::{Asset, StepScope};
 use crate::solver::{STEP_INPUTS, STEP_OP, StepBody, StepSettings};
 use kiln_core::eval::LazyEvaluator;
 use kiln_core::graph::{Graph, Node, NodeId, PortRef};
 use kiln_core::value::Value;
+use kiln_doc::document::{Asset, StepScope};
 use std::collections::HashMap;
 
 impl<'d> Lowering<'d, '_> {

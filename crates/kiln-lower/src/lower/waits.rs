@@ -6,11 +6,11 @@ use super::PlanError;
 use super::expand::{Frame, Lowering};
 use super::flat::{Resolved, Src};
 use super::scopes::copy_id;
-use crate::doc::{Asset, Document, FoldScope, ForScope, Until};
 use kiln_core::eval::{ErrorPolicy, Evaluator, Request};
 use kiln_core::graph::{Graph, PortRef};
 use kiln_core::op::Role;
 use kiln_core::value::Value;
+use kiln_doc::document::{Asset, Document, FoldScope, ForScope, Until};
 use std::collections::HashMap;
 
 /// A scope waiting on values.
@@ -233,7 +233,9 @@ impl<'d> Lowering<'d, '_> {
                 .filter(|(_, r)| *r == Role::GraphInput);
             match is_input {
                 Some((n, _)) => {
-                    let name = crate::doc::input_name(n).unwrap_or(&n.id).to_string();
+                    let name = kiln_doc::document::input_name(n)
+                        .unwrap_or(&n.id)
+                        .to_string();
                     self.inputs_read.insert(name);
                 }
                 None => {

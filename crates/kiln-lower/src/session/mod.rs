@@ -21,7 +21,6 @@ mod report;
 pub use cook::{CookOptions, Cooked};
 pub use report::{PlanPresent, PresentReport};
 
-use crate::doc::Document;
 use crate::lower::{Edit, EditError, Live, Lowered, PlanError};
 use kiln_core::cache::{MemoryReport, Store};
 use kiln_core::context::EvalContext;
@@ -30,6 +29,7 @@ use kiln_core::graph::{Graph, GraphError};
 use kiln_core::key::Key;
 use kiln_core::registry::Registry;
 use kiln_core::value::Value;
+use kiln_doc::document::Document;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;

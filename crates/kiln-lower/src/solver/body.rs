@@ -201,7 +201,7 @@ fn check_names(
         .nodes()
         .iter()
         .filter(|n| role(&n.op) == Some(kiln_core::op::Role::GraphInput))
-        .filter_map(crate::doc::input_name)
+        .filter_map(kiln_doc::document::input_name)
         .collect();
     let mut states = BTreeSet::new();
     for s in &settings.state {
