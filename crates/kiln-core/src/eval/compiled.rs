@@ -147,7 +147,8 @@ impl CompiledEvaluator {
             let pr = p.revision();
             pr.uid == rev.uid && pr.structure == rev.structure
         });
-        if same_structure || !self.background {
+        // An adopted plan is ready now: nothing to compile in the background.
+        if same_structure || !self.background || self.host.has_adopted(graph) {
             let (plan, change) = self.host.sync(graph)?;
             match change {
                 PlanChange::Same => {}
@@ -212,7 +213,7 @@ impl CompiledEvaluator {
         let plan = match &self.fallback_plan {
             Some(p) if p.revision() == graph.revision() => p.clone(),
             _ => {
-                let p = Arc::new(self.host.build(graph)?);
+                let p = self.host.build(graph)?;
                 self.fallback.adopt(&p);
                 self.fallback_plan = Some(p.clone());
                 p
@@ -227,6 +228,10 @@ impl CompiledEvaluator {
 }
 
 impl Evaluator for CompiledEvaluator {
+    fn adopt_plan(&mut self, plan: Arc<Plan>) {
+        self.host.adopt(plan);
+    }
+
     /// Its value slots, its plan, and the fallback's memo.
     fn memory_report(&self) -> crate::cache::MemoryReport {
         let plan = self.host.plan().map(|p| &**p);

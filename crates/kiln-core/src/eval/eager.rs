@@ -81,6 +81,10 @@ impl EagerEvaluator {
 }
 
 impl Evaluator for EagerEvaluator {
+    fn adopt_plan(&mut self, plan: Arc<Plan>) {
+        self.host.adopt(plan);
+    }
+
     /// Its value slots and its plan.
     fn memory_report(&self) -> crate::cache::MemoryReport {
         super::slots_report(

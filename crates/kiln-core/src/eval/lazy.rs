@@ -175,6 +175,10 @@ impl LazyEvaluator {
 }
 
 impl Evaluator for LazyEvaluator {
+    fn adopt_plan(&mut self, plan: Arc<Plan>) {
+        self.host.adopt(plan);
+    }
+
     /// Its own memo and its plan (a shared store reports itself: [`Store::memory_report`]).
     fn memory_report(&self) -> crate::cache::MemoryReport {
         let mut r = crate::cache::MemoryReport::default();

@@ -267,6 +267,16 @@ pub trait Evaluator {
     fn memory_report(&self) -> crate::cache::MemoryReport {
         crate::cache::MemoryReport::default()
     }
+
+    /// Take `plan` as the plan of the graph revision it was made for (see
+    /// [`Plan::revision`]), typically one [`Plan::from_checked`] made from the graph
+    /// [`validate::check`](crate::validate::check) resolved: the next evaluation of that
+    /// revision that would build a plan uses this one, so the graph is not resolved again.
+    /// A plan of another revision is never used. Every evaluator built on the shared host
+    /// (lazy, eager, compiled, incremental) takes it; the default ignores it.
+    fn adopt_plan(&mut self, plan: Arc<Plan>) {
+        let _ = plan;
+    }
 }
 
 impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
@@ -280,6 +290,9 @@ impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
     }
     fn memory_report(&self) -> crate::cache::MemoryReport {
         (**self).memory_report()
+    }
+    fn adopt_plan(&mut self, plan: Arc<Plan>) {
+        (**self).adopt_plan(plan)
     }
 }
 

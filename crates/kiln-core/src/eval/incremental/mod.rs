@@ -134,6 +134,10 @@ impl IncrementalEvaluator {
 }
 
 impl Evaluator for IncrementalEvaluator {
+    fn adopt_plan(&mut self, plan: Arc<Plan>) {
+        self.host.adopt(plan);
+    }
+
     /// Its value slots and its plan.
     fn memory_report(&self) -> crate::cache::MemoryReport {
         let mut r = crate::cache::MemoryReport::default();
