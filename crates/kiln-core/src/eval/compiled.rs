@@ -10,15 +10,15 @@
 //! worker thread and requests are served by the pull walk ([`PullEngine`]) on a plan of
 //! their own until it is ready: no request waits for a rebuild.
 
-use super::host::{Host, PlanChange, resolve_roots};
-use super::keyed::KeyedEngine;
-use super::memo::Memo;
-use super::pull_walk::PullEngine;
-use super::schedule::{Edges, Schedule};
-use super::slot_walk::{SlotEngine, SlotRun, run_preemptive};
 use super::{CancelMode, EvalError, Evaluator, Outputs, ParallelPolicy, Request, Stats};
 use crate::cache::Store;
 use crate::context::EvalContext;
+use crate::eval::host::{Host, PlanChange, resolve_roots};
+use crate::eval::retention::memo::Memo;
+use crate::eval::walks::keyed_walk::KeyedEngine;
+use crate::eval::walks::pull_walk::PullEngine;
+use crate::eval::walks::schedule::{Edges, Schedule};
+use crate::eval::walks::slot_walk::{SlotEngine, SlotRun, run_preemptive};
 use crate::graph::{Graph, Revision};
 use crate::plan::Plan;
 use crate::registry::Registry;
@@ -235,7 +235,8 @@ impl Evaluator for CompiledEvaluator {
     /// Its value slots, its plan, and the fallback's memo.
     fn memory_report(&self) -> crate::cache::MemoryReport {
         let plan = self.host.plan().map(|p| &**p);
-        let mut r = super::slots_report("compiled slots", &self.engine.slots.vals, plan);
+        let mut r =
+            crate::eval::retention::slots::report("compiled slots", &self.engine.slots.vals, plan);
         r.add(
             "lazy memo",
             self.fallback.memo.own.len(),
@@ -260,7 +261,7 @@ impl Evaluator for CompiledEvaluator {
         };
         let planned = had.is_none_or(|r| r.structure != plan.revision().structure);
         let roots = resolve_roots(&plan, graph, request)?;
-        super::host::check_start(ctx)?;
+        crate::eval::host::check_start(ctx)?;
         if request.cancel == CancelMode::Preemptive {
             let (h, c) = (&mut self.host, roots.clone());
             return run_preemptive(

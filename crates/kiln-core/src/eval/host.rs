@@ -3,10 +3,10 @@
 //! policy and its pool, and the counters summed over requests. An evaluator is a host plus
 //! a walk and what it retains; none of them repeats this bookkeeping.
 
-use super::parallel::PoolCache;
 use super::{EvalError, ParallelPolicy, Request, Stats};
 use crate::cache::Store;
 use crate::context::EvalContext;
+use crate::eval::parallel::PoolCache;
 use crate::graph::Graph;
 use crate::plan::Plan;
 use crate::registry::Registry;
