@@ -37,6 +37,7 @@ pub use compiled::{CompiledEvaluator, Served};
 pub use eager::EagerEvaluator;
 pub use incremental::IncrementalEvaluator;
 pub use lazy::LazyEvaluator;
+pub use runner::node_runner::NodeRunner;
 
 use crate::context::EvalContext;
 use crate::graph::{Graph, NodeId};

@@ -5,10 +5,13 @@
 //! Its parts: [`op_call`] calls an op (rules checked, panics caught, errors named);
 //! [`pulled`] and [`lazy_inputs`] are the lazy-input protocol (which inputs a node pulled,
 //! and the step that asks the op for the next); [`kernel`] runs scalar kernels without an
-//! `OpCall`; [`progress`] reports nodes completed.
+//! `OpCall`; [`progress`] reports nodes completed; [`node_runner`] is the public face of
+//! running one node ([`NodeRunner`](crate::eval::NodeRunner)), for callers that walk a plan
+//! their own way.
 
 pub(crate) mod kernel;
 pub(crate) mod lazy_inputs;
+pub(crate) mod node_runner;
 pub(crate) mod op_call;
 pub(crate) mod progress;
 pub(crate) mod pulled;

@@ -48,7 +48,11 @@ fn failed_op(plan: &Plan, n: usize, e: OpError) -> EvalError {
 
 #[cold]
 #[inline(never)]
-fn failed_panic(plan: &Plan, n: usize, payload: Box<dyn std::any::Any + Send>) -> EvalError {
+pub(crate) fn failed_panic(
+    plan: &Plan,
+    n: usize,
+    payload: Box<dyn std::any::Any + Send>,
+) -> EvalError {
     EvalError::Panic {
         node: plan.id(n).clone(),
         op: plan.op(n).spec().id.to_string(),

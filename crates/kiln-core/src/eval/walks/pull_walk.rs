@@ -42,7 +42,7 @@ pub(crate) struct PullEngine {
     /// Results by key.
     pub(crate) memo: Memo,
     keys: KeyPass,
-    /// Scalar kernels of the plan's nodes (see `eval::kernel`).
+    /// Scalar kernels of the plan's nodes (see `eval::runner::kernel`).
     kernels: Kernels,
     /// Nodes given a taint in the current request (the kernel path needs none).
     tainted: usize,
@@ -255,7 +255,7 @@ impl PullEngine {
             && let Some(k) = self.kernels.get(v)
             && let Some(r) = k.eval(&self.vals)
         {
-            // The scalar fast path (see `eval::kernel`): float inputs, no taint anywhere.
+            // The scalar fast path (see `eval::runner::kernel`): float inputs, no taint anywhere.
             if runner.cancelled() {
                 return Err(EvalError::Cancelled);
             }
