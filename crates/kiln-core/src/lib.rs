@@ -31,29 +31,52 @@
 //! let out = eval.evaluate(&g, &Request::new(["a"]), &EvalContext::new()).unwrap();
 //! assert_eq!(out.get("a"), Some(&Value::Float(42.0)));
 //! ```
+//!
+//! Its modules, by what they are about:
+//!
+//! - **Values and ops**: [`value`], [`list_type`], [`record`], [`op`], [`codec`] (heavy
+//!   values' binary forms), [`registry`], [`error`] (evaluation errors, diagnostics),
+//!   [`id`] (node ids).
+//! - **Graphs and validation**: [`graph`], [`analysis`] (topology, cycles), [`validate`]
+//!   (every diagnostic, or the [`Checked`](validate::Checked) graph a plan is made from),
+//!   [`key`] (content keys), [`plan`].
+//! - **Evaluation**: [`context`] (clock, inputs, cancellation, progress), [`eval`] (the
+//!   evaluators and the walks, retentions and node runner they are made of).
+//! - **Streaming and recurrence**: [`signal`], [`stream`], [`recurrence`].
+//! - **Storage**: [`cache`] (the shared content-addressed store and its policies),
+//!   [`memory`] (the process-wide memory budget, large buffers allocated without aborting).
 #![deny(missing_docs)]
 
-pub mod analysis;
-pub mod cache;
+// Values and ops
 pub mod codec;
-pub mod context;
 pub mod error;
-pub mod eval;
+pub mod id;
+pub mod list_type;
+pub mod op;
+pub mod record;
+pub mod registry;
+pub mod value;
+
+// Graphs and validation
+pub mod analysis;
 mod fields;
 pub mod graph;
-pub mod id;
 pub mod key;
-pub mod list_type;
-pub mod memory;
-pub mod op;
 pub mod plan;
-pub mod record;
+pub mod validate;
+
+// Evaluation
+pub mod context;
+pub mod eval;
+
+// Streaming and recurrence
 pub mod recurrence;
-pub mod registry;
 pub mod signal;
 pub mod stream;
-pub mod validate;
-pub mod value;
+
+// Storage
+pub mod cache;
+pub mod memory;
 
 /// The guide `docs/writing-ops.md`, included here so that `cargo test` compiles and runs its
 /// examples as doctests.

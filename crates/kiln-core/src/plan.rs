@@ -8,7 +8,7 @@ use crate::graph::{Graph, NodeId, Revision};
 use crate::key::{Key, KeyHasher};
 use crate::op::{Op, OpError, Purity, rule};
 use crate::registry::Registry;
-use crate::validate::{Binding, Diagnostics, resolve};
+use crate::validate::{Binding, Checked, Diagnostics, check_for_plan};
 use crate::value::{Value, ValueType};
 use std::sync::{Arc, OnceLock};
 
@@ -85,12 +85,25 @@ impl std::fmt::Debug for Plan {
 }
 
 impl Plan {
-    /// Validate `graph` and build its plan, or return every diagnostic.
+    /// Validate `graph` and build its plan, or return every diagnostic. This is
+    /// [`Plan::from_checked`] of the strict check a plan needs: one source per input, every
+    /// wire's type accepted as it is, no loop within a tick. An op's rules are not checked
+    /// here: the evaluators apply them before a node runs (see [`Plan::check_rules`]).
     pub fn build(graph: &Graph, registry: &Registry) -> Result<Plan, Diagnostics> {
-        let r = resolve(graph, registry)?;
-        crate::validate::audio_loops(graph, &r)?;
-        let n = graph.len();
-        let ids: Vec<NodeId> = graph.nodes().iter().map(|n| n.id.clone()).collect();
+        Plan::from_checked(check_for_plan(graph, registry)?)
+    }
+
+    /// The plan of a graph [`check`](crate::validate::check) found valid, made without
+    /// resolving the graph again; it serves the revision that was checked. Refused with the
+    /// diagnostics [`Plan::build`] reports when the graph is valid but no tick plan
+    /// ([`Checked::plan_refusal`]): a form only `kiln_lower` writes out, or a loop through an
+    /// audio feedback input.
+    pub fn from_checked(checked: Checked) -> Result<Plan, Diagnostics> {
+        let (revision, ids, r, refusal) = checked.into_parts();
+        if !refusal.is_empty() {
+            return Err(Diagnostics(refusal));
+        }
+        let n = ids.len();
         let mut inputs: Vec<Box<[Source]>> = r
             .bindings
             .into_iter()
@@ -161,7 +174,7 @@ impl Plan {
             .map(|(o, p)| param_fault(o.as_ref(), p))
             .collect();
         Ok(Plan {
-            revision: graph.revision(),
+            revision,
             ids,
             ops: r.ops,
             params,

@@ -196,6 +196,7 @@ impl Project {
         let mut eval = opts
             .evaluator
             .build(&self.registry, opts.parallel.clone(), store);
+        self.adopt_checked_plan(&graph, &mut *eval);
         let started = Instant::now();
         let result = eval.evaluate(&graph, &request, &ctx);
         let elapsed = started.elapsed();

@@ -142,6 +142,9 @@ struct KeptPlan {
     lowered: Arc<kiln_lower::lower::Lowered>,
     planned: Planned,
     valid: bool,
+    /// The evaluators' plan of the flat graph, made from what its validation resolved (none
+    /// before validation, or when the graph is valid but no tick plan: an audio loop).
+    plan: Option<Arc<kiln_core::plan::Plan>>,
 }
 
 impl Project {
@@ -350,6 +353,7 @@ impl Project {
             lowered,
             planned: planned.clone(),
             valid: false,
+            plan: None,
         });
         Ok(planned)
     }
@@ -361,14 +365,26 @@ impl Project {
         if self.kept.as_ref().is_some_and(|k| k.valid) {
             return Ok(planned);
         }
-        let problems = kiln_core::validate::validate(&planned.graph, &self.registry);
-        if !problems.is_empty() {
-            return Err(ProjectError::Invalid { problems });
-        }
+        // Validated once: what the check resolved becomes the plan the cook evaluates with.
+        let checked = kiln_core::validate::check(&planned.graph, &self.registry)
+            .map_err(|d| ProjectError::Invalid { problems: d.0 })?;
         if let Some(k) = &mut self.kept {
             k.valid = true;
+            k.plan = kiln_core::plan::Plan::from_checked(checked)
+                .ok()
+                .map(Arc::new);
         }
         Ok(planned)
+    }
+
+    /// Hand `eval` the plan made when the flat graph was validated, when `graph` is that
+    /// graph (a fused graph is another), so it does not resolve the graph again.
+    pub(crate) fn adopt_checked_plan(&self, graph: &Graph, eval: &mut dyn Evaluator) {
+        if let Some(plan) = self.kept.as_ref().and_then(|k| k.plan.as_ref())
+            && plan.revision() == graph.revision()
+        {
+            eval.adopt_plan(plan.clone());
+        }
     }
 
     /// Whether the file has structure only a plan can write out (calls, scopes, curves,

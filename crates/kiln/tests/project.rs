@@ -139,6 +139,41 @@ fn the_plan_is_kept_until_an_input_it_read_changes() {
 }
 
 #[test]
+fn a_cook_resolves_the_flat_graph_once_and_a_kept_plan_not_again() {
+    use kiln::core::validate::resolve_count;
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "flat.json",
+        r#"{
+  "kiln": 1,
+  "inputs": {"k": {"type": "float", "default": 1.5}},
+  "nodes": {
+    "a": {"op": "math.mul", "inputs": {"a": 3.0, "b": "k"}},
+    "b": {"op": "math.add", "inputs": {"a": "a.out", "b": 0.5}}
+  },
+  "outputs": {"v": "b.out"}
+}"#,
+    );
+    for kind in kiln::EvaluatorKind::ALL {
+        let mut p = Project::open(&path).unwrap();
+        let opts = CookOptions {
+            evaluator: kind,
+            ..CookOptions::default()
+        };
+        // Validation resolves the flat graph; the evaluator plans from what it resolved.
+        let before = resolve_count();
+        let c = p.cook(&opts).unwrap();
+        assert_eq!(c.get("v"), Some(&Value::Float(5.0)), "{}", kind.name());
+        assert_eq!(resolve_count() - before, 1, "{}", kind.name());
+        // The kept plan is neither validated nor planned again by a fresh evaluator.
+        let before = resolve_count();
+        p.cook(&opts).unwrap();
+        assert_eq!(resolve_count() - before, 0, "{}", kind.name());
+    }
+}
+
+#[test]
 fn a_switch_on_a_graph_input_in_a_file_without_calls_is_resolved_at_plan_time() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(

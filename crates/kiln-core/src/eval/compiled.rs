@@ -10,15 +10,15 @@
 //! worker thread and requests are served by the pull walk ([`PullEngine`]) on a plan of
 //! their own until it is ready: no request waits for a rebuild.
 
-use super::host::{Host, PlanChange, resolve_roots};
-use super::keyed::KeyedEngine;
-use super::memo::Memo;
-use super::pull_walk::PullEngine;
-use super::schedule::{Edges, Schedule};
-use super::slot_walk::{SlotEngine, SlotRun, run_preemptive};
 use super::{CancelMode, EvalError, Evaluator, Outputs, ParallelPolicy, Request, Stats};
 use crate::cache::Store;
 use crate::context::EvalContext;
+use crate::eval::host::{Host, PlanChange, resolve_roots};
+use crate::eval::retention::memo::Memo;
+use crate::eval::walks::keyed_walk::KeyedEngine;
+use crate::eval::walks::pull_walk::PullEngine;
+use crate::eval::walks::schedule::{Edges, Schedule};
+use crate::eval::walks::slot_walk::{SlotEngine, SlotRun, run_preemptive};
 use crate::graph::{Graph, Revision};
 use crate::plan::Plan;
 use crate::registry::Registry;
@@ -147,7 +147,8 @@ impl CompiledEvaluator {
             let pr = p.revision();
             pr.uid == rev.uid && pr.structure == rev.structure
         });
-        if same_structure || !self.background {
+        // An adopted plan is ready now: nothing to compile in the background.
+        if same_structure || !self.background || self.host.has_adopted(graph) {
             let (plan, change) = self.host.sync(graph)?;
             match change {
                 PlanChange::Same => {}
@@ -212,7 +213,7 @@ impl CompiledEvaluator {
         let plan = match &self.fallback_plan {
             Some(p) if p.revision() == graph.revision() => p.clone(),
             _ => {
-                let p = Arc::new(self.host.build(graph)?);
+                let p = self.host.build(graph)?;
                 self.fallback.adopt(&p);
                 self.fallback_plan = Some(p.clone());
                 p
@@ -227,10 +228,15 @@ impl CompiledEvaluator {
 }
 
 impl Evaluator for CompiledEvaluator {
+    fn adopt_plan(&mut self, plan: Arc<Plan>) {
+        self.host.adopt(plan);
+    }
+
     /// Its value slots, its plan, and the fallback's memo.
     fn memory_report(&self) -> crate::cache::MemoryReport {
         let plan = self.host.plan().map(|p| &**p);
-        let mut r = super::slots_report("compiled slots", &self.engine.slots.vals, plan);
+        let mut r =
+            crate::eval::retention::slots::report("compiled slots", &self.engine.slots.vals, plan);
         r.add(
             "lazy memo",
             self.fallback.memo.own.len(),
@@ -255,7 +261,7 @@ impl Evaluator for CompiledEvaluator {
         };
         let planned = had.is_none_or(|r| r.structure != plan.revision().structure);
         let roots = resolve_roots(&plan, graph, request)?;
-        super::host::check_start(ctx)?;
+        crate::eval::host::check_start(ctx)?;
         if request.cancel == CancelMode::Preemptive {
             let (h, c) = (&mut self.host, roots.clone());
             return run_preemptive(

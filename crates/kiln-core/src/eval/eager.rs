@@ -3,14 +3,14 @@
 //! reference the others are checked against. A [`Host`] with the schedule walk over slots
 //! ([`SlotEngine`]), or over the memo when a store is set ([`KeyedEngine`]).
 
-use super::host::{Host, PlanChange, resolve_roots};
-use super::keyed::KeyedEngine;
-use super::memo::Memo;
-use super::schedule::Edges;
-use super::slot_walk::{SlotEngine, SlotRun, run_preemptive};
 use super::{CancelMode, EvalError, Evaluator, Outputs, ParallelPolicy, Request, Stats};
 use crate::cache::Store;
 use crate::context::EvalContext;
+use crate::eval::host::{Host, PlanChange, resolve_roots};
+use crate::eval::retention::memo::Memo;
+use crate::eval::walks::keyed_walk::KeyedEngine;
+use crate::eval::walks::schedule::Edges;
+use crate::eval::walks::slot_walk::{SlotEngine, SlotRun, run_preemptive};
 use crate::graph::Graph;
 use crate::plan::Plan;
 use crate::registry::Registry;
@@ -81,9 +81,13 @@ impl EagerEvaluator {
 }
 
 impl Evaluator for EagerEvaluator {
+    fn adopt_plan(&mut self, plan: Arc<Plan>) {
+        self.host.adopt(plan);
+    }
+
     /// Its value slots and its plan.
     fn memory_report(&self) -> crate::cache::MemoryReport {
-        super::slots_report(
+        crate::eval::retention::slots::report(
             "eager slots",
             &self.engine.slots.vals,
             self.host.plan().map(|p| &**p),
@@ -98,7 +102,7 @@ impl Evaluator for EagerEvaluator {
     ) -> Result<Outputs, EvalError> {
         let (plan, planned) = self.sync(graph)?;
         let roots = resolve_roots(&plan, graph, request)?;
-        super::host::check_start(ctx)?;
+        crate::eval::host::check_start(ctx)?;
         let cone: Vec<(usize, usize)> = if self.whole_graph {
             (0..plan.len()).map(|v| (v, 0)).collect()
         } else {

@@ -3,10 +3,10 @@
 //! policy and its pool, and the counters summed over requests. An evaluator is a host plus
 //! a walk and what it retains; none of them repeats this bookkeeping.
 
-use super::parallel::PoolCache;
 use super::{EvalError, ParallelPolicy, Request, Stats};
 use crate::cache::Store;
 use crate::context::EvalContext;
+use crate::eval::parallel::PoolCache;
 use crate::graph::Graph;
 use crate::plan::Plan;
 use crate::registry::Registry;
@@ -33,6 +33,9 @@ impl PlanChange {
 pub(crate) struct Host {
     pub(crate) registry: Registry,
     plan: Option<Arc<Plan>>,
+    /// A plan made elsewhere (see [`Host::adopt`]), taken the next time a plan of its
+    /// graph revision would be built.
+    adopted: Option<Arc<Plan>>,
     /// A shared store that results are looked up in and kept in (see [`crate::cache`]).
     pub(crate) store: Option<Arc<Store>>,
     pub(crate) parallel: ParallelPolicy,
@@ -46,6 +49,7 @@ impl Host {
         Host {
             registry,
             plan: None,
+            adopted: None,
             store: None,
             parallel: ParallelPolicy::Sequential,
             pools: PoolCache::default(),
@@ -58,9 +62,30 @@ impl Host {
         self.plan.as_ref()
     }
 
-    /// Build a plan of `graph` (not installed).
-    pub(crate) fn build(&self, graph: &Graph) -> Result<Plan, EvalError> {
-        Plan::build(graph, &self.registry).map_err(EvalError::Invalid)
+    /// A plan of `graph` (not installed): the adopted one when it was made for this very
+    /// revision (it is taken, so it serves once), else one built now.
+    pub(crate) fn build(&mut self, graph: &Graph) -> Result<Arc<Plan>, EvalError> {
+        if let Some(p) = self.adopted.take_if(|p| p.revision() == graph.revision()) {
+            return Ok(p);
+        }
+        Ok(Arc::new(
+            Plan::build(graph, &self.registry).map_err(EvalError::Invalid)?,
+        ))
+    }
+
+    /// Take `plan` (made elsewhere, e.g. by [`Plan::from_checked`] from a graph validation
+    /// already resolved) as the plan of the graph revision it serves: the next time this host
+    /// would build a plan for that revision it uses this one instead. A plan for another
+    /// revision is never used; a later adoption replaces an earlier one.
+    pub(crate) fn adopt(&mut self, plan: Arc<Plan>) {
+        self.adopted = Some(plan);
+    }
+
+    /// Whether an adopted plan waits for `graph`'s revision.
+    pub(crate) fn has_adopted(&self, graph: &Graph) -> bool {
+        self.adopted
+            .as_ref()
+            .is_some_and(|p| p.revision() == graph.revision())
     }
 
     /// Use `plan` from now on; returns the plan it replaces.
@@ -92,7 +117,7 @@ impl Host {
                 return Ok((p.clone(), PlanChange::Data(edits)));
             }
         }
-        let plan = Arc::new(self.build(graph)?);
+        let plan = self.build(graph)?;
         self.install(plan.clone());
         Ok((plan, PlanChange::Rebuilt))
     }

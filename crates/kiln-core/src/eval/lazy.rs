@@ -3,16 +3,16 @@
 //! content key (in its own memo or a shared store), so each distinct key executes once.
 //!
 //! With a parallel policy, the request's cone is run by the schedule walk instead, level by
-//! level, with results still looked up and kept by key ([`super::keyed`]): the same values,
+//! level, with results still looked up and kept by key ([`keyed_walk`](super::walks::keyed_walk)): the same values,
 //! the same keys, nothing beneath a hit visited.
 
-use super::host::{Host, PlanChange, resolve_roots};
-use super::keyed::KeyedEngine;
-use super::preempt::preempt;
-use super::pull_walk::PullEngine;
 use super::{CancelMode, EvalError, Evaluator, Outputs, ParallelPolicy, Request, Stats};
 use crate::cache::Store;
 use crate::context::EvalContext;
+use crate::eval::host::{Host, PlanChange, resolve_roots};
+use crate::eval::preempt::preempt;
+use crate::eval::walks::keyed_walk::KeyedEngine;
+use crate::eval::walks::pull_walk::PullEngine;
 use crate::graph::Graph;
 use crate::key::{Key, KeyMap};
 use crate::plan::Plan;
@@ -175,6 +175,10 @@ impl LazyEvaluator {
 }
 
 impl Evaluator for LazyEvaluator {
+    fn adopt_plan(&mut self, plan: Arc<Plan>) {
+        self.host.adopt(plan);
+    }
+
     /// Its own memo and its plan (a shared store reports itself: [`Store::memory_report`]).
     fn memory_report(&self) -> crate::cache::MemoryReport {
         let mut r = crate::cache::MemoryReport::default();

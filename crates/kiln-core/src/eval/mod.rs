@@ -1,25 +1,35 @@
-//! Evaluators: strategies that run a graph's plan. They share the plan (analysis, keys) and
-//! the node-execution machinery in this module; each adds only its own traversal.
+//! Evaluators: strategies that run a graph's plan. Every evaluator is a named combination of
+//! the same parts, one copy each, on one host (`host.rs`: the registry, the plan kept up to
+//! date with the graph, the optional store, the parallel policy, the totals):
+//!
+//! - a **walk** (`walks/`): what to visit — the pull walk from the outputs down, or the
+//!   schedule walk over a compiled cone, with the key pass before either when results are
+//!   kept by key;
+//! - a **retention** (`retention/`): where results live — value slots, a memo by key (own
+//!   map or a shared store), or the incremental evaluator's stale records — behind one
+//!   `Retention` trait for the schedule walk, and when a value held within a run is let go;
+//! - the **node runner** (`runner/`): running one node under the request's policies (inputs
+//!   gathered, one lazy-input step, the op called with panics caught, taint, stats, timings,
+//!   progress, scalar kernels);
+//! - how to run: one node at a time or independent levels at once (`parallel.rs`), and on a
+//!   worker thread the caller may abandon (`preempt.rs`).
+//!
+//! This module holds the vocabulary every part shares ([`Request`], [`Outputs`], the
+//! policies, [`Evaluator`]) and imports none of the parts, except to re-export the
+//! evaluators.
 
+// The evaluators.
 mod compiled;
 mod eager;
-mod exec;
-mod executor;
-mod host;
 mod incremental;
-mod kernel;
-mod keyed;
-mod keys;
 mod lazy;
-mod memo;
+// Their parts.
+mod host;
 mod parallel;
 mod preempt;
-mod pull;
-pub(crate) mod pull_walk;
-mod release;
-mod schedule;
-mod slot_walk;
-mod slots;
+pub(crate) mod retention;
+pub(crate) mod runner;
+pub(crate) mod walks;
 
 /// The streaming evaluator, which lives in [`crate::stream`].
 pub use crate::stream::{StreamConfig, StreamError, StreamSnapshot, StreamingEvaluator};
@@ -27,15 +37,14 @@ pub use compiled::{CompiledEvaluator, Served};
 pub use eager::EagerEvaluator;
 pub use incremental::IncrementalEvaluator;
 pub use lazy::LazyEvaluator;
+pub use runner::node_runner::NodeRunner;
 
-use crate::context::{EvalContext, Progress};
+use crate::context::EvalContext;
 use crate::graph::{Graph, NodeId};
-use crate::op::{OpCall, OpError};
 use crate::plan::Plan;
 use crate::value::Value;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What to evaluate, and how: output names (each `node`, meaning its first output, or
 /// `node.port`), the error policy, the cancellation mode and whether to time each node.
@@ -267,6 +276,16 @@ pub trait Evaluator {
     fn memory_report(&self) -> crate::cache::MemoryReport {
         crate::cache::MemoryReport::default()
     }
+
+    /// Take `plan` as the plan of the graph revision it was made for (see
+    /// [`Plan::revision`]), typically one [`Plan::from_checked`] made from the graph
+    /// [`validate::check`](crate::validate::check) resolved: the next evaluation of that
+    /// revision that would build a plan uses this one, so the graph is not resolved again.
+    /// A plan of another revision is never used. Every evaluator built on the shared host
+    /// (lazy, eager, compiled, incremental) takes it; the default ignores it.
+    fn adopt_plan(&mut self, plan: Arc<Plan>) {
+        let _ = plan;
+    }
 }
 
 impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
@@ -281,193 +300,7 @@ impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
     fn memory_report(&self) -> crate::cache::MemoryReport {
         (**self).memory_report()
     }
-}
-
-/// The report of an evaluator holding `slots` for `plan` (eager and compiled).
-pub(crate) fn slots_report(
-    name: &str,
-    slots: &[Value],
-    plan: Option<&Plan>,
-) -> crate::cache::MemoryReport {
-    let mut r = crate::cache::MemoryReport::default();
-    let held = slots.iter().filter(|v| !matches!(v, Value::Empty)).count();
-    r.add(name, held, slots.iter().map(Value::byte_size).sum());
-    if let Some(p) = plan {
-        r.add("plan", p.len(), p.approx_bytes());
-    }
-    r
-}
-
-/// Execute node `n` of `plan` on gathered inputs, writing into `out` (one slot per output).
-/// Checks the op's rules first (see [`crate::op::rule`]). Catches panics and turns op errors
-/// into [`EvalError`]s naming node, op and port; the
-/// conversion is out of line, so a successful call moves nothing large.
-#[inline(always)]
-pub(crate) fn execute_node(
-    plan: &Plan,
-    n: usize,
-    inputs: &[Value],
-    ctx: &EvalContext,
-    out: &mut [Value],
-) -> Result<(), EvalError> {
-    let op = plan.op(n);
-    if plan.has_rules(n)
-        && let Err(e) = plan.check_rules(n, inputs)
-    {
-        return Err(failed_op(plan, n, e));
-    }
-    let call = OpCall {
-        inputs,
-        params: plan.params(n),
-        ctx,
-        node: plan.id(n).as_str(),
-    };
-    match catch_unwind(AssertUnwindSafe(|| op.execute(&call, out))) {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(failed_op(plan, n, e)),
-        Err(payload) => Err(failed_panic(plan, n, payload)),
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn failed_op(plan: &Plan, n: usize, e: OpError) -> EvalError {
-    op_error(plan, n, e)
-}
-
-#[cold]
-#[inline(never)]
-fn failed_panic(plan: &Plan, n: usize, payload: Box<dyn std::any::Any + Send>) -> EvalError {
-    EvalError::Panic {
-        node: plan.id(n).clone(),
-        op: plan.op(n).spec().id.to_string(),
-        message: panic_message(&*payload),
-    }
-}
-
-/// Ask a lazy op which input to pull next, with panics caught.
-pub(crate) fn next_lazy(
-    plan: &Plan,
-    n: usize,
-    inputs: &[Value],
-    pulled: &[bool],
-    ctx: &EvalContext,
-) -> Result<Option<usize>, EvalError> {
-    let op = plan.op(n);
-    let call = OpCall {
-        inputs,
-        params: plan.params(n),
-        ctx,
-        node: plan.id(n).as_str(),
-    };
-    match catch_unwind(AssertUnwindSafe(|| op.next_lazy(&call, pulled))) {
-        Ok(Ok(Some(i))) if i < inputs.len() => Ok(Some(i)),
-        Ok(Ok(Some(i))) => Err(op_error(
-            plan,
-            n,
-            OpError::new(format!("asked to pull input #{i}, which does not exist")),
-        )),
-        Ok(Ok(None)) => Ok(None),
-        Ok(Err(e)) => Err(op_error(plan, n, e)),
-        Err(payload) => Err(EvalError::Panic {
-            node: plan.id(n).clone(),
-            op: op.spec().id.to_string(),
-            message: panic_message(&*payload),
-        }),
-    }
-}
-
-fn op_error(plan: &Plan, n: usize, e: OpError) -> EvalError {
-    if e.is_cancelled() {
-        return EvalError::Cancelled;
-    }
-    let spec = plan.op(n).spec();
-    let port = e.port.map(|p| spec.port_name(p));
-    EvalError::Node {
-        node: plan.id(n).clone(),
-        op: spec.id.to_string(),
-        port,
-        message: e.message,
-    }
-}
-
-/// The text of a caught panic's payload.
-pub(crate) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = p.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = p.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic with a non-string payload".to_string()
-    }
-}
-
-/// Progress bookkeeping shared by evaluators: only active when the context has a sink.
-pub(crate) struct ProgressTracker {
-    ctx: Option<EvalContext>,
-    completed: usize,
-    total: usize,
-    started: Instant,
-}
-
-impl ProgressTracker {
-    pub(crate) fn new(ctx: &EvalContext, total: impl FnOnce() -> usize) -> Self {
-        let active = ctx.progress.is_some();
-        let started = Instant::now();
-        let total = if active { total() } else { 0 };
-        let ctx = active.then(|| {
-            let mut c = ctx.clone();
-            c.started = Some(started);
-            c.progress_state = Some((0, total));
-            c
-        });
-        ProgressTracker {
-            ctx,
-            completed: 0,
-            total,
-            started,
-        }
-    }
-    /// The context ops should see: a copy carrying the current node when progress is on.
-    #[inline]
-    pub(crate) fn ctx<'a>(&'a self, base: &'a EvalContext) -> &'a EvalContext {
-        self.ctx.as_ref().unwrap_or(base)
-    }
-    #[inline]
-    /// A context naming node `n` for reports from inside it, when progress is on (for a node
-    /// run on a worker thread beside others).
-    pub(crate) fn node_ctx(&self, plan: &Plan, n: usize) -> Option<EvalContext> {
-        self.ctx.as_ref().map(|c| {
-            let mut c = c.clone();
-            c.current_node = Some(plan.id(n).as_str().into());
-            c.progress_state = Some((self.completed, self.total));
-            c
-        })
-    }
-    pub(crate) fn active(&self) -> bool {
-        self.ctx.is_some()
-    }
-    #[inline]
-    pub(crate) fn start_node(&mut self, plan: &Plan, n: usize) {
-        if let Some(c) = &mut self.ctx {
-            let id: &str = plan.id(n).as_str();
-            c.current_node = Some(id.into());
-            c.progress_state = Some((self.completed, self.total));
-        }
-    }
-    #[inline]
-    pub(crate) fn finish_node(&mut self, plan: &Plan, n: usize) {
-        if let Some(c) = &self.ctx {
-            self.completed += 1;
-            if let Some(sink) = &c.progress {
-                sink.report(&Progress {
-                    completed: self.completed,
-                    total: self.total.max(self.completed),
-                    node: Some(plan.id(n).as_str()),
-                    node_fraction: None,
-                    elapsed: self.started.elapsed(),
-                });
-            }
-        }
+    fn adopt_plan(&mut self, plan: Arc<Plan>) {
+        (**self).adopt_plan(plan)
     }
 }

@@ -2,9 +2,10 @@
 //! a level is worth running at once, and the level runner every walk with levels shares
 //! (the schedule walk of every evaluator, whatever it retains).
 
-use super::exec::{Runner, Taint};
-use super::executor::Strategy;
-use super::{EvalError, ParallelPolicy, execute_node};
+use super::retention::Retention;
+use super::runner::op_call::execute_node;
+use super::{EvalError, ParallelPolicy};
+use crate::eval::runner::{Runner, Taint};
 use crate::plan::{Plan, Source};
 use crate::value::Value;
 use std::time::{Duration, Instant};
@@ -71,7 +72,7 @@ fn learn_threshold(pool: &rayon::ThreadPool) -> Duration {
 /// in level order (so errors, stats and progress come out as a sequential run's would).
 /// What "done", "begin" and "finish" mean is the strategy's; `chain_next`, when given,
 /// lets a task go on with the node its last node alone feeds.
-pub(crate) fn run_level<S: Strategy>(
+pub(crate) fn run_level<S: Retention>(
     state: &mut S,
     plan: &Plan,
     nodes: &[u32],

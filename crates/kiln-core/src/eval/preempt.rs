@@ -16,7 +16,7 @@ pub(crate) fn preempt<T: Send + 'static>(
     ctx: &EvalContext,
     work: impl FnOnce(Request, EvalContext) -> T + Send + 'static,
 ) -> Result<T, EvalError> {
-    super::host::check_start(ctx)?;
+    crate::eval::host::check_start(ctx)?;
     let mut request = request.clone();
     request.cancel = CancelMode::Cooperative;
     let mut wctx = ctx.clone();

@@ -12,7 +12,7 @@
 
 use super::config::StreamError;
 use crate::context::EvalContext;
-use crate::eval::pull_walk::PullEngine;
+use crate::eval::walks::pull_walk::PullEngine;
 use crate::eval::{EvalError, Request, Stats};
 use crate::graph::Graph;
 use crate::plan::Plan;

@@ -6,7 +6,7 @@ use super::config::StreamError;
 use super::inputs::with_inputs;
 use super::node::{InSrc, Step};
 use crate::context::CancelToken;
-use crate::eval::panic_message;
+use crate::eval::runner::op_call::panic_message;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 

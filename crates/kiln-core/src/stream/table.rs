@@ -5,7 +5,7 @@ use super::build::Cone;
 use super::config::{StreamConfig, StreamError};
 use super::controls::Controls;
 use super::node::{Domain, InSrc, SNode};
-use crate::eval::panic_message;
+use crate::eval::runner::op_call::panic_message;
 use crate::graph::NodeId;
 use crate::op::OpError;
 use crate::registry::Registry;

@@ -34,12 +34,14 @@ fn resolve_with(
     plan_forms: bool,
 ) -> Result<Resolved, Diagnostics> {
     let n = graph.len();
+    super::count_resolve();
     let mut r = Resolver {
         graph,
         registry,
         plan_forms,
         extra: vec![],
         diags: vec![],
+        plan_only: vec![],
         ops: Vec::with_capacity(n),
         params: Vec::with_capacity(n),
         bindings: Vec::with_capacity(n),
@@ -62,6 +64,7 @@ fn resolve_with(
         out_types,
         topo,
         order: order.unwrap_or_default(),
+        plan_only: r.plan_only,
     })
 }
 
@@ -75,6 +78,9 @@ struct Resolver<'a> {
     /// type-checked as elements of its list.
     extra: Vec<(usize, usize, usize, usize)>,
     diags: Vec<Diagnostic>,
+    /// What [`resolve`] would have reported where [`resolve_document`] accepted a form only
+    /// a plan writes out (see [`Resolved::plan_only`]).
+    plan_only: Vec<Diagnostic>,
     /// Per node: its op, when registered.
     ops: Vec<Option<Arc<dyn Op>>>,
     params: Vec<Vec<Value>>,
@@ -154,13 +160,17 @@ impl Resolver<'_> {
                             && !ispec.ty.is_list()
                             && v.as_list()
                                 .is_some_and(|l| l.iter().all(|x| value_fits(ispec.ty, x)));
-                        if !value_fits(ispec.ty, v) && !per_item {
-                            self.diags.push(
+                        if !value_fits(ispec.ty, v) {
+                            let d =
                                 Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
                                     .port(format!("input `{name}`"))
                                     .expected(spec.inputs[i].ty.name())
-                                    .found(format!("constant of type {}", v.type_name())),
-                            );
+                                    .found(format!("constant of type {}", v.type_name()));
+                            if per_item {
+                                self.plan_only.push(d);
+                            } else {
+                                self.diags.push(d);
+                            }
                         }
                         b[i] = Some(Binding::Const(v.clone()));
                     }
@@ -233,6 +243,12 @@ impl Resolver<'_> {
             let collective = dop.spec().inputs[ip].collective;
             if wired[di][ip] && collective && self.plan_forms {
                 self.extra.push((di, ip, si, op_port));
+                self.plan_only.push(
+                    Diagnostic::new(DiagnosticKind::MultipleWires, &dnode.id, &dnode.op)
+                        .port(format!("input `{}`", w.to.port))
+                        .expected("at most one wire or constant")
+                        .found(format!("another source, {}", w.from)),
+                );
                 continue;
             }
             if wired[di][ip] || matches!(self.bindings[di][ip], Binding::Const(_)) {
@@ -382,6 +398,7 @@ impl Resolver<'_> {
                         Binding::Const(c) => c.value_type(),
                         Binding::Empty => None,
                     };
+                    let raw = found;
                     let found = match found {
                         Some(t) if self.plan_forms && self.is_per_item(ispec, t) => {
                             per_item = true;
@@ -389,23 +406,31 @@ impl Resolver<'_> {
                         }
                         other => other,
                     };
-                    if let (Binding::Wire { node: s, port }, Some(t)) =
-                        (&self.bindings[v][p], found)
-                        && !self.wire_fits(ispec, t)
+                    if let (Binding::Wire { node: s, port }, Some(t), Some(raw)) =
+                        (&self.bindings[v][p], found, raw)
                     {
-                        ok = false;
-                        let src = &self.graph.nodes()[*s as usize];
-                        let sport = &self.ops[*s as usize]
-                            .as_ref()
-                            .map(|o| o.spec().outputs[*port as usize].name.to_string())
-                            .unwrap_or_default();
-                        self.diags.push(
-                                Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
-                                    .port(format!("input `{}`", ispec.name))
-                                    .expected(ispec.ty.name())
-                                    .found(format!("{t} from {}.{sport}", src.id))
-                                    .hint("allowed conversion: int -> float; `number` ports take any numeric type"),
-                            );
+                        let fits = self.wire_fits(ispec, t);
+                        // A wire that fits only as a form the plan writes out (an implicit
+                        // `for`, an element into a collective input) is what `resolve` refuses.
+                        if !fits || !ispec.ty.accepts(raw) {
+                            let src = &self.graph.nodes()[*s as usize];
+                            let sport = &self.ops[*s as usize]
+                                .as_ref()
+                                .map(|o| o.spec().outputs[*port as usize].name.to_string())
+                                .unwrap_or_default();
+                            let shown = if fits { raw } else { t };
+                            let d = Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
+                                .port(format!("input `{}`", ispec.name))
+                                .expected(ispec.ty.name())
+                                .found(format!("{shown} from {}.{sport}", src.id))
+                                .hint("allowed conversion: int -> float; `number` ports take any numeric type");
+                            if fits {
+                                self.plan_only.push(d);
+                            } else {
+                                ok = false;
+                                self.diags.push(d);
+                            }
+                        }
                     }
                     in_types.push(found);
                 }

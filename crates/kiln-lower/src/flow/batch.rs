@@ -3,24 +3,24 @@
 //!
 //! Two paths give the same bits. When the op offers a scalar [`Kernel`] for float inputs
 //! (which must apply the very function its `execute` does) and every entity and constant of
-//! the batch is a float, the kernel runs over plain `f64` columns: no [`OpCall`], no value
+//! the batch is a float, the kernel runs over plain `f64` columns: no `OpCall`, no value
 //! matching per run, and its results overwrite its first column (each element read before it
 //! is written), so a chain of kernels passes one buffer along. When the op also offers the
 //! kernel's column forms ([`Columns`]), each chunk of the batch is one call of one loop over
 //! the column instead of a call per element. A kernel that panics fails the run as the op's
-//! panic. Otherwise the op's `execute` runs once per entity. Either path splits a large
+//! panic. Otherwise the op's `execute` runs once per entity, through the engine's node
+//! runner ([`NodeRunner`]: rules checked, panics caught, errors named, cancellation checked
+//! every [`CANCEL_EVERY`] runs). Either path splits a large
 //! batch over the current rayon pool when the op is pure (or reads only the clock), and
 //! gathers the results in entity order, so the thread count changes nothing but the time.
 
 use super::compile::CNode;
 use super::entities::Entities;
 use super::executor::FlowError;
-use kiln_core::context::EvalContext;
-use kiln_core::op::{Columns, Kernel, Op, OpCall, OpError, PortIndex};
-use kiln_core::plan::Plan;
+use kiln_core::eval::{EvalError, NodeRunner};
+use kiln_core::op::{Columns, Kernel};
 use kiln_core::value::Value;
 use rayon::prelude::*;
-use std::sync::Arc;
 
 /// Batches at least this long are split over the rayon pool (when it has several threads).
 const PAR_MIN: usize = 4096;
@@ -47,8 +47,8 @@ pub(super) struct Batch {
 pub(super) struct Job<'a> {
     pub node: &'a CNode,
     pub v: usize,
-    pub plan: &'a Plan,
-    pub ctx: &'a EvalContext,
+    /// Runs the body plan's nodes (node `v` is this one).
+    pub runner: &'a NodeRunner<'a>,
     /// Per input: its constant, its collective list, or (for a single input) `Empty`.
     pub fixed: &'a [Value],
     pub count: usize,
@@ -207,7 +207,7 @@ fn kernel_batch(job: &Job<'_>, k: Kernel, cols: &mut [(usize, Entities)]) -> Opt
         };
     }
     let columns = job.node.columns;
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let result = job.runner.guard(job.v, || {
         if parallel(job.node, n) {
             let len = chunk_len(n);
             out.par_chunks_mut(len)
@@ -216,16 +216,13 @@ fn kernel_batch(job: &Job<'_>, k: Kernel, cols: &mut [(usize, Entities)]) -> Opt
         } else {
             kernel_chunk(k, columns, &args, 0, &mut out);
         }
-    }));
-    if result.is_err() {
+    });
+    if let Err(e) = result {
         // The column was overwritten in part: the run fails as the op's panic.
         return Some(Batch {
             made: Made::Rows(Vec::new()),
             runs: 0,
-            error: Some(FlowError::Panic {
-                node: job.node.id.clone(),
-                op: job.node.op_id.clone(),
-            }),
+            error: Some(flow_error(job.node, e)),
         });
     }
     Some(Batch {
@@ -237,14 +234,13 @@ fn kernel_batch(job: &Job<'_>, k: Kernel, cols: &mut [(usize, Entities)]) -> Opt
 
 /// `execute` once per entity, in order; stops at the first failure.
 fn per_entity(job: &Job<'_>, cols: &[(usize, Entities)]) -> Batch {
-    let op = job.plan.op(job.v);
     let outs = job.node.outputs.len();
     let n = job.count;
     if parallel(job.node, n) {
         let len = chunk_len(n);
         let parts: Vec<Batch> = (0..n.div_ceil(len))
             .into_par_iter()
-            .map(|c| runs(job, cols, op, c * len..((c + 1) * len).min(n), outs))
+            .map(|c| runs(job, cols, c * len..((c + 1) * len).min(n), outs))
             .collect();
         let mut rows = Vec::with_capacity(n * outs);
         let mut done = 0;
@@ -268,14 +264,13 @@ fn per_entity(job: &Job<'_>, cols: &[(usize, Entities)]) -> Batch {
             error: None,
         };
     }
-    runs(job, cols, op, 0..n, outs)
+    runs(job, cols, 0..n, outs)
 }
 
 /// The runs `range` of the batch, in order.
 fn runs(
     job: &Job<'_>,
     cols: &[(usize, Entities)],
-    op: &Arc<dyn Op>,
     range: std::ops::Range<usize>,
     outs: usize,
 ) -> Batch {
@@ -284,21 +279,23 @@ fn runs(
     let mut out = vec![Value::Empty; outs];
     let mut done = 0;
     for i in range {
-        if done % CANCEL_EVERY == 0 && job.ctx.is_cancelled() {
+        if done % CANCEL_EVERY == 0
+            && let Err(e) = job.runner.check_cancelled()
+        {
             return Batch {
                 made: Made::Rows(rows),
                 runs: done,
-                error: Some(FlowError::Cancelled),
+                error: Some(flow_error(job.node, e)),
             };
         }
         for (p, col) in cols {
             inputs[*p] = col.get(i).unwrap_or_default();
         }
-        if let Err(e) = run_one(job, op, &inputs, &mut out) {
+        if let Err(e) = job.runner.run(job.v, &inputs, &mut out) {
             return Batch {
                 made: Made::Rows(rows),
                 runs: done,
-                error: Some(e),
+                error: Some(flow_error(job.node, e)),
             };
         }
         rows.extend(out.iter_mut().map(std::mem::take));
@@ -311,41 +308,26 @@ fn runs(
     }
 }
 
-/// One run of the op on `inputs`, its rules checked first.
-fn run_one(
-    job: &Job<'_>,
-    op: &Arc<dyn Op>,
-    inputs: &[Value],
-    out: &mut [Value],
-) -> Result<(), FlowError> {
-    let op_error = |e: OpError| op_error(job, e);
-    if job.plan.has_rules(job.v) {
-        job.plan.check_rules(job.v, inputs).map_err(op_error)?;
-    }
-    let call = OpCall {
-        inputs,
-        params: job.plan.params(job.v),
-        ctx: job.ctx,
-        node: &job.node.id,
-    };
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op.execute(&call, out)));
-    match result {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) if e.is_cancelled() => Err(FlowError::Cancelled),
-        Ok(Err(e)) => Err(op_error(e)),
-        Err(_) => Err(FlowError::Panic {
-            node: job.node.id.clone(),
-            op: job.node.op_id.clone(),
-        }),
-    }
-}
-
-fn op_error(job: &Job<'_>, e: OpError) -> FlowError {
-    let spec = job.plan.op(job.v).spec();
-    FlowError::Op {
-        node: job.node.id.clone(),
-        op: job.node.op_id.clone(),
-        port: e.port.map(|p: PortIndex| spec.port_name(p)),
-        message: e.message,
+/// The flow's error for what the node runner reported of body node `node`: an op's failure
+/// (its rules included) names the node, its op and the port; a panic, the node and its op.
+pub(super) fn flow_error(node: &CNode, e: EvalError) -> FlowError {
+    match e {
+        EvalError::Cancelled => FlowError::Cancelled,
+        EvalError::Panic { .. } => FlowError::Panic {
+            node: node.id.clone(),
+            op: node.op_id.clone(),
+        },
+        EvalError::Node { port, message, .. } => FlowError::Op {
+            node: node.id.clone(),
+            op: node.op_id.clone(),
+            port,
+            message,
+        },
+        other => FlowError::Op {
+            node: node.id.clone(),
+            op: node.op_id.clone(),
+            port: None,
+            message: other.to_string(),
+        },
     }
 }

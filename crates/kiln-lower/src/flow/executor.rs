@@ -9,6 +9,7 @@ use super::order::{first_ready, first_waiting, push_children, ready};
 use super::queues::Queues;
 use super::trace::{PortCount, Step, Trace};
 use kiln_core::context::EvalContext;
+use kiln_core::eval::NodeRunner;
 use kiln_core::value::Value;
 use std::time::Instant;
 
@@ -73,7 +74,8 @@ pub enum FlowError {
 struct Run<'a> {
     c: &'a Compiled,
     body: &'a FlowBody,
-    ctx: &'a EvalContext,
+    /// Runs the body's op nodes, the one way the engine runs a node.
+    runner: NodeRunner<'a>,
     q: Queues,
     fired: Vec<bool>,
     iterations: Vec<u32>,
@@ -115,7 +117,7 @@ pub(super) fn run(
     let mut r = Run {
         c,
         body,
-        ctx,
+        runner: NodeRunner::new(&c.plan, ctx),
         q: Queues::new(c),
         fired: vec![false; c.nodes.len()],
         iterations: vec![0; c.loops.len()],
@@ -140,7 +142,7 @@ pub(super) fn run(
                 value: limits.max_steps,
             });
         }
-        if ctx.is_cancelled() {
+        if r.runner.check_cancelled().is_err() {
             return Err(FlowError::Cancelled);
         }
         let (step, sent) = r.step(v, args)?;
@@ -302,14 +304,13 @@ impl Run<'_> {
                         (p, self.q.take_n(v, p, count))
                     })
                     .collect();
-                if self.ctx.is_cancelled() {
-                    return Err(FlowError::Cancelled);
-                }
+                self.runner
+                    .check_cancelled()
+                    .map_err(|e| batch::flow_error(node, e))?;
                 let job = batch::Job {
                     node,
                     v,
-                    plan: &c.plan,
-                    ctx: self.ctx,
+                    runner: &self.runner,
                     fixed: &fixed,
                     count,
                 };

@@ -61,6 +61,8 @@ mod executor;
 mod op;
 mod order;
 mod queues;
+#[cfg(test)]
+mod tests;
 mod trace;
 
 pub use body::{FlowBody, FlowBodyError, FlowLimits, FlowRun, FlowSettings};

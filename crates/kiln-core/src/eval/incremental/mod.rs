@@ -14,14 +14,14 @@ mod records;
 mod revive;
 mod sync;
 
-use super::exec::Runner;
-use super::executor::Executor;
-use super::host::{Host, resolve_roots};
-use super::schedule::{Edges, NONE, ScheduleCache};
-use super::slot_walk::run_preemptive;
 use super::{CancelMode, EvalError, Evaluator, Outputs, ParallelPolicy, Request, Stats};
 use crate::cache::Store;
 use crate::context::EvalContext;
+use crate::eval::host::{Host, resolve_roots};
+use crate::eval::runner::Runner;
+use crate::eval::walks::schedule::{Edges, NONE, ScheduleCache};
+use crate::eval::walks::schedule_walk::ScheduleWalk;
+use crate::eval::walks::slot_walk::run_preemptive;
 use crate::graph::Graph;
 use crate::key::Key;
 use crate::plan::Plan;
@@ -43,7 +43,7 @@ pub struct IncrementalEvaluator {
     volatile: Vec<u32>,
     last_ctx: Option<CtxPrint>,
     schedules: ScheduleCache,
-    exec: Executor,
+    walk: ScheduleWalk,
     mark_stack: Vec<u32>,
     /// Invalidated nodes whose downstream cones were not marked yet: the front schedule is
     /// self-contained, so its next run checks everything after them instead.
@@ -66,7 +66,7 @@ impl IncrementalEvaluator {
             volatile: vec![],
             last_ctx: None,
             schedules: ScheduleCache::default(),
-            exec: Executor::default(),
+            walk: ScheduleWalk::default(),
             mark_stack: vec![],
             pending: vec![],
             pending_roots: vec![],
@@ -134,6 +134,10 @@ impl IncrementalEvaluator {
 }
 
 impl Evaluator for IncrementalEvaluator {
+    fn adopt_plan(&mut self, plan: Arc<Plan>) {
+        self.host.adopt(plan);
+    }
+
     /// Its value slots and its plan.
     fn memory_report(&self) -> crate::cache::MemoryReport {
         let mut r = crate::cache::MemoryReport::default();
@@ -238,7 +242,7 @@ impl Evaluator for IncrementalEvaluator {
             self.state.release.begin(sched);
         }
         let par = self.host.pools.resolve(&self.host.parallel)?;
-        let r = self.exec.run(
+        let r = self.walk.run(
             &plan,
             sched,
             start,

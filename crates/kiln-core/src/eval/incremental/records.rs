@@ -1,15 +1,15 @@
 //! Stale records with early cutoff: what the incremental evaluator retains per node, and the
-//! [`Strategy`] that brings a stale node up to date (cleared when its inputs kept their bits,
+//! [`Retention`] that brings a stale node up to date (cleared when its inputs kept their bits,
 //! taken from the store, or run, with a cutoff when it gives the same bits).
 
 use super::bits::Bits;
 use crate::cache::Store;
 use crate::eval::EvalError;
-use crate::eval::exec::{Runner, Taint, gather};
-use crate::eval::executor::Strategy;
-use crate::eval::kernel::{Kernels, set_float};
-use crate::eval::pull::{digest, is_pulled};
-use crate::eval::release::{Release, outputs_hash};
+use crate::eval::retention::Retention;
+use crate::eval::retention::release::{Release, outputs_hash};
+use crate::eval::runner::kernel::{Kernels, set_float};
+use crate::eval::runner::pulled::{digest, is_pulled};
+use crate::eval::runner::{Runner, Taint, gather};
 use crate::key::Key;
 use crate::plan::{Class, Plan, Source};
 use crate::value::Value;
@@ -130,7 +130,7 @@ impl State {
         }
         if let (Some(store), Some(key), true) = (&self.store, key, plan.class(v) != Class::Volatile)
             && store.get_ports(key, plan.n_outputs(v), &mut self.scratch_out)
-            && crate::eval::memo::fits(plan.output_types(v), &self.scratch_out)
+            && crate::eval::retention::memo::fits(plan.output_types(v), &self.scratch_out)
         {
             // Computed before, by this or another evaluator: take it as if it ran.
             runner.stats.cache_hits += 1;
@@ -221,7 +221,7 @@ impl State {
     }
 }
 
-impl Strategy for State {
+impl Retention for State {
     #[inline]
     fn is_done(&self, v: usize) -> bool {
         !self.fused && !self.stale.get(v)
@@ -331,7 +331,7 @@ impl Strategy for State {
 }
 
 impl State {
-    /// The kernel loop behind [`Strategy::run_kernels`] and [`Strategy::run_visit`]: walks
+    /// The kernel loop behind [`Retention::run_kernels`] and [`Retention::run_visit`]: walks
     /// cursor `cur` on, visiting block position `at(cur)`, while nodes are current or have a
     /// scalar kernel; returns the cursor of the first node that needs the full step.
     #[inline(always)]

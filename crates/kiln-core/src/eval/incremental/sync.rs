@@ -7,8 +7,8 @@ use super::ctx_print::CtxPrint;
 use super::records::NodeInfo;
 use crate::context::EvalContext;
 use crate::eval::EvalError;
-use crate::eval::kernel::Kernels;
-use crate::eval::schedule::NONE;
+use crate::eval::runner::kernel::Kernels;
+use crate::eval::walks::schedule::NONE;
 use crate::graph::Graph;
 use crate::key::{Key, KeyHasher};
 use crate::op::Purity;
@@ -22,7 +22,7 @@ impl IncrementalEvaluator {
     /// before keeps its value and is only checked; a node of the same id that changed keeps
     /// its old value only to compare with (an early cutoff when it computes the same bits).
     pub(super) fn rebuild(&mut self, graph: &Graph) -> Result<Arc<Plan>, EvalError> {
-        let plan = Arc::new(self.host.build(graph)?);
+        let plan = self.host.build(graph)?;
         let n = plan.len();
         // Deferred invalidations become stale marks first, so "not stale" below means "up to
         // date" for every old node.

@@ -1,107 +1,19 @@
 //! The schedule walk: replays a compiled [`Schedule`] block by block with an explicit stack
 //! of frames (no recursion, whatever the depth of the graph), asking the lazy ops of a block
-//! which inputs to pull ([`super::pull`]) and handing parallel levels to the level runner
-//! ([`super::parallel`]). What "done" means and what running a node does belong to the
-//! [`Strategy`]: a generation stamp and a plain execution for slots, a stale bit and a cutoff
+//! which inputs to pull ([`lazy_step`]) and handing parallel levels to the level runner
+//! ([`parallel`](crate::eval::parallel)). What "done" means and what running a node does belong to the
+//! [`Retention`]: a generation stamp and a plain execution for slots, a stale bit and a cutoff
 //! check for incremental records.
 
-use super::EvalError;
-use super::exec::{Prepared, Runner, Taint, gather};
-use super::parallel::{Parallel, run_level};
-use super::pull::{LazyScratch, LazyStep, lazy_step};
-use super::schedule::{NONE, Schedule};
+use crate::eval::EvalError;
+use crate::eval::parallel::{Parallel, run_level};
+use crate::eval::retention::Retention;
+use crate::eval::runner::Runner;
+use crate::eval::runner::lazy_inputs::{LazyScratch, LazyStep, lazy_step};
+use crate::eval::walks::schedule::{NONE, Schedule};
 use crate::plan::{Plan, Source};
 use crate::value::Value;
 use std::time::Instant;
-
-/// What an evaluator keeps per node, and what running one means to it.
-pub(crate) trait Strategy {
-    /// Whether node `v` needs no work in this request.
-    fn is_done(&self, v: usize) -> bool;
-    /// Value slots (see [`Plan::output_offset`]).
-    fn vals(&self) -> &[Value];
-    /// Per-node taints.
-    fn taints(&self) -> &[Taint];
-    /// Bring node `v` up to date; its inputs (the lazy ones in `pulled`) are.
-    fn step(
-        &mut self,
-        plan: &Plan,
-        v: usize,
-        pulled: &[u64],
-        runner: &mut Runner,
-        scratch: &mut Vec<Value>,
-    ) -> Result<(), EvalError>;
-    /// For a parallel level: whether node `v` must run, settling it at once when it need not
-    /// (an up-to-date check, a store hit). The default: it must.
-    fn par_must_run(&mut self, _plan: &Plan, _v: usize, _runner: &mut Runner) -> bool {
-        true
-    }
-    /// For a parallel level: settle node `v` at once if it needs no execution (`None`), or
-    /// hand out its gathered inputs and their taint for a worker to run it. An input carrying
-    /// an error the op does not catch settles it too, through [`Strategy::par_finish`].
-    fn par_begin(
-        &mut self,
-        plan: &Plan,
-        v: usize,
-        runner: &mut Runner,
-    ) -> Result<Option<(Vec<Value>, Taint)>, EvalError> {
-        if !self.par_must_run(plan, v, runner) {
-            return Ok(None);
-        }
-        let mut inputs = vec![];
-        let taint = gather(plan, v, self.vals(), self.taints(), &[], &mut inputs);
-        let mut out = vec![Value::Empty; plan.n_outputs(v)];
-        match runner.prepare(v, &inputs, &taint, &mut out)? {
-            Prepared::Propagated(t) => {
-                self.par_finish(plan, v, out, t, runner);
-                Ok(None)
-            }
-            Prepared::Run => Ok(Some((inputs, taint))),
-        }
-    }
-    /// Take the outputs a worker computed for `v`, already completed under the request's
-    /// policy (`taint` is the result's).
-    fn par_finish(
-        &mut self,
-        plan: &Plan,
-        v: usize,
-        out: Vec<Value>,
-        taint: Taint,
-        runner: &mut Runner,
-    );
-    /// Whether a parallel task may go on with the node its last node alone feeds (the
-    /// strategy then needs no look at that node before it runs).
-    fn par_chains(&self) -> bool {
-        false
-    }
-    /// Run the nodes of `block` from `pos` that have scalar kernels, as far as they go;
-    /// returns where it stopped.
-    ///
-    /// `fresh` says no node of the block can be done already and nothing will ask later (the
-    /// main block of a schedule without lazy nodes), so done-marks may be skipped.
-    fn run_kernels(
-        &mut self,
-        _plan: &Plan,
-        _block: &[u32],
-        pos: usize,
-        _runner: &mut Runner,
-        _fresh: bool,
-    ) -> usize {
-        pos
-    }
-    /// As [`Strategy::run_kernels`], over the positions `visit[i..]` of `block` only;
-    /// returns the index in `visit` where it stopped.
-    fn run_visit(
-        &mut self,
-        _plan: &Plan,
-        _block: &[u32],
-        _visit: &[u32],
-        i: usize,
-        _runner: &mut Runner,
-    ) -> usize {
-        i
-    }
-}
 
 #[derive(Clone, Copy)]
 struct Frame {
@@ -111,15 +23,15 @@ struct Frame {
     pulling: bool,
 }
 
-/// Reusable buffers of the executor.
+/// Reusable buffers of the schedule walk.
 #[derive(Default)]
-pub(crate) struct Executor {
+pub(crate) struct ScheduleWalk {
     stack: Vec<Frame>,
     scratch: Vec<Value>,
     lazy: LazyScratch,
 }
 
-impl Executor {
+impl ScheduleWalk {
     /// Run block `block` of `sched` from position `start`, bringing every node of it (and of
     /// the lazy blocks its ops pull) up to date.
     ///
@@ -127,7 +39,7 @@ impl Executor {
     /// need work: the walk jumps between them instead of asking every node whether it is
     /// done (lazy blocks are still walked whole).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn run<S: Strategy>(
+    pub(crate) fn run<S: Retention>(
         &mut self,
         plan: &Plan,
         sched: &mut Schedule,
@@ -154,7 +66,7 @@ impl Executor {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn drive<S: Strategy>(
+    fn drive<S: Retention>(
         &mut self,
         plan: &Plan,
         sched: &mut Schedule,

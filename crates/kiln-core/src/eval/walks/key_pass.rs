@@ -3,8 +3,8 @@
 //! from the plan for free; the others are computed once per request, bottom-up, with an
 //! explicit stack.
 
-use super::Stats;
 use crate::context::EvalContext;
+use crate::eval::Stats;
 use crate::key::Key;
 use crate::plan::{Class, Plan, Source};
 

@@ -8,15 +8,16 @@
 //! runs the needed nodes (in parallel levels where the policy says so), keeping each result
 //! that depends on no failure under its key.
 
-use super::exec::{Runner, Taint, gather};
-use super::executor::{Executor, Strategy};
-use super::host::Host;
-use super::keys::KeyPass;
-use super::memo::Memo;
-use super::schedule::{Edges, ScheduleCache};
-use super::slots::Slots;
-use super::{EvalError, Outputs, Request};
+use super::schedule_walk::ScheduleWalk;
 use crate::context::EvalContext;
+use crate::eval::host::Host;
+use crate::eval::retention::Retention;
+use crate::eval::retention::memo::Memo;
+use crate::eval::retention::slots::Slots;
+use crate::eval::runner::{Runner, Taint, gather};
+use crate::eval::walks::key_pass::KeyPass;
+use crate::eval::walks::schedule::{Edges, ScheduleCache};
+use crate::eval::{EvalError, Outputs, Request};
 use crate::plan::{Class, Plan, Source};
 use crate::value::Value;
 use std::time::{Duration, Instant};
@@ -27,7 +28,7 @@ pub(crate) struct KeyedEngine {
     schedules: ScheduleCache,
     slots: Slots,
     keys: KeyPass,
-    exec: Executor,
+    walk: ScheduleWalk,
     /// Per node: the request that found it needed (it must run).
     needed: Vec<u32>,
     request_no: u32,
@@ -73,7 +74,7 @@ impl KeyedEngine {
         planned: bool,
         defer: bool,
     ) -> Result<Outputs, EvalError> {
-        super::host::check_start(ctx)?;
+        crate::eval::host::check_start(ctx)?;
         if self.needed.len() != plan.len() {
             self.adopt(plan);
         }
@@ -127,7 +128,7 @@ impl KeyedEngine {
             timed: host.store.is_some(),
         };
         let r = self
-            .exec
+            .walk
             .run(plan, sched, 0, &mut walk, &mut runner, par.as_ref(), None);
         let values = roots
             .iter()
@@ -189,7 +190,7 @@ impl Keyed<'_> {
     }
 }
 
-impl Strategy for Keyed<'_> {
+impl Retention for Keyed<'_> {
     #[inline]
     fn is_done(&self, v: usize) -> bool {
         self.slots.is_done(v) || self.needed[v] != self.now

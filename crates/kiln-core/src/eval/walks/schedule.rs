@@ -1,5 +1,5 @@
 //! Flat schedules: a requested cone compiled once for the schedule walk
-//! ([`super::executor`]) of the eager, compiled and incremental evaluators.
+//! ([`schedule_walk`](super::schedule_walk)) of the eager, compiled and incremental evaluators.
 //!
 //! A [`Schedule`] is a requested cone flattened into blocks of node indices in topological
 //! order. Block 0 (the main block) holds what the request needs unconditionally: the cone of
@@ -9,7 +9,7 @@
 //! source), so the nodes of one level are independent and a parallel policy can run them at
 //! once.
 
-use super::pull::PullSets;
+use crate::eval::runner::pulled::PullSets;
 use crate::plan::{Plan, Source};
 use crate::value::ValueType;
 use std::time::Duration;
@@ -63,7 +63,7 @@ pub(crate) struct Schedule {
     /// What each lazy node pulled in the current run.
     pub(crate) pulls: PullSets,
     /// Per node: how many wired inputs of main-block nodes read it (`u32::MAX` for a
-    /// requested node), when the schedule releases values (see [`super::release`]).
+    /// requested node), when the schedule releases values (see [`release`](crate::eval::retention::release)).
     uses: Option<Vec<u32>>,
 }
 
@@ -243,7 +243,7 @@ impl Schedule {
         }
     }
 
-    /// Readers per node, when the schedule releases values (see [`super::release`]).
+    /// Readers per node, when the schedule releases values (see [`release`](crate::eval::retention::release)).
     pub(crate) fn uses(&self) -> Option<&[u32]> {
         self.uses.as_deref()
     }

@@ -2,17 +2,17 @@
 //! its compiled cone straight through, one value per output, nothing kept between requests
 //! but the slots' storage.
 
-use super::exec::Runner;
-use super::executor::Executor;
-use super::host::Host;
-use super::keyed::KeyedEngine;
-use super::memo::Memo;
-use super::parallel::Parallel;
-use super::preempt::preempt;
-use super::schedule::{Edges, ScheduleCache};
-use super::slots::Slots;
-use super::{EvalError, Outputs, Request, Stats};
+use super::schedule_walk::ScheduleWalk;
 use crate::context::EvalContext;
+use crate::eval::host::Host;
+use crate::eval::parallel::Parallel;
+use crate::eval::preempt::preempt;
+use crate::eval::retention::memo::Memo;
+use crate::eval::retention::slots::Slots;
+use crate::eval::runner::Runner;
+use crate::eval::walks::keyed_walk::KeyedEngine;
+use crate::eval::walks::schedule::{Edges, ScheduleCache};
+use crate::eval::{EvalError, Outputs, Request, Stats};
 use crate::key::KeyMap;
 use crate::plan::Plan;
 use crate::value::Value;
@@ -23,7 +23,7 @@ use std::sync::Arc;
 pub(crate) struct SlotEngine {
     pub(crate) schedules: ScheduleCache,
     pub(crate) slots: Slots,
-    exec: Executor,
+    walk: ScheduleWalk,
 }
 
 /// One request to a [`SlotEngine`].
@@ -55,7 +55,7 @@ impl SlotEngine {
         par: Option<&Parallel<'_>>,
         total: &mut Stats,
     ) -> Result<Outputs, EvalError> {
-        super::host::check_start(ctx)?;
+        crate::eval::host::check_start(ctx)?;
         let plan = run.plan;
         let (sched, built) = self.schedules.get(plan, run.cone, run.edges);
         self.slots.next_generation();
@@ -67,7 +67,7 @@ impl SlotEngine {
         }
         runner.stats.planned = run.planned || built;
         let r = self
-            .exec
+            .walk
             .run(plan, sched, 0, &mut self.slots, &mut runner, par, None);
         let values = collect(plan, &self.slots, run.roots, &request.outputs);
         runner.conclude(r, values, run.roots, request, &self.slots.taints, total)
@@ -88,7 +88,7 @@ pub(crate) fn collect(
         .collect()
 }
 
-/// Run the cone of `cone` on a worker that can be abandoned ([`super::CancelMode::Preemptive`])
+/// Run the cone of `cone` on a worker that can be abandoned ([`crate::eval::CancelMode::Preemptive`])
 /// with a fresh engine of its own: slots, or, when the host has a store, the keyed walk
 /// reading the store (what the worker computes is put in the store only if the request was
 /// not abandoned).

@@ -1,13 +1,13 @@
 //! Value slots with generation stamps: what the eager and compiled evaluators retain (one
 //! value per output for the current request, nothing across plans), and what the keyed
-//! schedule walk ([`super::keyed`]) fills from and beside the memo.
+//! schedule walk ([`keyed_walk`](crate::eval::walks::keyed_walk)) fills from and beside the memo.
 
-use super::EvalError;
-use super::exec::{Runner, Taint, gather};
-use super::execute_node;
-use super::executor::Strategy;
-use super::kernel::{Kernels, set_float};
-use super::release::Release;
+use super::Retention;
+use crate::eval::EvalError;
+use crate::eval::retention::release::Release;
+use crate::eval::runner::kernel::{Kernels, set_float};
+use crate::eval::runner::op_call::execute_node;
+use crate::eval::runner::{Runner, Taint, gather};
 use crate::plan::{Plan, Source};
 use crate::value::Value;
 
@@ -87,7 +87,7 @@ impl Slots {
     }
 }
 
-impl Strategy for Slots {
+impl Retention for Slots {
     #[inline]
     fn is_done(&self, v: usize) -> bool {
         self.stamp[v] == self.generation
@@ -191,7 +191,7 @@ impl Strategy for Slots {
 }
 
 impl Slots {
-    /// The loop of [`Strategy::run_kernels`]: with `MARKS`, skip nodes already done and mark
+    /// The loop of [`Retention::run_kernels`]: with `MARKS`, skip nodes already done and mark
     /// the ones run; without, neither (see `fresh`).
     ///
     /// Never inlined: compiled on its own, away from the large walk that calls it once per
@@ -231,4 +231,19 @@ impl Slots {
         runner.stats.executed += executed;
         pos
     }
+}
+
+/// The report of an evaluator holding `slots` for `plan` (eager and compiled).
+pub(crate) fn report(
+    name: &str,
+    slots: &[Value],
+    plan: Option<&Plan>,
+) -> crate::cache::MemoryReport {
+    let mut r = crate::cache::MemoryReport::default();
+    let held = slots.iter().filter(|v| !matches!(v, Value::Empty)).count();
+    r.add(name, held, slots.iter().map(Value::byte_size).sum());
+    if let Some(p) = plan {
+        r.add("plan", p.len(), p.approx_bytes());
+    }
+    r
 }

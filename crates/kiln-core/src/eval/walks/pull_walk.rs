@@ -14,13 +14,14 @@
 //! that was a memo hit, or an input a lazy op did not pull, keeps its value to the end of
 //! the request.)
 
-use super::exec::{Runner, Taint, gather};
-use super::kernel::{Kernels, set_float};
-use super::keys::KeyPass;
-use super::memo::Memo;
-use super::pull::{LazyScratch, LazyStep, PullSets, lazy_step};
-use super::{EvalError, Outputs, Request, Stats};
 use crate::context::EvalContext;
+use crate::eval::retention::memo::Memo;
+use crate::eval::runner::kernel::{Kernels, set_float};
+use crate::eval::runner::lazy_inputs::{LazyScratch, LazyStep, lazy_step};
+use crate::eval::runner::pulled::PullSets;
+use crate::eval::runner::{Runner, Taint, gather};
+use crate::eval::walks::key_pass::KeyPass;
+use crate::eval::{EvalError, Outputs, Request, Stats};
 use crate::plan::{Class, Plan, Source};
 use crate::value::Value;
 use std::time::{Duration, Instant};
@@ -41,7 +42,7 @@ pub(crate) struct PullEngine {
     /// Results by key.
     pub(crate) memo: Memo,
     keys: KeyPass,
-    /// Scalar kernels of the plan's nodes (see `eval::kernel`).
+    /// Scalar kernels of the plan's nodes (see `eval::runner::kernel`).
     kernels: Kernels,
     /// Nodes given a taint in the current request (the kernel path needs none).
     tainted: usize,
@@ -103,7 +104,7 @@ impl PullEngine {
         planned: bool,
         total: &mut Stats,
     ) -> Result<Outputs, EvalError> {
-        super::host::check_start(ctx)?;
+        crate::eval::host::check_start(ctx)?;
         self.next_generation();
         self.keys.begin();
         self.tainted = 0;
@@ -234,12 +235,12 @@ impl PullEngine {
     /// gives up its shared values (in the slots and the memo's own map).
     fn consumed(&mut self, plan: &Plan, v: usize) {
         let (vals, memo, keys) = (&mut self.vals, &mut self.memo, &mut self.keys);
-        super::release::count_down(&mut self.left, plan, v, |u| {
+        crate::eval::retention::release::count_down(&mut self.left, plan, v, |u| {
             let key = keys.key(plan, u);
             let off = plan.output_offset(u);
             for p in 0..plan.n_outputs(u) {
                 let slot = &mut vals[off + p];
-                if super::release::is_shared(slot) {
+                if crate::eval::retention::release::is_shared(slot) {
                     *slot = Value::Empty;
                     memo.forget(key, p);
                 }
@@ -254,7 +255,7 @@ impl PullEngine {
             && let Some(k) = self.kernels.get(v)
             && let Some(r) = k.eval(&self.vals)
         {
-            // The scalar fast path (see `eval::kernel`): float inputs, no taint anywhere.
+            // The scalar fast path (see `eval::runner::kernel`): float inputs, no taint anywhere.
             if runner.cancelled() {
                 return Err(EvalError::Cancelled);
             }

@@ -8,7 +8,7 @@
 //! each value released ([`Release::released`]), to compute it again when needed and still
 //! tell whether its bits changed.
 
-use super::schedule::Schedule;
+use crate::eval::walks::schedule::Schedule;
 use crate::key::{Key, KeyHasher};
 use crate::plan::{Plan, Source};
 use crate::value::Value;

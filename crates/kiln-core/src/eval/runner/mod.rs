@@ -1,15 +1,28 @@
-//! The node-execution machinery every evaluator shares: gathering inputs from value slots,
-//! running one node under the request's error policy and cancellation mode, taint tracking
-//! (what depends on a failure), statistics, timings, progress and the failure report.
+//! The node runner every walk shares: gathering inputs from value slots, running one node
+//! under the request's error policy and cancellation mode ([`Runner`]), taint tracking (what
+//! depends on a failure), statistics, timings, progress and the failure report.
+//!
+//! Its parts: [`op_call`] calls an op (rules checked, panics caught, errors named);
+//! [`pulled`] and [`lazy_inputs`] are the lazy-input protocol (which inputs a node pulled,
+//! and the step that asks the op for the next); [`kernel`] runs scalar kernels without an
+//! `OpCall`; [`progress`] reports nodes completed; [`node_runner`] is the public face of
+//! running one node ([`NodeRunner`](crate::eval::NodeRunner)), for callers that walk a plan
+//! their own way.
 
-use super::pull::is_pulled;
-use super::{
-    CancelMode, ErrorPolicy, EvalError, Failure, NodeTiming, ProgressTracker, Request, Stats,
-    execute_node, panic_message,
-};
+pub(crate) mod kernel;
+pub(crate) mod lazy_inputs;
+pub(crate) mod node_runner;
+pub(crate) mod op_call;
+pub(crate) mod progress;
+pub(crate) mod pulled;
+
 use crate::context::{CancelToken, EvalContext};
+use crate::eval::{CancelMode, ErrorPolicy, EvalError, Failure, NodeTiming, Request, Stats};
 use crate::plan::{Plan, Source};
 use crate::value::Value;
+use op_call::{execute_node, panic_message};
+use progress::ProgressTracker;
+use pulled::is_pulled;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Instant;
@@ -38,7 +51,7 @@ fn taint_with(a: &Taint, n: u32) -> Taint {
 
 /// Fill `scratch` with node `v`'s inputs read from `vals` (one slot per output, laid out by
 /// [`Plan::output_offset`]), returning the union of the sources' taints. A lazy input whose
-/// bit is not set in `pulled` (see [`super::pull::PullSets`]) reads as [`Value::Empty`].
+/// bit is not set in `pulled` (see [`pulled::PullSets`]) reads as [`Value::Empty`].
 #[inline]
 pub(crate) fn gather(
     plan: &Plan,
@@ -377,14 +390,14 @@ impl Runner<'_> {
         request: &Request,
         taints: &[Taint],
         total: &mut Stats,
-    ) -> Result<super::Outputs, EvalError> {
+    ) -> Result<crate::eval::Outputs, EvalError> {
         let (stats, failures, timings) = self.finish(roots, &request.outputs, taints);
         total.accumulate(&stats);
         result?;
         if let Some(e) = first_error(&values, &request.errors) {
             return Err(e);
         }
-        Ok(super::Outputs {
+        Ok(crate::eval::Outputs {
             values,
             stats,
             failures,
