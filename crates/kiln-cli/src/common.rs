@@ -4,7 +4,7 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use kiln_core::prelude::*;
-use kiln_std::graph_io::{INPUT_PREFIX, OUTPUT_OP};
+use kiln_std::graph_io::OUTPUT_OP;
 use std::path::Path;
 
 pub(crate) use crate::error::CliError;
@@ -65,18 +65,6 @@ pub(crate) fn plan(project: &mut kiln::Project) -> Result<kiln::Planned, CliErro
     project.plan(kiln::Clock::default()).map_err(project_error)
 }
 
-/// Graph inputs: `(name, type)`.
-pub(crate) fn graph_inputs<'a>(g: &'a Graph, reg: &Registry) -> Vec<(&'a str, ValueType)> {
-    g.nodes()
-        .iter()
-        .filter(|n| n.op.starts_with(INPUT_PREFIX))
-        .filter_map(|n| {
-            let ty = reg.get(&n.op)?.spec().outputs.first()?.ty;
-            Some((n.id.as_str(), ty))
-        })
-        .collect()
-}
-
 /// The ids of the graph's outputs (its `output` nodes), in graph order.
 pub(crate) fn graph_outputs(g: &Graph) -> Vec<String> {
     g.nodes()
@@ -84,32 +72,6 @@ pub(crate) fn graph_outputs(g: &Graph) -> Vec<String> {
         .filter(|n| n.op == OUTPUT_OP)
         .map(|n| n.id.to_string())
         .collect()
-}
-
-/// Apply `--set NAME=VALUE` options to `ctx`, checking each name against the graph's inputs
-/// and decoding `@file` values by the input's type (see [`kiln::input_value`]).
-pub(crate) fn set_inputs(
-    ctx: &mut EvalContext,
-    g: &Graph,
-    reg: &Registry,
-    set: &[String],
-) -> Result<(), CliError> {
-    let inputs = graph_inputs(g, reg);
-    for s in set {
-        let (name, text) = s
-            .split_once('=')
-            .ok_or_else(|| CliError(format!("--set `{s}`: expected NAME=VALUE")))?;
-        let Some(&(_, ty)) = inputs.iter().find(|(n, _)| *n == name) else {
-            return Err(set_error(kiln::ProjectError::UnknownInput {
-                name: name.to_string(),
-                inputs: inputs.iter().map(|(n, _)| n.to_string()).collect(),
-            }));
-        };
-        let v =
-            kiln::input_value(name, text, ty, kiln::input_colour(g, name)).map_err(set_error)?;
-        ctx.inputs.insert(name.to_string(), v);
-    }
-    Ok(())
 }
 
 /// A progress bar on stderr counting `unit` (indicatif hides it when stderr is not a

@@ -11,16 +11,18 @@ use crate::estimate::{Step, Timings};
 use crate::load::Loader;
 use crate::previews::Previews;
 use kiln::OutColours;
+use kiln_core::cache::{Lru, Store};
 use kiln_core::context::EvalContext;
 use kiln_core::context::{CancelToken, Progress};
 use kiln_core::eval::EvalError;
-use kiln_core::eval::{ErrorPolicy, IncrementalEvaluator, LazyEvaluator, Request};
+use kiln_core::eval::{ErrorPolicy, IncrementalEvaluator, Request};
 use kiln_core::graph::PortRef;
 use kiln_core::recurrence::{LATCH_OP, Recurrent, SeekMode};
 use kiln_core::value::Value;
 use kiln_doc::document::{CALL_PREFIX, DocDigest, Document};
 use kiln_doc::edit::{Edit, FileEdit};
 use kiln_io::image_files::{ColorSpace, ImageFormat};
+use kiln_lower::lower::Planner;
 use kiln_lower::session::{CookOptions, Cooked, PresentReport, Session, SessionError};
 use serde_json::{Value as Json, json};
 use std::collections::{BTreeMap, HashMap};
@@ -134,6 +136,16 @@ fn run(
     out: Option<(PathBuf, OutColours, ImageFormat)>,
 ) {
     let mut session: Option<Session> = None;
+    // One store for the session's values and what a plan cooks for values (a `for` over a
+    // node's list), so nothing is cooked twice; a planner per flat graph the thread keeps.
+    let store = Store::new(Lru::new())
+        .with_budget(kiln::memo_budget())
+        .shared();
+    let mut planners = Planners {
+        store: store.clone(),
+        anim: Planner::new(loader.registry.clone()).with_store(store.clone()),
+        audio: Planner::new(loader.registry.clone()).with_store(store),
+    };
     // Past times of flat nodes, for the estimate of a long cook.
     let mut past = Timings::new();
     let mut last_good: HashMap<(String, String), Json> = HashMap::new();
@@ -171,6 +183,7 @@ fn run(
             last_good: &mut last_good,
             anim: &mut anim,
             change: &mut change,
+            planners: &mut planners,
         };
         cook_one(&job, &ctx, &mut kept, token);
     }
@@ -335,7 +348,7 @@ fn cook_anim(
     doc: &Document,
     outputs: &[String],
     loader: &Loader,
-    anim: &mut Option<Anim>,
+    (anim, planner): (&mut Option<Anim>, &mut Planner),
     options: &CookOptions,
 ) -> Result<(Cooked, Vec<(String, Value)>), SessionError> {
     let t0 = Instant::now();
@@ -350,8 +363,7 @@ fn cook_anim(
     ctx.dt = 1.0 / fps;
     let planned = anim.as_ref().is_none_or(|a| a.text != job.text);
     if planned {
-        let mut waits = LazyEvaluator::new(loader.registry.clone());
-        let lowered = kiln_lower::lower::lower(doc, &loader.registry, &ctx, &mut waits)?;
+        let lowered = planner.plan(doc, DocDigest::whole(doc).key(), &ctx)?;
         let driver = Recurrent::new(
             IncrementalEvaluator::new(loader.registry.clone()),
             loader.registry.clone(),
@@ -359,7 +371,7 @@ fn cook_anim(
         .with_checkpoints(CHECKPOINT_EVERY);
         *anim = Some(Anim {
             text: job.text.clone(),
-            graph: lowered.graph,
+            graph: lowered.graph.clone(),
             driver,
         });
     }
@@ -441,6 +453,16 @@ struct Kept<'a> {
     /// How the last change reached the session: `"edits"` (followed edit by edit),
     /// `"whole"` (the document given whole) or `"new"` (a new session).
     change: &'a mut &'static str,
+    /// The planners of the tick and audio cooks, sharing the session's store.
+    planners: &'a mut Planners,
+}
+
+/// The planners the cook thread keeps (each keeps its last plan) and the store they share
+/// with the session.
+struct Planners {
+    store: Arc<Store>,
+    anim: Planner,
+    audio: Planner,
 }
 
 /// A graph with latches, ticked by a [`Recurrent`] driver over its flat graph.
@@ -524,7 +546,14 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
     };
     let animated = has_latch(&doc);
     let result = if animated {
-        cook_anim(job, &doc, &outputs, loader, kept.anim, &options)
+        cook_anim(
+            job,
+            &doc,
+            &outputs,
+            loader,
+            (kept.anim, &mut kept.planners.anim),
+            &options,
+        )
     } else {
         let s = match session {
             Some(s) => {
@@ -543,11 +572,10 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
             }
             None => {
                 *kept.change = "new";
-                session.insert(Session::from_document(
-                    loader.registry.clone(),
-                    doc,
-                    outputs,
-                ))
+                session.insert(
+                    Session::from_document(loader.registry.clone(), doc, outputs)
+                        .with_store(kept.planners.store.clone()),
+                )
             }
         };
         s.cook(&options).map(|c| {
@@ -636,10 +664,11 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
     // Outputs fed by audio-rate signals: a stretch of sound, on the output and its source.
     let mut rendered: BTreeMap<String, f64> = BTreeMap::new();
     if !audio_outputs.is_empty() {
-        let mut waits = LazyEvaluator::new(loader.registry.clone());
         let lowered =
-            kiln_lower::lower::lower(&full, &loader.registry, &EvalContext::new(), &mut waits);
-        let flat = lowered.map(|l| l.graph).unwrap_or_default();
+            kept.planners
+                .audio
+                .plan(&full, DocDigest::whole(&full).key(), &EvalContext::new());
+        let flat = lowered.map(|l| l.graph.clone()).unwrap_or_default();
         let graph = &flat;
         let sources: Vec<(String, String)> = audio_outputs
             .iter()

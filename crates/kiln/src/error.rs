@@ -107,6 +107,24 @@ pub enum ProjectError {
         /// A hint for a likely cause (a latch cooked outside a recurrent driver), or empty.
         hint: String,
     },
+    /// A live present failed (see [`crate::Live`]); the last frame stays current.
+    #[error("{origin}: {source}")]
+    Present {
+        /// The file presented.
+        origin: String,
+        /// What failed: the plan, validation, a node (named with its op), or the commit.
+        #[source]
+        source: Box<kiln_lower::session::SessionError>,
+    },
+    /// An edit could not be applied to the project's document.
+    #[error("{origin}: {source}")]
+    Edit {
+        /// The file edited.
+        origin: String,
+        /// What the edit named that the document does not have.
+        #[source]
+        source: Box<kiln_doc::edit::EditError>,
+    },
     /// A tick of a render failed.
     #[error("tick {tick} failed: {source}")]
     Tick {

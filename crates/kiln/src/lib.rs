@@ -40,9 +40,11 @@ pub use project::{Clock, OpenOptions, Planned, Project};
 
 // Cooking and writing.
 mod cook;
+mod live;
 mod output_files;
 mod render;
 pub use cook::{CookOptions, Cooked, is_latch_error};
+pub use live::Live;
 pub use output_files::{Encoded, OutputFiles, Written};
 pub use render::{Render, RenderOptions};
 pub mod trace_file;

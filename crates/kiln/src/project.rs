@@ -402,6 +402,18 @@ impl Project {
         Ok(file)
     }
 
+    /// Apply `edit` to the document (a param, a constant, a wire, a node added or taken
+    /// away); the next plan sees it.
+    pub fn edit(&mut self, edit: &kiln_doc::edit::Edit) -> Result<(), ProjectError> {
+        kiln_doc::edit::apply_edit(&mut self.doc.doc, edit).map_err(|e| ProjectError::Edit {
+            origin: self.origin.clone(),
+            source: Box::new(e),
+        })?;
+        self.doc.digest = kiln_doc::document::DocDigest::whole(&self.doc.doc);
+        self.kept = None;
+        Ok(())
+    }
+
     /// How many plans were made and reused so far.
     pub fn plan_counts(&self) -> kiln_lower::lower::PlanCounts {
         self.planner.counts()

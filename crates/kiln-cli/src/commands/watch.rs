@@ -1,7 +1,7 @@
 //! `kiln watch GRAPH --out DIR`: present the graph's outputs into DIR, then again each time
 //! the graph file (or the params file) is saved.
 //!
-//! A [`Session`] keeps the graph cooked between presents: a reload replaces its graph, and
+//! A [`kiln::Live`] keeps the graph cooked between presents: a reload replaces its document, and
 //! nodes whose op, params and wiring did not change keep their values, so an edit recooks
 //! only the changed nodes' cones. Each present writes one file per graph output into DIR
 //! (the names `kiln run` uses) as one frame ([`kiln_io::commit_frame`]): all of them land,
@@ -44,10 +44,10 @@
 //! colours, `1,2,3` vectors) or arrays of numbers (vectors, colours).
 
 use crate::args::WatchArgs;
-use crate::common::{CliError, graph_inputs, graph_outputs, set_inputs};
+use crate::common::CliError;
 use crate::output_colour::OutputColours;
 use kiln_core::prelude::*;
-use kiln_lower::session::{Clock, Frame, PresentReport, Session};
+use kiln_lower::session::{Frame, PresentReport};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -192,7 +192,7 @@ pub(crate) fn watch(
             }
         });
     }
-    let mut session: Option<Session> = None;
+    let mut live = kiln::Live::new(args.seed);
     let mut decoded = Decoded::new();
     let mut shown = Shown::default();
     let mut presents = 0u64;
@@ -202,7 +202,7 @@ pub(crate) fn watch(
             &mut files,
             reg,
             args,
-            &mut session,
+            &mut live,
             libs,
             &mut shown,
             &mut decoded,
@@ -217,7 +217,7 @@ pub(crate) fn watch(
                 true
             }
             Err(e) => {
-                let kept = match session.as_ref().and_then(|s| s.frame()) {
+                let kept = match live.frame() {
                     Some(f) => format!("the files of frame {} are kept", f.number),
                     None => "nothing was written".to_string(),
                 };
@@ -291,7 +291,7 @@ fn present(
     files: &mut Vec<Watched>,
     reg: &Registry,
     args: &WatchArgs,
-    session: &mut Option<Session>,
+    live: &mut kiln::Live,
     libs: &[std::path::PathBuf],
     shown: &mut Shown,
     decoded: &mut Decoded,
@@ -310,7 +310,7 @@ fn present(
     if let Some(e) = first_error {
         return Err(e);
     }
-    let graph_path = &files[0].path;
+    let graph_path = files[0].path.clone();
     let dir = match graph_path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -321,33 +321,28 @@ fn present(
             graph_path.display()
         )
     })?;
-    let file = kiln_doc::graph_file::load_graph_in(&text, reg, dir)
-        .map_err(|e| format!("cannot load {}: {e}", graph_path.display()))?;
-    // The graphs it calls are read, planned, and watched from now on.
-    let lib_path = kiln_doc::assets::LibraryPath::with_env(libs);
-    let key = kiln_doc::assets::text_key(&texts[0]);
-    let doc = kiln_doc::assets::document_of(file, dir, reg, &lib_path, key)
-        .map_err(|e| format!("cannot load {}: {e}", graph_path.display()))?;
-    let graph_path = graph_path.clone();
-    for f in &doc.files {
+    let mut open = kiln::OpenOptions::new().registry(reg.clone());
+    for l in libs {
+        open = open.lib(l);
+    }
+    let mut project = open
+        .open_text(&text, &graph_path.display().to_string(), dir)
+        .map_err(|e| e.to_string())?;
+    // The graphs it calls are watched from now on.
+    for f in &project.document().files {
         if !files.iter().any(|w| &w.path == f) {
             let mut w = Watched::new(f);
             let _ = w.read();
             files.push(w);
         }
     }
-    // The session keeps the document and its plan: what changed since the last read
-    // reaches the kept plan as the edits it holds (a changed value is patched in place), so
-    // only the cone of the change cooks. `--set` and the params file give values to the
-    // document's own nodes.
-    // The colour space the file gives each output that states one (`"color": "data"`).
-    let file_colours = doc.file.meta.output_colors.clone();
-    let mut doc = doc.doc;
-    let file_inputs = apply_set(&mut doc.graph, reg, &args.set, decoded)?;
+    // `--set`, then the params file (which wins), give the project its inputs and its nodes
+    // their values.
+    apply_set(&mut project, &args.set, decoded)?;
     if let (Some(p), Some(bytes)) = (&args.params, texts.get(1)) {
-        apply_params(&mut doc.graph, reg, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+        apply_params(&mut project, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
     }
-    let outputs = graph_outputs(&doc.graph);
+    let outputs: Vec<String> = project.outputs().into_iter().map(|o| o.name).collect();
     if outputs.is_empty() {
         return Err(format!(
             "{}: the graph has no outputs (add an \"outputs\" section)",
@@ -355,28 +350,34 @@ fn present(
         ));
     }
     // `--color` over the file's colours, resolved for each output.
-    let chosen = OutputColours::new(&args.color, &file_colours).map_err(|e| e.0)?;
+    let chosen = OutputColours::new(&args.color, project.file_colours()).map_err(|e| e.0)?;
     chosen.check(&outputs).map_err(|e| e.0)?;
     let style = crate::folder_style::FolderStyle {
         colours: outputs.iter().map(|o| (o.clone(), chosen.of(o))).collect(),
         image: crate::folder_style::image_format(args.image.as_deref(), args.depth)
             .map_err(|e| e.0)?,
     };
-    if args.ticks.is_some() || args.seconds.is_some() {
-        // Over time, each present runs the planned graph afresh (as `render` does).
-        let mut waits = kiln_core::eval::LazyEvaluator::new(reg.clone());
-        let graph = kiln_lower::lower::lower(&doc, reg, &EvalContext::new(), &mut waits)
-            .map_err(|e| format!("cannot plan {}: {e}", graph_path.display()))?
-            .graph;
+    if let Some(ticks) = args.ticks {
+        // Over ticks, each present renders the project afresh (as `render` does).
+        let mut render = project
+            .render(&kiln::RenderOptions {
+                seed: args.seed,
+                ..kiln::RenderOptions::default()
+            })
+            .map_err(|e| e.to_string())?;
+        let done = super::watch_runs::present_ticks(&mut render, ticks, &args.out, &style)
+            .map_err(|e| format!("{}: {e}", graph_path.display()))?;
+        shown.show(render.graph(), args)?;
+        return Ok(done);
+    }
+    if let Some(seconds) = args.seconds {
         // An audio graph validates at its rate (its loops run in the streaming evaluator).
-        let diags = match args.seconds {
-            Some(_) => kiln_core::validate::validate_at_rate(
-                &graph,
-                reg,
-                f64::from(super::watch_runs::RATE),
-            ),
-            None => validate(&graph, reg),
-        };
+        let planned = project
+            .plan(kiln::Clock::default())
+            .map_err(|e| e.to_string())?;
+        let graph = &planned.graph;
+        let diags =
+            kiln_core::validate::validate_at_rate(graph, reg, f64::from(super::watch_runs::RATE));
         if !diags.is_empty() {
             let shown: Vec<String> = diags.iter().take(5).map(crate::report::abridged).collect();
             return Err(format!(
@@ -387,58 +388,32 @@ fn present(
                 if diags.len() > 5 { "; ..." } else { "" }
             ));
         }
-        if let Some(ticks) = args.ticks {
-            let done = super::watch_runs::present_ticks(
-                &graph,
-                reg,
-                &outputs,
-                ticks,
-                (args.seed, &file_inputs),
-                &args.out,
-                &style,
-            )
-            .map_err(|e| format!("{}: {e}", graph_path.display()))?;
-            shown.show(&graph, args)?;
-            return Ok(done);
-        }
-        if let Some(seconds) = args.seconds {
-            let done = super::watch_runs::present_audio(
-                &graph,
-                reg,
-                &outputs,
-                seconds,
-                (args.seed, &file_inputs),
-                &args.out,
-            )
-            .map_err(|e| format!("{}: {e}", graph_path.display()))?;
-            shown.show(&graph, args)?;
-            return Ok(done);
-        }
+        let done = super::watch_runs::present_audio(
+            graph,
+            reg,
+            &outputs,
+            seconds,
+            (args.seed, project.input_values()),
+            &args.out,
+        )
+        .map_err(|e| format!("{}: {e}", graph_path.display()))?;
+        shown.show(graph, args)?;
+        return Ok(done);
     }
-    let s = match session {
-        Some(s) => {
-            s.replace_document(doc);
-            s.set_outputs(outputs);
-            s
-        }
-        None => {
-            let mut s = Session::from_document(reg.clone(), doc, outputs);
-            s.set_seed(args.seed);
-            session.insert(s)
-        }
-    };
-    for (name, v) in file_inputs {
-        s.set_input(&name, v);
-    }
+    // The live state keeps the document and its plan: what changed since the last read
+    // reaches the kept plan as the edits it holds (a changed value is patched in place), so
+    // only the cone of the change cooks.
     let out = &args.out;
     let mut written = vec![];
-    let report = s
-        .present_with(Clock::default(), |frame| {
+    let report = project
+        .present(live, kiln::Clock::default(), |frame| {
             written = commit(out, frame, &style)?;
             Ok(())
         })
-        .map_err(|e| format!("{}: {e}", graph_path.display()))?;
-    shown.show(s.graph(), args)?;
+        .map_err(|e| e.to_string())?;
+    if let Some(g) = live.graph() {
+        shown.show(g, args)?;
+    }
     Ok((report, written))
 }
 
@@ -489,43 +464,32 @@ fn commit(
 /// The files `--set NAME=@file` gave, decoded once: by input name and the text given.
 pub(crate) type Decoded = std::collections::HashMap<(String, String), Value>;
 
-/// `--set NAME=VALUE`: a plain value becomes the input's default in the graph; a file (an
-/// image, mesh or audio input, `NAME=@file`) is decoded once (kept in `decoded` across
-/// presents) and returned, to be given to the cook as the input's value.
+/// `--set NAME=VALUE`: the project's input `NAME` takes the value; a file (an image, mesh
+/// or audio input, `NAME=@file`) is decoded once (kept in `decoded` across presents).
 fn apply_set(
-    graph: &mut Graph,
-    reg: &Registry,
+    project: &mut kiln::Project,
     set: &[String],
     decoded: &mut Decoded,
-) -> Result<std::collections::BTreeMap<String, Value>, String> {
-    let mut files = std::collections::BTreeMap::new();
+) -> Result<(), String> {
     for s in set {
         let (name, text) = s
             .split_once('=')
             .ok_or_else(|| format!("--set `{s}`: expected NAME=VALUE"))?;
         let key = (name.to_string(), text.to_string());
-        let v = match decoded.get(&key) {
-            Some(v) => v.clone(),
-            None => {
-                let mut ctx = EvalContext::new();
-                set_inputs(&mut ctx, graph, reg, std::slice::from_ref(s))
-                    .map_err(|e| e.to_string())?;
-                let v = ctx.inputs.remove(name).unwrap_or(Value::Empty);
-                if matches!(v, Value::Heavy(_)) {
-                    decoded.insert(key, v.clone());
-                }
-                v
-            }
-        };
-        if matches!(v, Value::Heavy(_)) {
-            files.insert(name.to_string(), v);
-        } else {
-            graph
-                .set_param(name, "default", v)
-                .map_err(|e| format!("--set `{name}`: {e}"))?;
+        if let Some(v) = decoded.get(&key) {
+            project
+                .set(name, v.clone())
+                .map_err(|e| format!("--set {e}"))?;
+            continue;
+        }
+        project
+            .set_text(name, text)
+            .map_err(|e| format!("--set {e}"))?;
+        if let Some(v @ Value::Heavy(_)) = project.input_values().get(name) {
+            decoded.insert(key, v.clone());
         }
     }
-    Ok(files)
+    Ok(())
 }
 
 /// The text of a params-file value, as `--set` would take it.
@@ -546,8 +510,9 @@ fn value_text(v: &serde_json::Value) -> Option<String> {
     }
 }
 
-/// Apply a params file (see the module docs) to `graph`.
-fn apply_params(graph: &mut Graph, reg: &Registry, bytes: &[u8]) -> Result<(), String> {
+/// Apply a params file (see the module docs) to `project`: an input takes its value, a
+/// node's param or former param is edited in the document.
+fn apply_params(project: &mut kiln::Project, bytes: &[u8]) -> Result<(), String> {
     let doc: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| format!("invalid JSON: {e}"))?;
     let serde_json::Value::Object(entries) = doc else {
@@ -555,70 +520,71 @@ fn apply_params(graph: &mut Graph, reg: &Registry, bytes: &[u8]) -> Result<(), S
             "expected a JSON object of `\"input\": value` and `\"node.param\": value`".into(),
         );
     };
-    let inputs: Vec<(String, ValueType)> = graph_inputs(graph, reg)
-        .into_iter()
-        .map(|(n, ty)| (n.to_string(), ty))
-        .collect();
+    let inputs: Vec<String> = project.inputs().into_iter().map(|i| i.name).collect();
     for (key, v) in &entries {
-        // `is_input`: the name is an input port of the node's op that was a param (like
-        // `octaves`, marked `was_param`), set as the port's constant.
-        let (node, param, ty, is_input) =
-            if let Some((_, ty)) = inputs.iter().find(|(n, _)| n == key) {
-                (key.as_str(), "default", *ty, false)
-            } else {
-                let Some((node, param)) = key.rsplit_once('.') else {
-                    let names: Vec<&str> = inputs.iter().map(|(n, _)| n.as_str()).collect();
-                    return Err(format!(
-                        "`{key}` is neither a graph input ({}) nor `node.param`",
-                        if names.is_empty() {
-                            "the graph has none".to_string()
-                        } else {
-                            names.join(", ")
-                        }
-                    ));
-                };
-                let Some(n) = graph.node(node) else {
-                    return Err(format!("`{key}`: the graph has no node `{node}`"));
-                };
-                let Some(op) = reg.get(&n.op) else {
-                    return Err(format!(
-                        "`{key}`: node `{node}` has the unknown op `{}`",
-                        n.op
-                    ));
-                };
-                let spec = op.spec();
-                let port = spec.inputs.iter().find(|p| p.name == param && p.was_param);
-                let found = spec
-                    .params
-                    .iter()
-                    .find(|p| p.name == param)
-                    .map(|p| (p.ty, false))
-                    .or(port.map(|p| (p.ty, true)));
-                let Some((ty, is_input)) = found else {
-                    let names: Vec<&str> = spec.params.iter().map(|p| p.name.as_ref()).collect();
-                    return Err(format!(
-                        "`{key}`: op `{}` has no param `{param}` ({})",
-                        n.op,
-                        if names.is_empty() {
-                            "it has no params".to_string()
-                        } else {
-                            format!("params: {}", names.join(", "))
-                        }
-                    ));
-                };
-                (node, param, ty, is_input)
-            };
         let text = value_text(v).ok_or_else(|| {
             format!("`{key}`: expected a number, true/false, a string or an array of numbers")
         })?;
+        if inputs.contains(key) {
+            project.set_text(key, &text).map_err(|e| e.to_string())?;
+            continue;
+        }
+        let Some((node, param)) = key.rsplit_once('.') else {
+            return Err(format!(
+                "`{key}` is neither a graph input ({}) nor `node.param`",
+                if inputs.is_empty() {
+                    "the graph has none".to_string()
+                } else {
+                    inputs.join(", ")
+                }
+            ));
+        };
+        let Some(n) = project.document().doc.graph.node(node) else {
+            return Err(format!("`{key}`: the graph has no node `{node}`"));
+        };
+        let Some(op) = project.registry().get(&n.op) else {
+            return Err(format!(
+                "`{key}`: node `{node}` has the unknown op `{}`",
+                n.op
+            ));
+        };
+        let spec = op.spec();
+        // A former param (like `octaves`, marked `was_param`) is set as its port's constant.
+        let port = spec.inputs.iter().find(|p| p.name == param && p.was_param);
+        let found = spec
+            .params
+            .iter()
+            .find(|p| p.name == param)
+            .map(|p| (p.ty, false))
+            .or(port.map(|p| (p.ty, true)));
+        let Some((ty, is_input)) = found else {
+            let names: Vec<&str> = spec.params.iter().map(|p| p.name.as_ref()).collect();
+            return Err(format!(
+                "`{key}`: op `{}` has no param `{param}` ({})",
+                n.op,
+                if names.is_empty() {
+                    "it has no params".to_string()
+                } else {
+                    format!("params: {}", names.join(", "))
+                }
+            ));
+        };
         let value =
             kiln_io::parse_cli_value(&text, ty).map_err(|e| format!("`{key}` ({ty}): {e}"))?;
-        let set = if is_input {
-            graph.set_const(node, param, value)
+        let edit = if is_input {
+            kiln::doc::edit::Edit::Const {
+                node: node.to_string(),
+                port: param.to_string(),
+                value,
+            }
         } else {
-            graph.set_param(node, param, value)
+            kiln::doc::edit::Edit::Param {
+                node: node.to_string(),
+                param: param.to_string(),
+                value,
+            }
         };
-        set.map_err(|e| format!("`{key}`: {e}"))?;
+        project.edit(&edit).map_err(|e| format!("`{key}`: {e}"))?;
     }
     Ok(())
 }
@@ -641,25 +607,23 @@ mod tests {
 
     #[test]
     fn params_apply_to_inputs_and_node_params() {
-        let reg = kiln::registry();
-        let text = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/marble.json"),
-        )
-        .unwrap();
-        let mut g = kiln_doc::load_graph(&text, &reg).unwrap().graph;
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/marble.json");
+        let mut p = kiln::Project::open(&path).unwrap();
         apply_params(
-            &mut g,
-            &reg,
+            &mut p,
             br##"{"mix": 0.5, "tint": "#ff0000", "fine.octaves": 3}"##,
         )
         .unwrap();
-        assert_eq!(
-            g.node("mix").unwrap().params.get("default"),
-            Some(&Value::Float(0.5))
-        );
+        assert_eq!(p.input_values().get("mix"), Some(&Value::Float(0.5)));
         // `octaves` is an input of image.noise: the file sets its constant.
         assert_eq!(
-            g.node("fine").unwrap().consts.get("octaves"),
+            p.document()
+                .doc
+                .graph
+                .node("fine")
+                .unwrap()
+                .consts
+                .get("octaves"),
             Some(&Value::Int(3))
         );
         for (bad, needle) in [
@@ -670,7 +634,7 @@ mod tests {
             (&br#"[1]"#[..], "expected a JSON object"),
             (&br##"{"mix": "#,"##[..], "invalid JSON"),
         ] {
-            let e = apply_params(&mut g, &reg, bad).unwrap_err();
+            let e = apply_params(&mut p, bad).unwrap_err();
             assert!(e.contains(needle), "{e}");
         }
     }

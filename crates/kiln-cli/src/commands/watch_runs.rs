@@ -4,10 +4,8 @@
 //! audio graph for S seconds and writes each output as `NAME.wav` (32-bit float, 48 kHz).
 //! Either way the files of one present are committed as one group: all land, or none does.
 
-use kiln_core::eval::StreamingEvaluator;
-use kiln_core::eval::{ErrorPolicy, IncrementalEvaluator, Request, StreamConfig};
+use kiln_core::eval::{StreamConfig, StreamingEvaluator};
 use kiln_core::prelude::*;
-use kiln_core::recurrence::Recurrent;
 use kiln_lower::session::PresentReport;
 use kiln_std::graph_io::OUTPUT_OP;
 use std::path::Path;
@@ -21,30 +19,20 @@ fn width(ticks: u64) -> usize {
     ticks.saturating_sub(1).to_string().len().max(3)
 }
 
-/// Tick `graph` `ticks` times from the start and commit every output of every tick into
+/// Tick `render` `ticks` times from the start and commit every output of every tick into
 /// `out`; the report (summed over the ticks) and the files written.
 pub(crate) fn present_ticks(
-    graph: &Graph,
-    reg: &Registry,
-    outputs: &[String],
+    render: &mut kiln::Render,
     ticks: u64,
-    (seed, inputs): (u64, &std::collections::BTreeMap<String, Value>),
     out: &Path,
     style: &crate::folder_style::FolderStyle,
 ) -> Result<(PresentReport, Vec<String>), String> {
     let t0 = Instant::now();
-    let mut driver = Recurrent::new(IncrementalEvaluator::new(reg.clone()), reg.clone());
-    let req = Request::new(outputs.iter().cloned()).with_errors(ErrorPolicy::FailFast);
-    let mut ctx = EvalContext::new();
-    ctx.seed = seed;
-    ctx.inputs = inputs.clone();
     let mut files = vec![];
     let mut report = PresentReport::default();
     let w = width(ticks);
     for t in 0..ticks {
-        let o = driver
-            .tick(graph, &req, &ctx)
-            .map_err(|e| format!("tick {t}: {e}"))?;
+        let o = render.tick().map_err(|e| e.to_string())?;
         report.cooked += o.stats.executed;
         report.reused += o.stats.cache_hits;
         report.cut_off += o.stats.cutoffs;
@@ -60,7 +48,7 @@ pub(crate) fn present_ticks(
             files.push((file, bytes));
         }
     }
-    report.nodes = graph.len();
+    report.nodes = render.graph().len();
     kiln_io::commit_frame(out, &files).map_err(|e| e.to_string())?;
     report.frame = ticks.saturating_sub(1);
     report.elapsed = t0.elapsed();

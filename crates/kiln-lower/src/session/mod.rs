@@ -298,6 +298,11 @@ impl Session {
         self.inputs.insert(name.to_string(), v.into());
     }
 
+    /// Set every user input at once: an input not in `inputs` goes back to its default.
+    pub fn replace_inputs(&mut self, inputs: BTreeMap<String, Value>) {
+        self.inputs = inputs;
+    }
+
     /// Set the seed.
     pub fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
