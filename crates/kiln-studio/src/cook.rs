@@ -1,4 +1,5 @@
-//! The cook: one thread owning the [`Session`], cooking the newest version of the graph.
+//! The cook: one thread owning the [`kiln::Project`] and its [`kiln::Live`] state, cooking
+//! the newest version of the graph through [`kiln::Project::cook_every_port`].
 //!
 //! A new version cancels the cook in progress ([`Cooker::submit`]) and only the newest
 //! version waiting is cooked: nothing stale is queued. Every cook asks the session for a
@@ -10,20 +11,14 @@
 use crate::estimate::{Step, Timings};
 use crate::load::Loader;
 use crate::previews::Previews;
-use kiln::OutColours;
-use kiln_core::cache::{Lru, Store};
-use kiln_core::context::EvalContext;
+use kiln::{Live, LiveCook, OutColours, Project, ProjectError};
 use kiln_core::context::{CancelToken, Progress};
 use kiln_core::eval::EvalError;
-use kiln_core::eval::{ErrorPolicy, IncrementalEvaluator, Request};
-use kiln_core::graph::PortRef;
-use kiln_core::recurrence::{LATCH_OP, Recurrent, SeekMode};
 use kiln_core::value::Value;
-use kiln_doc::document::{CALL_PREFIX, DocDigest, Document};
+use kiln_doc::document::Document;
 use kiln_doc::edit::{Edit, FileEdit};
 use kiln_io::image_files::{ColorSpace, ImageFormat};
-use kiln_lower::lower::Planner;
-use kiln_lower::session::{CookOptions, Cooked, PresentReport, Session, SessionError};
+use kiln_lower::session::{CookOptions, SessionError};
 use serde_json::{Value as Json, json};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -31,10 +26,8 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// The op of the studio's preview outputs.
-const OUTPUT_OP: &str = "output";
 /// The prefix of the ids of the studio's preview outputs.
-const PREVIEW_PREFIX: &str = "__studio_preview_";
+const PREVIEW_PREFIX: &str = kiln::live::PORT_OUTPUT_PREFIX;
 /// The most often progress is sent.
 const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
@@ -135,22 +128,12 @@ fn run(
     slot: Arc<Mutex<CancelToken>>,
     out: Option<(PathBuf, OutColours, ImageFormat)>,
 ) {
-    let mut session: Option<Session> = None;
-    // One store for the session's values and what a plan cooks for values (a `for` over a
-    // node's list), so nothing is cooked twice; a planner per flat graph the thread keeps.
-    let store = Store::new(Lru::new())
-        .with_budget(kiln::memo_budget())
-        .shared();
-    let mut planners = Planners {
-        store: store.clone(),
-        anim: Planner::new(loader.registry.clone()).with_store(store.clone()),
-        audio: Planner::new(loader.registry.clone()).with_store(store),
-    };
+    // The project keeps the document and its plan; the live state the cooked values.
+    let mut project: Option<Project> = None;
+    let mut live = Live::new(0);
     // Past times of flat nodes, for the estimate of a long cook.
     let mut past = Timings::new();
     let mut last_good: HashMap<(String, String), Json> = HashMap::new();
-    let mut anim: Option<Anim> = None;
-    let mut change: &'static str = "new";
     while let Ok(mut job) = rx.recv() {
         // Only the newest version waiting is cooked.
         while let Ok(mut newer) = rx.try_recv() {
@@ -178,238 +161,35 @@ fn run(
             out: out.as_ref().map(|(dir, c, f)| (dir.as_path(), c, *f)),
         };
         let mut kept = Kept {
-            session: &mut session,
+            project: &mut project,
+            live: &mut live,
             past: &mut past,
             last_good: &mut last_good,
-            anim: &mut anim,
-            change: &mut change,
-            planners: &mut planners,
         };
         cook_one(&job, &ctx, &mut kept, token);
     }
 }
 
-/// The document the studio cooks: the file's, with an output of its own on every port it
-/// previews; those ports in order.
-fn preview_document(mut doc: Document, loader: &Loader) -> (Document, Vec<(String, String)>) {
-    strip_signals(&mut doc, loader);
-    let mut ports: Vec<(String, String)> = vec![];
-    for n in doc.graph.nodes() {
-        if n.op == OUTPUT_OP {
-            continue;
-        }
-        if n.op.starts_with(CALL_PREFIX) {
-            if let Some(call) = doc.calls.get(&n.id) {
-                for p in &call.asset.interface.outputs {
-                    ports.push((n.id.to_string(), p.name.clone()));
-                }
-            }
-            continue;
-        }
-        let Some(op) = loader.registry.get(&n.op) else {
-            continue;
-        };
-        for o in &op.spec().outputs {
-            if o.ty.name() != "signal" {
-                ports.push((n.id.to_string(), o.name.to_string()));
-            }
-        }
+/// The session's error inside a live cook's error.
+fn session_error(e: &ProjectError) -> Option<&SessionError> {
+    match e {
+        ProjectError::Present { source, .. } => Some(source),
+        _ => None,
     }
-    for (node, port) in &ports {
-        let id = preview_id(node, port);
-        if doc.graph.add_node(id.as_str(), OUTPUT_OP).is_ok() {
-            doc.graph.connect(
-                PortRef::new(node.as_str(), port),
-                PortRef::new(id.as_str(), "value"),
-            );
-        }
-    }
-    (doc, ports)
-}
-
-/// The id of the preview output of `node.port`: it stays while the node stays, so a node
-/// added or removed adds or removes only its own previews.
-fn preview_id(node: &str, port: &str) -> String {
-    format!("{PREVIEW_PREFIX}{node}__{port}")
-}
-
-/// Follow `edits` (each said as edits of the document, see [`FileEdit::doc_edits`]) in the
-/// session's document, with the previews an added or removed node brings; `true` when the
-/// session's document is then `target` (by digest), `false` when it must be given whole.
-fn follow_edits(
-    s: &mut Session,
-    edits: &[FileChange],
-    file_doc: &Document,
-    target: &Document,
-    loader: &Loader,
-) -> bool {
-    for change in edits {
-        let Some(doc_edits) = change.edit.doc_edits(&change.before, file_doc) else {
-            return false;
-        };
-        for e in doc_edits {
-            let mut steps = vec![];
-            match &e {
-                Edit::AddNode { node, op } => {
-                    steps.push(e.clone());
-                    let outputs = loader.registry.get(op).map(|o| o.spec().outputs.clone());
-                    for o in outputs.into_iter().flatten() {
-                        if o.ty.name() == "signal" {
-                            continue;
-                        }
-                        let id = preview_id(node, &o.name);
-                        steps.push(Edit::AddNode {
-                            node: id.clone(),
-                            op: OUTPUT_OP.into(),
-                        });
-                        steps.push(Edit::Connect {
-                            from: PortRef::new(node.as_str(), &o.name),
-                            to: PortRef::new(id.as_str(), "value"),
-                        });
-                    }
-                }
-                Edit::RemoveNode { node } => {
-                    let prefix = format!("{PREVIEW_PREFIX}{node}__");
-                    let previews: Vec<String> = s
-                        .document()
-                        .map(|d| {
-                            d.graph
-                                .nodes()
-                                .iter()
-                                .filter(|n| n.id.as_str().starts_with(&prefix))
-                                .map(|n| n.id.to_string())
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    steps.extend(previews.into_iter().map(|node| Edit::RemoveNode { node }));
-                    steps.push(e.clone());
-                }
-                _ => steps.push(e.clone()),
-            }
-            for step in steps {
-                if s.edit_document(step).is_err() {
-                    return false;
-                }
-            }
-        }
-    }
-    s.document()
-        .is_some_and(|d| DocDigest::whole(d).key() == DocDigest::whole(target).key())
-}
-
-/// Leave out of the tick cook every signal node and everything downstream of one (audio
-/// loops do not validate there; the streaming evaluator renders them, see
-/// [`crate::audio`]). A worklist over the wires.
-fn strip_signals(doc: &mut Document, loader: &Loader) {
-    let mut gone: Vec<String> = doc
-        .graph
-        .nodes()
-        .iter()
-        .filter(|n| loader.registry.signal(&n.op).is_some())
-        .map(|n| n.id.to_string())
-        .collect();
-    let mut seen: std::collections::HashSet<String> = gone.iter().cloned().collect();
-    let mut work = gone.clone();
-    while let Some(id) = work.pop() {
-        for w in doc.graph.wires() {
-            if w.from.node.as_str() == id && seen.insert(w.to.node.to_string()) {
-                work.push(w.to.node.to_string());
-                gone.push(w.to.node.to_string());
-            }
-        }
-    }
-    for id in gone {
-        let _ = doc.graph.remove_node(&id);
-    }
-}
-
-/// Whether `doc`, or a graph it calls, holds a latch (a worklist over the calls).
-pub fn has_latch(doc: &Document) -> bool {
-    let mut work: Vec<&Document> = vec![doc];
-    let mut seen = std::collections::HashSet::new();
-    while let Some(d) = work.pop() {
-        if d.graph.nodes().iter().any(|n| n.op == LATCH_OP) {
-            return true;
-        }
-        for c in d.calls.values() {
-            if seen.insert(c.asset.name.clone()) {
-                work.push(&c.asset.doc);
-            }
-        }
-    }
-    false
-}
-
-/// Cook tick `job.frame` of a graph with latches: the flat graph planned once per text, a
-/// driver kept while the text stays (a later tick goes on from the current one, an earlier
-/// one replays from the nearest kept state), restarted when it changes.
-fn cook_anim(
-    job: &Job,
-    doc: &Document,
-    outputs: &[String],
-    loader: &Loader,
-    (anim, planner): (&mut Option<Anim>, &mut Planner),
-    options: &CookOptions,
-) -> Result<(Cooked, Vec<(String, Value)>), SessionError> {
-    let t0 = Instant::now();
-    let fps = if job.fps.is_finite() && job.fps > 0.0 {
-        job.fps
-    } else {
-        DEFAULT_FPS
-    };
-    let mut ctx = EvalContext::new();
-    ctx.cancel = options.cancel.clone();
-    ctx.progress = options.progress.clone();
-    ctx.dt = 1.0 / fps;
-    let planned = anim.as_ref().is_none_or(|a| a.text != job.text);
-    if planned {
-        let lowered = planner.plan(doc, DocDigest::whole(doc).key(), &ctx)?;
-        let driver = Recurrent::new(
-            IncrementalEvaluator::new(loader.registry.clone()),
-            loader.registry.clone(),
-        )
-        .with_checkpoints(CHECKPOINT_EVERY);
-        *anim = Some(Anim {
-            text: job.text.clone(),
-            graph: lowered.graph.clone(),
-            driver,
-        });
-    }
-    let Some(a) = anim.as_mut() else {
-        return Err(SessionError::NotADocument("no animation"));
-    };
-    let req = Request::new(outputs.iter().cloned())
-        .with_errors(ErrorPolicy::Propagate)
-        .with_timings();
-    let out = a
-        .driver
-        .seek(&a.graph, &req, &ctx, job.frame, SeekMode::Resimulate)?;
-    let st = out.stats;
-    let report = PresentReport {
-        frame: job.frame,
-        planned,
-        nodes: a.graph.len(),
-        reused: st.cache_hits,
-        cooked: st.executed,
-        cut_off: st.cutoffs,
-        parallel: st.parallel,
-        elapsed: t0.elapsed(),
-        plan: None,
-    };
-    Ok((
-        Cooked {
-            report,
-            timings: out.timings,
-            failures: out.failures,
-        },
-        out.values,
-    ))
 }
 
 /// The frame rate of the timeline until the page says otherwise.
-pub const DEFAULT_FPS: f64 = 24.0;
-/// A kept state every this many ticks, so seeking back replays little.
-const CHECKPOINT_EVERY: u64 = 16;
+pub use kiln::DEFAULT_FPS;
+
+/// The edits that made `doc` from the versions cooked before, said as document edits, or
+/// `None` when one of them cannot be (the document is then given whole).
+fn doc_edits(changes: &[FileChange], doc: &Document) -> Option<Vec<Edit>> {
+    let mut edits = vec![];
+    for change in changes {
+        edits.extend(change.edit.doc_edits(&change.before, doc)?);
+    }
+    Some(edits)
+}
 
 /// The node of the file a flat node belongs to (`wall[3]/brick` belongs to `wall`).
 fn top_node(flat: &str) -> &str {
@@ -442,75 +222,38 @@ struct CookContext<'a> {
 
 /// What lasts from cook to cook.
 struct Kept<'a> {
-    session: &'a mut Option<Session>,
+    /// The graph file's project: its document, inputs and plan.
+    project: &'a mut Option<Project>,
+    /// The cooked state: the session, the driver of a graph with latches.
+    live: &'a mut Live,
     /// Past times of flat nodes, for the estimate of a long cook.
     past: &'a mut Timings,
     /// The last preview of each port that was not an error, shown (marked stale) while the
     /// port fails.
     last_good: &'a mut HashMap<(String, String), Json>,
-    /// The driver of a graph with latches, and the text it was built for.
-    anim: &'a mut Option<Anim>,
-    /// How the last change reached the session: `"edits"` (followed edit by edit),
-    /// `"whole"` (the document given whole) or `"new"` (a new session).
-    change: &'a mut &'static str,
-    /// The planners of the tick and audio cooks, sharing the session's store.
-    planners: &'a mut Planners,
-}
-
-/// The planners the cook thread keeps (each keeps its last plan) and the store they share
-/// with the session.
-struct Planners {
-    store: Arc<Store>,
-    anim: Planner,
-    audio: Planner,
-}
-
-/// A graph with latches, ticked by a [`Recurrent`] driver over its flat graph.
-pub(crate) struct Anim {
-    text: String,
-    graph: kiln_core::graph::Graph,
-    driver: Recurrent<IncrementalEvaluator>,
 }
 
 fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: CancelToken) {
-    let (session, past) = (&mut *kept.session, &mut *kept.past);
+    let past = &mut *kept.past;
     let (loader, previews, sink) = (ctx.loader, ctx.previews, ctx.sink);
-    let mut audio_outputs: Vec<String> = vec![];
     let t0 = Instant::now();
-    let file = match loader.document(&job.text) {
-        Ok(f) => f,
+    // The project takes the new text; a text that does not load changes nothing.
+    let loaded = match kept.project.as_mut() {
+        Some(p) => p.replace_text(&job.text).map(|()| p),
+        None => loader
+            .project(&job.text)
+            .map(|p| &mut *kept.project.insert(p)),
+    };
+    let project = match loaded {
+        Ok(p) => &*p,
         Err(e) => {
             sink(
-                json!({"type": "cooked", "version": job.version, "ok": false, "error": e,
-                "nodes": {}}),
+                json!({"type": "cooked", "version": job.version, "ok": false,
+                "error": e.to_string(), "nodes": {}}),
             );
             return;
         }
     };
-    let full = file.doc.clone();
-    let file_colours = file.file.meta.output_colors.clone();
-    let (doc, ports) = preview_document(file.doc, loader);
-    // The file's outputs fed by signals (left out of the tick cook) are heard instead.
-    for n in full.graph.nodes() {
-        if n.op == OUTPUT_OP && doc.graph.node(n.id.as_str()).is_none() {
-            audio_outputs.push(n.id.to_string());
-        }
-    }
-    // The file's own outputs are previewed too, unless a signal feeds them.
-    let mut outputs: Vec<String> = vec![];
-    let mut names: Vec<(String, String)> = vec![];
-    let mut outputs_of_file: Vec<String> = vec![];
-    for n in doc.graph.nodes() {
-        if n.op == OUTPUT_OP && !n.id.as_str().starts_with(PREVIEW_PREFIX) {
-            outputs_of_file.push(n.id.to_string());
-            outputs.push(n.id.to_string());
-            names.push((n.id.to_string(), "out".into()));
-        }
-    }
-    for (node, port) in &ports {
-        outputs.push(preview_id(node, port));
-        names.push((node.clone(), port.clone()));
-    }
     let expected_ms: f64 = past.total().as_secs_f64() * 1e3;
     sink(json!({"type": "cooking", "version": job.version, "expected_ms": expected_ms}));
     let progress_sink = sink.clone();
@@ -544,52 +287,36 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
         progress: Some(Arc::new(progress)),
         ..CookOptions::default()
     };
-    let animated = has_latch(&doc);
-    let result = if animated {
-        cook_anim(
-            job,
-            &doc,
-            &outputs,
-            loader,
-            (kept.anim, &mut kept.planners.anim),
-            &options,
-        )
-    } else {
-        let s = match session {
-            Some(s) => {
-                // An edit is followed as the edit it was; anything else (an undo, a change
-                // on disk, an edit the document's edits cannot say) gives the whole document.
-                let followed = job
-                    .edits
-                    .as_deref()
-                    .is_some_and(|e| follow_edits(s, e, &full, &doc, loader));
-                if !followed {
-                    s.replace_document(doc);
-                }
-                *kept.change = if followed { "edits" } else { "whole" };
-                s.set_outputs(outputs);
-                s
-            }
-            None => {
-                *kept.change = "new";
-                session.insert(
-                    Session::from_document(loader.registry.clone(), doc, outputs)
-                        .with_store(kept.planners.store.clone()),
-                )
-            }
-        };
-        s.cook(&options).map(|c| {
-            let values = s.frame().map(|f| f.values.clone()).unwrap_or_default();
-            (c, values)
-        })
+    // An edit is followed as the edit it was; anything else (an undo, a change on disk, an
+    // edit the document's edits cannot say) gives the whole document.
+    let req = LiveCook {
+        edits: job
+            .edits
+            .as_deref()
+            .and_then(|e| doc_edits(e, &project.document().doc)),
+        tick: job.frame,
+        fps: job.fps,
+        options,
     };
-    let (cooked, values) = match result {
+    let result = project.cook_every_port(kept.live, &req);
+    let change = kept.live.change().name();
+    let lc = match result {
         Ok(c) => c,
-        Err(SessionError::Eval(EvalError::Cancelled)) => {
+        Err(e)
+            if matches!(
+                session_error(&e),
+                Some(SessionError::Eval(EvalError::Cancelled))
+            ) =>
+        {
             sink(json!({"type": "cancelled", "version": job.version, "reason": "a newer edit"}));
             return;
         }
-        Err(SessionError::Eval(EvalError::Invalid(diags))) => {
+        Err(ProjectError::Present { source, .. })
+            if matches!(*source, SessionError::Eval(EvalError::Invalid(_))) =>
+        {
+            let SessionError::Eval(EvalError::Invalid(diags)) = *source else {
+                return;
+            };
             let mut nodes: BTreeMap<String, Json> = BTreeMap::new();
             for d in diags.0.iter() {
                 if let Some(n) = &d.node {
@@ -611,19 +338,22 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
             }
             sink(
                 json!({"type": "cooked", "version": job.version, "ok": false,
-                "change": *kept.change,
+                "change": change,
                 "error": format!("the graph does not validate: {diags}"), "nodes": nodes}),
             );
             return;
         }
         Err(e) => {
+            // The message without the file's name, which the page already shows.
+            let message = session_error(&e).map_or_else(|| e.to_string(), |s| s.to_string());
             sink(
                 json!({"type": "cooked", "version": job.version, "ok": false,
-                "change": *kept.change, "error": e.to_string(), "nodes": {}}),
+                "change": change, "error": message, "nodes": {}}),
             );
             return;
         }
     };
+    let cooked = &lc.cooked;
     let mut per_node: BTreeMap<String, NodeCook> = BTreeMap::new();
     for t in &cooked.timings {
         past.record(t.node.as_str(), t.time);
@@ -643,7 +373,7 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
     let mut nodes: BTreeMap<String, Json> = BTreeMap::new();
     let mut port_previews: BTreeMap<String, BTreeMap<String, Json>> = BTreeMap::new();
     {
-        for ((node, port), (_, value)) in names.iter().zip(values.iter()) {
+        for ((node, port), value) in &lc.values {
             let key = (node.clone(), port.clone());
             let p = match value {
                 Value::Error(e) => {
@@ -663,14 +393,18 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
     }
     // Outputs fed by audio-rate signals: a stretch of sound, on the output and its source.
     let mut rendered: BTreeMap<String, f64> = BTreeMap::new();
-    if !audio_outputs.is_empty() {
-        let lowered =
-            kept.planners
-                .audio
-                .plan(&full, DocDigest::whole(&full).key(), &EvalContext::new());
-        let flat = lowered.map(|l| l.graph.clone()).unwrap_or_default();
-        let graph = &flat;
-        let sources: Vec<(String, String)> = audio_outputs
+    if !lc.signal_outputs.is_empty() {
+        // The project's plan, kept while the document stays.
+        let Some(project) = kept.project.as_mut() else {
+            return;
+        };
+        let flat = project
+            .plan(kiln::Clock::default())
+            .map(|p| p.graph)
+            .unwrap_or_default();
+        let graph = &*flat;
+        let sources: Vec<(String, String)> = lc
+            .signal_outputs
             .iter()
             .filter_map(|o| crate::audio::source_of(graph, o).map(|src| (o.clone(), src)))
             .collect();
@@ -744,16 +478,17 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
     }
     let written = match ctx.out {
         Some((dir, colours, format)) => {
-            let outs: Vec<(String, Value)> = names
+            let outs: Vec<(String, Value)> = lc
+                .values
                 .iter()
-                .zip(values.iter())
-                .filter(|((node, port), _)| {
-                    port == "out"
-                        && !node.starts_with(PREVIEW_PREFIX)
-                        && outputs_of_file.contains(node)
-                })
-                .map(|((node, _), (_, v))| (node.clone(), v.clone()))
+                .filter(|((node, port), _)| port == "out" && lc.outputs.contains(node))
+                .map(|((node, _), v)| (node.clone(), v.clone()))
                 .collect();
+            let file_colours = kept
+                .project
+                .as_ref()
+                .map(|p| p.file_colours().clone())
+                .unwrap_or_default();
             let space = |name: &str| colours.of(name, &file_colours);
             Some(write_outputs(dir, &outs, &space, format))
         }
@@ -767,9 +502,9 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
         "type": "cooked",
         "version": job.version,
         "ok": true,
-        "animated": animated,
+        "animated": lc.animated,
         "frame": job.frame,
-        "change": *kept.change,
+        "change": change,
         "report": {
             "nodes": r.nodes, "cooked": r.cooked, "reused": r.reused, "cut_off": r.cut_off,
             "planned": r.planned, "ms": r.elapsed.as_secs_f64() * 1e3,

@@ -13,7 +13,7 @@
 //! * [`project`]: the file under edit on disk, over kiln-doc's edit model
 //!   ([`kiln_doc::edit`]: the edits the page sends, undo and redo, the house style), each
 //!   change passed to the cook as the edit it was;
-//! * [`cook`]: the cook thread over a [`Session`](kiln_lower::session::Session): only the
+//! * [`cook`]: the cook thread over a [`kiln::Project`] and its [`kiln::Live`] state: only the
 //!   newest version is cooked, a newer edit cancels the cook in progress; [`estimate`]: the
 //!   time left in a long cook, from past timings of the same nodes;
 //! * [`view`] and [`layout`]: what the page draws; [`previews`]: previews by content;
@@ -112,10 +112,15 @@ impl Studio {
             }
             None => None,
         };
+        let mut open = kiln::OpenOptions::new().registry(registry.clone());
+        for l in &config.libs {
+            open = open.lib(l);
+        }
         let loader = load::Loader {
             registry,
             dir,
             libs: kiln_doc::assets::LibraryPath::with_env(&config.libs),
+            open,
         };
         let check = |t: &str| loader.check(t);
         let project =

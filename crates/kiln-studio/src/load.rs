@@ -14,6 +14,8 @@ pub struct Loader {
     pub dir: PathBuf,
     /// The folders searched next.
     pub libs: LibraryPath,
+    /// How the cook opens the text as a project (the same ops and folders).
+    pub open: kiln::OpenOptions,
 }
 
 impl Loader {
@@ -29,6 +31,13 @@ impl Loader {
             text_key(text.as_bytes()),
         )
         .map_err(|e| e.to_string())
+    }
+
+    /// `text` opened as a project, its calls looked up as [`Loader::document`] does.
+    pub fn project(&self, text: &str) -> Result<kiln::Project, kiln::ProjectError> {
+        self.open
+            .clone()
+            .open_text(text, &self.dir.display().to_string(), &self.dir)
     }
 
     /// Whether `text` loads (validation problems load: they show on their nodes).

@@ -122,7 +122,7 @@ impl Shared {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
         );
-        v["animated"] = json!(doc.as_ref().is_some_and(|d| crate::cook::has_latch(&d.doc)));
+        v["animated"] = json!(doc.as_ref().is_some_and(|d| kiln::live::has_latch(&d.doc)));
         let (frame, fps) = self.timeline();
         v["timeline"] = json!({"frame": frame, "fps": fps});
         v

@@ -40,11 +40,11 @@ pub use project::{Clock, OpenOptions, Planned, Project};
 
 // Cooking and writing.
 mod cook;
-mod live;
+pub mod live;
 mod output_files;
 mod render;
 pub use cook::{CookOptions, Cooked, is_latch_error};
-pub use live::Live;
+pub use live::{Change, DEFAULT_FPS, Live, LiveCook, LiveCooked};
 pub use output_files::{Encoded, OutputFiles, Written};
 pub use render::{Render, RenderOptions};
 pub mod trace_file;

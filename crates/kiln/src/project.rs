@@ -58,12 +58,18 @@ impl OpenOptions {
                 source: Box::new(other),
             },
         })?;
-        Ok(Project::new(
+        let mut p = Project::new(
             registry,
             doc,
             path.display().to_string(),
             Some(path.to_path_buf()),
-        ))
+        );
+        p.libs = libs;
+        p.dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        Ok(p)
     }
     /// Open graph text that is not a file (`origin` names it in errors, `dir` is where its
     /// calls are looked up first).
@@ -82,7 +88,10 @@ impl OpenOptions {
                 source: Box::new(e),
             }
         })?;
-        Ok(Project::new(registry, doc, origin.to_string(), None))
+        let mut p = Project::new(registry, doc, origin.to_string(), None);
+        p.libs = libs;
+        p.dir = dir.to_path_buf();
+        Ok(p)
     }
 }
 
@@ -133,6 +142,9 @@ pub struct Project {
     /// Where the plan's waits keep what they cooked, shared with the cook that follows.
     pub(crate) store: Arc<Store>,
     pub(crate) cache: Option<CacheDir>,
+    /// Where the file's calls are looked up first, and next.
+    dir: PathBuf,
+    libs: LibraryPath,
     /// The last plan handed out, by the planner's plan it was made from, and whether it was
     /// found valid: a kept plan is neither copied nor validated again.
     kept: Option<KeptPlan>,
@@ -160,6 +172,8 @@ impl Project {
             store,
             cache: None,
             kept: None,
+            dir: PathBuf::from("."),
+            libs: LibraryPath::default(),
         }
     }
 
@@ -400,6 +414,28 @@ impl Project {
         let mut file = self.doc.file.clone();
         file.graph = Graph::clone(&planned.graph);
         Ok(file)
+    }
+
+    /// Replace the document with the one `text` holds (the file saved or edited again): its
+    /// calls are looked up where the project's were; the plan kept, the store and the
+    /// inputs that are still declared stay. On an error nothing changes.
+    pub fn replace_text(&mut self, text: &str) -> Result<(), ProjectError> {
+        let text_error = |e| ProjectError::Text {
+            origin: self.origin.clone(),
+            source: Box::new(e),
+        };
+        let file = kiln_doc::graph_file::load_graph_in(text, &self.registry, &self.dir)
+            .map_err(text_error)?;
+        let key = kiln_doc::assets::text_key(text.as_bytes());
+        let doc = kiln_doc::assets::document_of(file, &self.dir, &self.registry, &self.libs, key)
+            .map_err(|e| ProjectError::Load {
+            path: PathBuf::from(&self.origin),
+            source: Box::new(e),
+        })?;
+        self.doc = doc;
+        let declared: Vec<String> = self.inputs().into_iter().map(|i| i.name).collect();
+        self.inputs.retain(|name, _| declared.contains(name));
+        Ok(())
     }
 
     /// Apply `edit` to the document (a param, a constant, a wire, a node added or taken

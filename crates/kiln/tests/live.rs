@@ -99,3 +99,140 @@ fn a_failed_commit_keeps_the_last_frame() {
     assert_eq!(kept.number, 0);
     assert_eq!(kept.get("marble"), Some(&plain));
 }
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name)
+}
+
+/// The value cooked for `node.port`.
+fn port<'a>(lc: &'a kiln::LiveCooked, node: &str, port: &str) -> &'a Value {
+    lc.values
+        .iter()
+        .find(|((n, p), _)| n == node && p == port)
+        .map(|(_, v)| v)
+        .unwrap_or_else(|| panic!("{node}.{port} was cooked"))
+}
+
+#[test]
+fn every_port_is_cooked_and_an_edit_is_followed_as_an_edit() {
+    let mut live = Live::new(0);
+    let mut p = Project::open(marble()).expect("opens");
+    let first = p
+        .cook_every_port(&mut live, &kiln::LiveCook::default())
+        .expect("marble cooks");
+    assert_eq!(live.change(), kiln::Change::New);
+    assert_eq!(first.outputs, vec!["marble".to_string()]);
+    assert!(!first.animated && first.signal_outputs.is_empty());
+    // The graph output first, then a port of every node.
+    assert_eq!(first.values[0].0, ("marble".to_string(), "out".to_string()));
+    let plain = fresh(&mut Project::open(marble()).expect("opens"));
+    assert_eq!(port(&first, "marble", "out"), &plain);
+    assert_eq!(port(&first, "tinted", "out"), &plain, "marble reads tinted");
+    for node in [
+        "coarse", "fine", "blend", "stretch", "veins", "clamped", "colour", "mix",
+    ] {
+        port(&first, node, "out");
+    }
+
+    let octaves = Edit::Const {
+        node: "fine".into(),
+        port: "octaves".into(),
+        value: Value::Int(3),
+    };
+    p.edit(&octaves).expect("fine has octaves");
+    let req = kiln::LiveCook {
+        edits: Some(vec![octaves.clone()]),
+        ..kiln::LiveCook::default()
+    };
+    let second = p.cook_every_port(&mut live, &req).expect("cooks");
+    assert_eq!(live.change(), kiln::Change::Edits);
+    assert!(second.cooked.report.cooked < first.cooked.report.cooked);
+    let mut q = Project::open(marble()).expect("opens");
+    q.edit(&octaves).expect("fine has octaves");
+    assert_eq!(port(&second, "marble", "out"), &fresh(&mut q));
+    // The coarse layer did not cook again and kept its bits.
+    assert_eq!(
+        port(&second, "coarse", "out"),
+        port(&first, "coarse", "out")
+    );
+
+    // Without edits the document is given whole, and the values stay the same.
+    let third = p
+        .cook_every_port(&mut live, &kiln::LiveCook::default())
+        .expect("cooks");
+    assert_eq!(live.change(), kiln::Change::Whole);
+    assert_eq!(
+        port(&third, "marble", "out"),
+        port(&second, "marble", "out")
+    );
+}
+
+#[test]
+fn a_latch_graph_is_cooked_at_its_tick_as_a_render_ticks_it() {
+    let path = example("dungeon.json");
+    let mut live = Live::new(0);
+    let p = Project::open(&path).expect("opens");
+    let req = kiln::LiveCook {
+        tick: 4,
+        fps: 60.0,
+        ..kiln::LiveCook::default()
+    };
+    let lc = p.cook_every_port(&mut live, &req).expect("ticks");
+    assert!(lc.animated);
+    let mut q = Project::open(&path).expect("opens");
+    let mut render = q.render(&kiln::RenderOptions::default()).expect("renders");
+    let mut last = None;
+    for _ in 0..=4 {
+        let out = render.tick().expect("a tick");
+        last = out
+            .values
+            .into_iter()
+            .find(|(n, _)| n == "dungeon")
+            .map(|(_, v)| v);
+    }
+    assert_eq!(Some(port(&lc, "dungeon", "out")), last.as_ref());
+    // An earlier tick replays from a kept state to the same bits as a fresh cook of it.
+    let back = p
+        .cook_every_port(&mut live, &kiln::LiveCook { tick: 1, ..req })
+        .expect("seeks back");
+    let fresh = p
+        .cook_every_port(
+            &mut Live::new(0),
+            &kiln::LiveCook {
+                tick: 1,
+                fps: 60.0,
+                ..Default::default()
+            },
+        )
+        .expect("ticks");
+    assert_eq!(
+        port(&back, "dungeon", "out"),
+        port(&fresh, "dungeon", "out")
+    );
+    assert_ne!(port(&back, "dungeon", "out"), port(&lc, "dungeon", "out"));
+}
+
+#[test]
+fn replaced_text_keeps_the_inputs_still_declared_and_a_broken_text_changes_nothing() {
+    let text = std::fs::read_to_string(marble()).expect("marble reads");
+    let mut p = Project::open(marble()).expect("opens");
+    p.set_text("mix", "0.8").expect("a float");
+    p.set_text("tint", "#ff0000").expect("a colour");
+    let before = fresh(&mut p);
+    let e = p.replace_text("{ not json").expect_err("broken");
+    assert!(e.to_string().contains("marble.json"), "{e}");
+    assert_eq!(fresh(&mut p), before, "a failed replace keeps the document");
+    // The same file without its `tint` input: `mix` stays set, `tint` goes.
+    let without: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let mut without = without;
+    without["inputs"]
+        .as_object_mut()
+        .expect("inputs")
+        .remove("tint");
+    without["nodes"]["colour"]["inputs"]["color"] = serde_json::json!("#d8c8b0");
+    p.replace_text(&without.to_string()).expect("loads");
+    assert!(p.input_values().contains_key("mix"));
+    assert!(!p.input_values().contains_key("tint"));
+}
