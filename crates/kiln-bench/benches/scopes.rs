@@ -6,7 +6,7 @@
 //!    changed (the plan is made outside the timing) and evaluates it on a warm
 //!    [`LazyEvaluator`], whose memo answers the 999 unchanged copies.
 //! 2. **Plan reuse against a plan made afresh** on a 1,000-copy `for` of a 9-node body
-//!    (about 10,000 flat nodes): [`Planner::plan`] with the digest unchanged, against
+//!    (about 10,000 flat nodes): [`Lowerer::plan`] with the digest unchanged, against
 //!    [`lower`] (the goal: reuse at most 1% of make).
 //!
 //! 3. **The same re-cook through a live document**: the item is edited with
@@ -29,7 +29,7 @@ use kiln_core::graph::Graph;
 use kiln_core::registry::Registry;
 use kiln_core::value::Value;
 use kiln_doc::assets::{DocumentFile, LibraryPath, document_of, text_key};
-use kiln_lower::lower::{Edit, Live, Planner, lower};
+use kiln_lower::lower::{Edit, Live, Lowerer, lower};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
@@ -120,7 +120,7 @@ fn live_recook(reg: &Registry, text: &str, index: usize) -> f64 {
     let mut eval = IncrementalEvaluator::new(reg.clone());
     let request = Request::new(["r"]);
     let cook = |live: &mut Live, eval: &mut IncrementalEvaluator| {
-        let plan = live.plan(&ctx).unwrap();
+        let plan = live.lower(&ctx).unwrap();
         black_box(eval.evaluate(&plan.graph, &request, &ctx).unwrap());
     };
     cook(&mut live, &mut eval);
@@ -150,7 +150,7 @@ fn live_structural(reg: &Registry, text: &str) -> f64 {
     let ctx = EvalContext::new();
     let mut live = Live::new(reg.clone(), document(reg, text).doc);
     let mut eval = IncrementalEvaluator::new(reg.clone());
-    let plan = live.plan(&ctx).unwrap();
+    let plan = live.lower(&ctx).unwrap();
     black_box(
         eval.evaluate(&plan.graph, &Request::new(["r"]), &ctx)
             .unwrap(),
@@ -180,7 +180,7 @@ fn live_structural(reg: &Registry, text: &str) -> f64 {
         for e in edits {
             assert!(live.edit(e).unwrap(), "a plain node is spliced in");
         }
-        let plan = live.plan(&ctx).unwrap();
+        let plan = live.lower(&ctx).unwrap();
         let request = Request::new(["r", id.as_str()]);
         black_box(eval.evaluate(&plan.graph, &request, &ctx).unwrap());
         t.elapsed().as_secs_f64()
@@ -273,15 +273,15 @@ fn main() {
             black_box(lower(&big.doc, &reg, &EvalContext::new(), &mut waits).unwrap())
         })
     });
-    let mut planner = Planner::new(reg.clone());
-    planner
-        .plan(&big.doc, big.digest.key(), &EvalContext::new())
+    let mut lowerer = Lowerer::new(reg.clone());
+    lowerer
+        .lower(&big.doc, big.digest.key(), &EvalContext::new())
         .unwrap();
     c.bench_function("scopes/plan reused (10k nodes)", |b| {
         b.iter(|| {
             black_box(
-                planner
-                    .plan(&big.doc, big.digest.key(), &EvalContext::new())
+                lowerer
+                    .lower(&big.doc, big.digest.key(), &EvalContext::new())
                     .unwrap(),
             )
         })
@@ -323,8 +323,8 @@ fn main() {
     let reuse = median(|| {
         time(&mut || {
             black_box(
-                planner
-                    .plan(&big.doc, big.digest.key(), &EvalContext::new())
+                lowerer
+                    .lower(&big.doc, big.digest.key(), &EvalContext::new())
                     .unwrap(),
             );
         })

@@ -61,8 +61,8 @@ pub(crate) fn set_all(project: &mut kiln::Project, set: &[String]) -> Result<(),
 
 /// `project`'s plan at the default clock (the flat graph the evaluators run), or why it
 /// cannot be made.
-pub(crate) fn plan(project: &mut kiln::Project) -> Result<kiln::Planned, CliError> {
-    project.plan(kiln::Clock::default()).map_err(project_error)
+pub(crate) fn plan(project: &mut kiln::Project) -> Result<kiln::Lowering, CliError> {
+    project.lower(kiln::Clock::default()).map_err(project_error)
 }
 
 /// The ids of the graph's outputs (its `output` nodes), in graph order.

@@ -139,7 +139,7 @@ pub(crate) fn abridged(d: &Diagnostic) -> String {
 /// What the plan wrote out, and per scope the copies an evaluation cooked, reused and cut off
 /// (from the nodes that ran, each with whether it was cut off), on stderr.
 pub(crate) fn print_plan<'a>(
-    p: &kiln_lower::lower::PlanReport,
+    p: &kiln_lower::lower::LowerReport,
     ran: impl IntoIterator<Item = (&'a str, bool)>,
 ) {
     eprintln!(

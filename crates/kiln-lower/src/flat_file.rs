@@ -2,7 +2,7 @@
 //! evaluators run it: the one step from the edit model to the compiled model that every
 //! caller shares.
 
-use crate::lower::{AnimatedParam, PlanError, PlanReport, lower, needs_plan};
+use crate::lower::{AnimatedParam, LowerError, LowerReport, lower, needs_lowering};
 use kiln_core::context::EvalContext;
 use kiln_core::eval::LazyEvaluator;
 use kiln_core::registry::Registry;
@@ -15,7 +15,7 @@ pub struct FlatFile {
     /// The file, its graph replaced by the flat graph.
     pub file: GraphFile,
     /// What the plan did (`None` when the file has no structure to write out).
-    pub plan: Option<PlanReport>,
+    pub plan: Option<LowerReport>,
     /// The params animated by curves, as the plan sampled them (see [`AnimatedParam`]:
     /// sample them again to move the clock).
     pub animated: Vec<AnimatedParam>,
@@ -25,14 +25,14 @@ pub struct FlatFile {
 /// (whose graph inputs a scope's list or count may read), or the file itself when it calls
 /// nothing and animates nothing. Values the plan must cook first are cooked by a lazy
 /// evaluator of its own; a caller that cooks afterwards shares them through
-/// [`crate::lower::Planner`] instead.
+/// [`crate::lower::Lowerer`] instead.
 pub fn flat_file(
     doc: &DocumentFile,
     registry: &Registry,
     ctx: &EvalContext,
-) -> Result<FlatFile, PlanError> {
+) -> Result<FlatFile, LowerError> {
     let mut file = doc.file.clone();
-    if !needs_plan(&doc.doc, registry) {
+    if !needs_lowering(&doc.doc, registry) {
         return Ok(FlatFile {
             file,
             plan: None,

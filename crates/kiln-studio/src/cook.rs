@@ -399,7 +399,7 @@ fn cook_one(job: &Job, ctx: &CookContext<'_>, kept: &mut Kept<'_>, token: Cancel
             return;
         };
         let flat = project
-            .plan(kiln::Clock::default())
+            .lower(kiln::Clock::default())
             .map(|p| p.graph)
             .unwrap_or_default();
         let graph = &*flat;

@@ -8,7 +8,7 @@ use kiln_core::cache::MemoryReport;
 use kiln_core::eval::{ErrorPolicy, ParallelPolicy};
 use kiln_core::prelude::*;
 use kiln_core::recurrence::LATCH_OP;
-use kiln_lower::lower::PlanReport;
+use kiln_lower::lower::LowerReport;
 use kiln_std::graph_io::OUTPUT_OP;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -65,8 +65,8 @@ pub struct Cooked {
     pub outputs: Outputs,
     /// The flat graph that was cooked.
     pub graph: Arc<Graph>,
-    /// What the plan did (see [`crate::Planned::report`]).
-    pub plan: Option<PlanReport>,
+    /// What the plan did (see [`crate::Lowering::report`]).
+    pub plan: Option<LowerReport>,
     /// The evaluation's time.
     pub elapsed: Duration,
     /// What the evaluator (and the persistent cache, when set) held afterwards.
@@ -123,8 +123,8 @@ impl Project {
         clock: Clock,
         names: &[String],
         fuse: bool,
-    ) -> Result<(crate::Planned, Vec<String>, Arc<Graph>), ProjectError> {
-        let planned = self.checked_plan(clock)?;
+    ) -> Result<(crate::Lowering, Vec<String>, Arc<Graph>), ProjectError> {
+        let planned = self.checked_lowering(clock)?;
         let outputs = outputs_of(&planned.graph, names)?;
         let graph = if fuse {
             let keep: Vec<&str> = outputs
@@ -146,7 +146,7 @@ impl Project {
         clock: Clock,
     ) -> Result<Vec<String>, ProjectError> {
         if names.is_empty() {
-            let planned = self.plan(clock)?;
+            let planned = self.lower(clock)?;
             outputs_of(&planned.graph, names)
         } else {
             outputs_of(&Graph::new(), names)

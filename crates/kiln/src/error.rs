@@ -43,7 +43,7 @@ pub enum ProjectError {
         origin: String,
         /// Why.
         #[source]
-        source: Box<kiln_lower::lower::PlanError>,
+        source: Box<kiln_lower::lower::LowerError>,
     },
     /// A value was given for an input the graph does not have.
     #[error("`{name}`: the graph has no input of that name ({})", known_inputs(.inputs))]

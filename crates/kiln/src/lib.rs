@@ -36,7 +36,7 @@ pub struct ReadmeDoctests;
 
 // The project: opening, interface, inputs, plans.
 mod project;
-pub use project::{Clock, OpenOptions, Planned, Project};
+pub use project::{Clock, Lowering, OpenOptions, Project};
 
 // Cooking and writing.
 mod cook;

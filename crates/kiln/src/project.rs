@@ -10,7 +10,7 @@ use kiln_core::cache::{Lru, Store};
 use kiln_core::prelude::*;
 use kiln_doc::assets::{AssetError, DocumentFile, LibraryPath};
 use kiln_io::image_files::ColorSpace;
-use kiln_lower::lower::{AnimatedParam, PlanReport, Planner};
+use kiln_lower::lower::{AnimatedParam, LowerReport, Lowerer};
 use kiln_std::graph_io::{INPUT_PREFIX, OUTPUT_OP};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -106,12 +106,12 @@ pub struct Clock {
 
 /// A document written out flat for the evaluators, at one clock and set of inputs.
 #[derive(Clone, Debug)]
-pub struct Planned {
+pub struct Lowering {
     /// The flat graph.
     pub graph: Arc<Graph>,
     /// What the plan did, when it did anything (a file that calls nothing, has no scope and
     /// makes no choice is its own flat graph).
-    pub report: Option<PlanReport>,
+    pub report: Option<LowerReport>,
     /// The params animated by curves, sampled at the plan's clock.
     pub animated: Vec<AnimatedParam>,
     /// Whether the plan cooked nodes for values (their results are in the project's store,
@@ -138,21 +138,21 @@ pub struct Project {
     pub(crate) path: Option<PathBuf>,
     pub(crate) doc: DocumentFile,
     pub(crate) inputs: BTreeMap<String, Value>,
-    pub(crate) planner: Planner,
+    pub(crate) lowerer: Lowerer,
     /// Where the plan's waits keep what they cooked, shared with the cook that follows.
     pub(crate) store: Arc<Store>,
     pub(crate) cache: Option<CacheDir>,
     /// Where the file's calls are looked up first, and next.
     dir: PathBuf,
     libs: LibraryPath,
-    /// The last plan handed out, by the planner's plan it was made from, and whether it was
+    /// The last plan handed out, by the lowerer's plan it was made from, and whether it was
     /// found valid: a kept plan is neither copied nor validated again.
     kept: Option<KeptPlan>,
 }
 
 struct KeptPlan {
     lowered: Arc<kiln_lower::lower::Lowered>,
-    planned: Planned,
+    planned: Lowering,
     valid: bool,
     /// The evaluators' plan of the flat graph, made from what its validation resolved (none
     /// before validation, or when the graph is valid but no tick plan: an audio loop).
@@ -163,7 +163,7 @@ impl Project {
     fn new(registry: Registry, doc: DocumentFile, origin: String, path: Option<PathBuf>) -> Self {
         let store = Store::new(Lru::new()).with_budget(memo_budget()).shared();
         Project {
-            planner: Planner::new(registry.clone()).with_store(store.clone()),
+            lowerer: Lowerer::new(registry.clone()).with_store(store.clone()),
             registry,
             origin,
             path,
@@ -205,7 +205,7 @@ impl Project {
 
     /// Keep results in the persistent cache `cache` (plan-time values and cooks alike).
     pub fn set_cache(&mut self, cache: CacheDir) {
-        self.planner = Planner::new(self.registry.clone()).with_store(cache.store().clone());
+        self.lowerer = Lowerer::new(self.registry.clone()).with_store(cache.store().clone());
         self.cache = Some(cache);
     }
     /// The persistent cache, when one was set.
@@ -338,11 +338,11 @@ impl Project {
     /// last call while the document, the inputs it read and the clock it sampled are
     /// unchanged. Values the plan must cook first (a `for` over a node's list) are cooked
     /// into the project's store, where the cook finds them.
-    pub fn plan(&mut self, clock: Clock) -> Result<Planned, ProjectError> {
+    pub fn lower(&mut self, clock: Clock) -> Result<Lowering, ProjectError> {
         let ctx = self.context(clock);
         let lowered = self
-            .planner
-            .plan(&self.doc.doc, self.doc.digest.key(), &ctx)
+            .lowerer
+            .lower(&self.doc.doc, self.doc.digest.key(), &ctx)
             .map_err(|e| ProjectError::Plan {
                 origin: self.origin.clone(),
                 source: Box::new(e),
@@ -353,10 +353,10 @@ impl Project {
             return Ok(k.planned.clone());
         }
         let r = &lowered.report;
-        let did_something = kiln_lower::lower::needs_plan(&self.doc.doc, &self.registry)
+        let did_something = kiln_lower::lower::needs_lowering(&self.doc.doc, &self.registry)
             || r.choices > 0
             || r.pruned > 0;
-        let planned = Planned {
+        let planned = Lowering {
             graph: Arc::new(lowered.graph.clone()),
             report: did_something.then(|| r.clone()),
             animated: lowered.animated.clone(),
@@ -374,8 +374,8 @@ impl Project {
 
     /// [`Project::plan`], refused with every problem when the flat graph is not valid (each
     /// naming its node and port). A kept plan is validated once.
-    pub fn checked_plan(&mut self, clock: Clock) -> Result<Planned, ProjectError> {
-        let planned = self.plan(clock)?;
+    pub fn checked_lowering(&mut self, clock: Clock) -> Result<Lowering, ProjectError> {
+        let planned = self.lower(clock)?;
         if self.kept.as_ref().is_some_and(|k| k.valid) {
             return Ok(planned);
         }
@@ -403,14 +403,14 @@ impl Project {
 
     /// Whether the file has structure only a plan can write out (calls, scopes, curves,
     /// entity forms); a file without is its own flat graph until a plan makes choices.
-    pub fn needs_plan(&self) -> bool {
-        kiln_lower::lower::needs_plan(&self.doc.doc, &self.registry)
+    pub fn needs_lowering(&self) -> bool {
+        kiln_lower::lower::needs_lowering(&self.doc.doc, &self.registry)
     }
 
     /// The graph file with its graph replaced by the plan at `clock` (its metadata and
     /// structure kept): what baking and drawing work on.
     pub fn flat_file(&mut self, clock: Clock) -> Result<kiln_doc::GraphFile, ProjectError> {
-        let planned = self.plan(clock)?;
+        let planned = self.lower(clock)?;
         let mut file = self.doc.file.clone();
         file.graph = Graph::clone(&planned.graph);
         Ok(file)
@@ -451,8 +451,8 @@ impl Project {
     }
 
     /// How many plans were made and reused so far.
-    pub fn plan_counts(&self) -> kiln_lower::lower::PlanCounts {
-        self.planner.counts()
+    pub fn lower_counts(&self) -> kiln_lower::lower::LowerCounts {
+        self.lowerer.counts()
     }
 
     /// Every validation problem of the plan at `clock` (with `rate`, the rules that depend
@@ -462,7 +462,7 @@ impl Project {
         clock: Clock,
         rate: Option<u32>,
     ) -> Result<Vec<Diagnostic>, ProjectError> {
-        let planned = self.plan(clock)?;
+        let planned = self.lower(clock)?;
         Ok(match rate {
             Some(r) => {
                 kiln_core::validate::validate_at_rate(&planned.graph, &self.registry, f64::from(r))

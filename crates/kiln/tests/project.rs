@@ -95,7 +95,7 @@ fn a_for_over_a_node_s_list_cooks_that_list_once() {
             1,
             "{kind:?}: the list cooked once"
         );
-        assert_eq!(p.plan_counts().made, 1);
+        assert_eq!(p.lower_counts().made, 1);
     }
 }
 
@@ -130,12 +130,12 @@ fn the_plan_is_kept_until_an_input_it_read_changes() {
     p.set("k", 2.0).unwrap();
     let c = p.cook(&CookOptions::default()).unwrap();
     assert_eq!(c.get("total"), Some(&Value::Float(3.5)));
-    assert_eq!((p.plan_counts().made, p.plan_counts().reused), (1, 2));
+    assert_eq!((p.lower_counts().made, p.lower_counts().reused), (1, 2));
     // `n` is: a new plan.
     p.set("n", 3).unwrap();
     let c = p.cook(&CookOptions::default()).unwrap();
     assert_eq!(c.get("total"), Some(&Value::Float(4.5)));
-    assert_eq!(p.plan_counts().made, 2);
+    assert_eq!(p.lower_counts().made, 2);
 }
 
 #[test]
@@ -191,7 +191,7 @@ fn a_switch_on_a_graph_input_in_a_file_without_calls_is_resolved_at_plan_time() 
 }"#,
     );
     let mut p = Project::open(&path).unwrap();
-    let planned = p.plan(Clock::default()).unwrap();
+    let planned = p.lower(Clock::default()).unwrap();
     let report = planned.report.expect("the plan made a choice");
     assert_eq!(report.choices, 1);
     assert!(report.pruned >= 1, "{report:?}");

@@ -43,12 +43,12 @@ pub(crate) fn bake(
     }
     let mut project = open(graph, reg, libs, &args.set)?;
     let clock = kiln::Clock::default();
-    let planned = project.plan(clock).map_err(project_error)?;
+    let planned = project.lower(clock).map_err(project_error)?;
     // A plan that read graph inputs holds for their values only: without `--freeze` the
     // baked graph keeps its inputs, so it must not keep choices made on them.
     let file = if args.freeze || planned.inputs_read.is_empty() {
         project.flat_file(clock).map_err(project_error)?
-    } else if !project.needs_plan() {
+    } else if !project.needs_lowering() {
         project.document().file.clone()
     } else {
         let read: Vec<&str> = planned.inputs_read.iter().map(String::as_str).collect();

@@ -83,7 +83,7 @@ pub(crate) fn info(path: &Path, project: &mut kiln::Project) -> Result<ExitCode,
 /// The calls of the file and what its plan wrote out.
 fn print_structure(
     file: &kiln_doc::assets::DocumentFile,
-    report: Option<&kiln_lower::lower::PlanReport>,
+    report: Option<&kiln_lower::lower::LowerReport>,
 ) {
     let doc = &file.doc;
     if doc.calls.is_empty() {

@@ -28,7 +28,7 @@ pub(crate) fn run(project: &mut Project, args: &EvalArgs) -> Result<ExitCode, Cl
     let (names, files) = OutputFiles::parse(&args.outputs, args.depth).map_err(project_error)?;
     // An invalid graph is refused first, each problem printed (the cook does not check the
     // kept plan again).
-    let planned = project.checked_plan(clock).map_err(project_error)?;
+    let planned = project.checked_lowering(clock).map_err(project_error)?;
     let outputs = project
         .requested_outputs(&names, clock)
         .map_err(project_error)?;

@@ -373,7 +373,7 @@ fn present(
     if let Some(seconds) = args.seconds {
         // An audio graph validates at its rate (its loops run in the streaming evaluator).
         let planned = project
-            .plan(kiln::Clock::default())
+            .lower(kiln::Clock::default())
             .map_err(|e| e.to_string())?;
         let graph = &planned.graph;
         let diags =

@@ -3,7 +3,7 @@
 //! alternative taken, and what only the other alternative needs is taken out of the flat
 //! graph, so it is never cooked or baked.
 
-use super::PlanError;
+use super::LowerError;
 use super::expand::Lowering;
 use super::flat::{Resolved, Src};
 use kiln_core::graph::{Node, NodeId, PortRef};
@@ -23,7 +23,7 @@ impl Lowering<'_, '_> {
         prefix: &str,
         n: &Node,
         srcs: HashMap<&str, Src>,
-    ) -> Result<(), PlanError> {
+    ) -> Result<(), LowerError> {
         let fid = super::expand::join(prefix, &n.id);
         let src_of = |port: &str| -> Src {
             match (srcs.get(port), n.consts.get(port)) {

@@ -17,7 +17,7 @@
 //! Divergence needs nothing: values are immutable and shared, so every consumer of an output
 //! reads the same `Arc`.
 
-use super::PlanError;
+use super::LowerError;
 use super::expand::Lowering;
 use super::flat::{Resolved, Src};
 use super::ops::{GATHER_PORTS, GATHER_WIDTH, QUEUE_OP};
@@ -38,7 +38,7 @@ pub(crate) fn entity_id(node: &str, i: usize) -> String {
 /// Whether `doc` needs the plan for its ports alone (it may call nothing): several wires or a
 /// single value into a collective input, or a list into a single input that does not take
 /// lists.
-pub fn needs_plan(doc: &Document, registry: &Registry) -> bool {
+pub fn needs_lowering(doc: &Document, registry: &Registry) -> bool {
     doc.has_structure() || has_entity_forms(&doc.graph, registry)
 }
 
@@ -119,7 +119,7 @@ struct Mapped {
 impl<'d, 'r> Lowering<'d, 'r> {
     /// Queue the wires into collective inputs and write out the implicit `for`s of every node
     /// emitted so far, cooking the lists nodes compute.
-    pub(crate) fn entities(&mut self, waits: &mut dyn Evaluator) -> Result<(), PlanError> {
+    pub(crate) fn entities(&mut self, waits: &mut dyn Evaluator) -> Result<(), LowerError> {
         self.queue_collective()?;
         loop {
             let mut ready = Vec::new();
@@ -194,7 +194,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
                 if let Resolved::Port(p) = self.flat.resolve(s) {
                     let v = answers.get(&p).cloned().unwrap_or_default();
                     if let Value::Error(e) = &v {
-                        return Err(PlanError::Wait {
+                        return Err(LowerError::Wait {
                             what: format!("the list at {p}"),
                             kind: "each",
                             call: p.node.to_string(),
@@ -209,14 +209,14 @@ impl<'d, 'r> Lowering<'d, 'r> {
 
     /// Nodes still waiting to be written once per element (after the plan has run out of
     /// things to write, a plan error).
-    pub(crate) fn entities_left(&mut self) -> Result<(), PlanError> {
+    pub(crate) fn entities_left(&mut self) -> Result<(), LowerError> {
         for idx in 0..self.flat.nodes.len() {
             let id = self.flat.nodes[idx].id.clone();
             if self.flat.removed.contains(&id) || self.entity_seen.contains(&id) {
                 continue;
             }
             if !self.mapped_inputs(idx).is_empty() {
-                return Err(PlanError::Scope {
+                return Err(LowerError::Scope {
                     kind: "each",
                     call: id.to_string(),
                     message: "the list it is given per element depends on itself".into(),
@@ -340,7 +340,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
     }
 
     /// Write node `idx` once per element of its mapped inputs.
-    fn write_each(&mut self, idx: usize, mapped: Vec<Mapped>) -> Result<(), PlanError> {
+    fn write_each(&mut self, idx: usize, mapped: Vec<Mapped>) -> Result<(), LowerError> {
         let node = self.flat.nodes[idx].clone();
         let id = node.id.to_string();
         let lists: Vec<(String, Vec<Src>)> = mapped
@@ -424,7 +424,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
         asset: &'d kiln_doc::document::Asset,
         binds: &HashMap<String, Src>,
         depth: usize,
-    ) -> Result<bool, PlanError> {
+    ) -> Result<bool, LowerError> {
         let mut lists: Vec<(String, Vec<Src>)> = Vec::new();
         let mut later: Vec<String> = Vec::new();
         for (port, src) in binds {
@@ -503,7 +503,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
 
     /// Queue the wires into every collective input of the nodes emitted so far (see the
     /// module docs for the order).
-    fn queue_collective(&mut self) -> Result<(), PlanError> {
+    fn queue_collective(&mut self) -> Result<(), LowerError> {
         let into = self.flat.wires_into();
         let mut work: Vec<(NodeId, String, Vec<usize>)> = Vec::new();
         // Each node is looked at once (it is then queued, or taken out): from where the last
@@ -570,7 +570,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
         n: &Node,
         port: &str,
         mut srcs: Vec<Src>,
-    ) -> Result<Src, PlanError> {
+    ) -> Result<Src, LowerError> {
         let cid = super::expand::join(&f.prefix, &n.id);
         let collective = f
             .doc
@@ -579,7 +579,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
             .and_then(|c| c.asset.interface.input(port))
             .is_some_and(|d| d.collective);
         if !collective {
-            return Err(PlanError::Scope {
+            return Err(LowerError::Scope {
                 kind: "call",
                 call: cid,
                 message: format!(
@@ -593,7 +593,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
     }
 
     /// Queue `srcs` through a tree of `scope.queue` nodes under `at`; returns the root.
-    fn queue_tree(&mut self, at: &str, srcs: Vec<Src>) -> Result<Src, PlanError> {
+    fn queue_tree(&mut self, at: &str, srcs: Vec<Src>) -> Result<Src, LowerError> {
         let mut level = 0;
         let mut cur = srcs;
         loop {
@@ -632,13 +632,13 @@ impl<'d, 'r> Lowering<'d, 'r> {
 
 /// The length every list taken element by element shares (0 for none), checked against the
 /// copy cap; lists of different lengths are refused, naming the first two ports.
-fn shared_length(call: &str, lists: &[(String, Vec<Src>)], cap: u64) -> Result<usize, PlanError> {
+fn shared_length(call: &str, lists: &[(String, Vec<Src>)], cap: u64) -> Result<usize, LowerError> {
     let Some((first, elements)) = lists.first() else {
         return Ok(0);
     };
     let n = elements.len();
     if let Some((port, e)) = lists.iter().find(|(_, e)| e.len() != n) {
-        return Err(PlanError::Scope {
+        return Err(LowerError::Scope {
             kind: "each",
             call: call.to_string(),
             message: format!(
@@ -649,7 +649,7 @@ fn shared_length(call: &str, lists: &[(String, Vec<Src>)], cap: u64) -> Result<u
         });
     }
     if n as u64 > cap {
-        return Err(PlanError::TooLarge {
+        return Err(LowerError::TooLarge {
             what: "each",
             call: call.to_string(),
             size: n as u64,

@@ -4,7 +4,7 @@ use kiln_core::error::EvalError;
 
 /// Why a document could not be written out into a flat graph.
 #[derive(Debug, thiserror::Error)]
-pub enum PlanError {
+pub enum LowerError {
     /// Two flat nodes got the same id (a body node named like a generated one).
     #[error("two nodes of the written-out graph are both called `{0}`")]
     IdClash(String),
@@ -158,19 +158,19 @@ fn hint(known: &[String]) -> String {
     }
 }
 
-impl PlanError {
+impl LowerError {
     /// The flat id of the node or call the error is about, when there is one.
     pub fn call_path(&self) -> Option<&str> {
         match self {
-            PlanError::UnknownInput { call, .. }
-            | PlanError::MissingInput { call, .. }
-            | PlanError::Scope { call, .. }
-            | PlanError::FoldCap { call, .. }
-            | PlanError::TooLarge { call, .. }
-            | PlanError::TooDeep { call, .. }
-            | PlanError::Wait { call, .. }
-            | PlanError::WaitType { call, .. }
-            | PlanError::WaitCycle { call, .. } => Some(call),
+            LowerError::UnknownInput { call, .. }
+            | LowerError::MissingInput { call, .. }
+            | LowerError::Scope { call, .. }
+            | LowerError::FoldCap { call, .. }
+            | LowerError::TooLarge { call, .. }
+            | LowerError::TooDeep { call, .. }
+            | LowerError::Wait { call, .. }
+            | LowerError::WaitType { call, .. }
+            | LowerError::WaitCycle { call, .. } => Some(call),
             _ => None,
         }
     }

@@ -4,9 +4,9 @@
 
 use super::choice::Choice;
 use super::flat::{Flat, Src};
-use super::report::PlanReport;
+use super::report::LowerReport;
 use super::waits::Pending;
-use super::{Limits, PlanError};
+use super::{Limits, LowerError};
 use kiln_core::context::EvalContext;
 use kiln_core::graph::{Node, NodeId, PortRef};
 use kiln_core::op::Role;
@@ -38,7 +38,7 @@ pub(crate) struct Lowering<'d, 'r> {
     pub stack: Vec<Frame<'d>>,
     pub pending: Vec<Pending<'d>>,
     pub choices: Vec<Choice>,
-    pub report: PlanReport,
+    pub report: LowerReport,
     /// Graph inputs whose values the plan read.
     pub inputs_read: BTreeSet<String>,
     /// Whether the plan cooked a node for a value (its plan stands on the whole context).
@@ -162,7 +162,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
             stack: Vec::new(),
             pending: Vec::new(),
             choices: Vec::new(),
-            report: PlanReport::default(),
+            report: LowerReport::default(),
             inputs_read: BTreeSet::new(),
             waited: false,
             calls: HashMap::new(),
@@ -184,9 +184,9 @@ impl<'d, 'r> Lowering<'d, 'r> {
     }
 
     /// Emit a node, within the node limit.
-    pub fn emit(&mut self, node: Node) -> Result<(), PlanError> {
+    pub fn emit(&mut self, node: Node) -> Result<(), LowerError> {
         if self.flat.nodes.len() as u64 >= self.limits.max_nodes {
-            return Err(PlanError::TooLarge {
+            return Err(LowerError::TooLarge {
                 what: "plan",
                 call: node.id.to_string(),
                 size: self.flat.nodes.len() as u64 + 1,
@@ -261,7 +261,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
     }
 
     /// Write one frame: its nodes, its wires, and a frame (or scope) per call in it.
-    pub fn expand(&mut self, f: Frame<'d>) -> Result<(), PlanError> {
+    pub fn expand(&mut self, f: Frame<'d>) -> Result<(), LowerError> {
         let doc: &'d Document = f.doc;
         let g = &doc.graph;
         let t = self.template(doc);
@@ -408,14 +408,14 @@ impl<'d, 'r> Lowering<'d, 'r> {
     }
 
     /// The value an unbound body input takes: its default, or an error naming the call.
-    fn input_default(&self, f: &Frame<'d>, n: &Node, name: &str) -> Result<Src, PlanError> {
+    fn input_default(&self, f: &Frame<'d>, n: &Node, name: &str) -> Result<Src, LowerError> {
         let decl = f.asset.and_then(|a| a.interface.input(name));
         match decl
             .and_then(|d| d.default.clone())
             .or_else(|| n.params.get("default").cloned())
         {
             Some(v) => Ok(Src::Const(v)),
-            None => Err(PlanError::MissingInput {
+            None => Err(LowerError::MissingInput {
                 call: f.prefix.clone(),
                 asset: f.asset.map(|a| a.name.clone()).unwrap_or_default(),
                 input: name.to_string(),
@@ -447,7 +447,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
         f: &Frame<'d>,
         n: &Node,
         mut binds: HashMap<String, Src>,
-    ) -> Result<(), PlanError> {
+    ) -> Result<(), LowerError> {
         let doc: &'d Document = f.doc;
         let Some(call) = doc.calls.get(&n.id) else {
             return Ok(());
@@ -457,7 +457,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
         self.calls.insert(cid.clone(), asset);
         let depth = f.depth + 1;
         if depth > self.limits.max_depth {
-            return Err(PlanError::TooDeep {
+            return Err(LowerError::TooDeep {
                 call: cid,
                 depth,
                 limit: self.limits.max_depth,
@@ -468,7 +468,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
         if matches!(call.scope, Scope::Once) && asset.doc.flow.is_none() {
             let size = (self.flat.nodes.len() as u64).saturating_add(self.least_nodes(&asset.doc));
             if size > self.limits.max_nodes {
-                return Err(PlanError::TooLarge {
+                return Err(LowerError::TooLarge {
                     what: "plan",
                     call: cid,
                     size,
@@ -483,7 +483,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
                 if reserved.contains(&port.as_str()) {
                     continue;
                 }
-                return Err(PlanError::UnknownInput {
+                return Err(LowerError::UnknownInput {
                     call: cid,
                     asset: asset.name.clone(),
                     port: port.clone(),
@@ -502,7 +502,7 @@ impl<'d, 'r> Lowering<'d, 'r> {
         self.report.calls += 1;
         if let Some(decl) = &asset.doc.flow {
             if call.scope != Scope::Once {
-                return Err(PlanError::Scope {
+                return Err(LowerError::Scope {
                     kind: call.scope.kind(),
                     call: cid,
                     message: format!(
@@ -559,7 +559,7 @@ fn curves_of<'a>(doc: &'a Document, id: &str) -> Vec<(&'a str, &'a Animated)> {
 
 impl Lowering<'_, '_> {
     /// A `curve.sample` node for the curve feeding input `port` of flat node `fid`.
-    fn curve_node(&mut self, fid: &str, port: &str, a: &Animated) -> Result<Src, PlanError> {
+    fn curve_node(&mut self, fid: &str, port: &str, a: &Animated) -> Result<Src, LowerError> {
         let id = format!("{fid}~{port}");
         let mut node = Node {
             id: NodeId::from(id.as_str()),
@@ -582,10 +582,10 @@ impl Lowering<'_, '_> {
         op: &str,
         param: &str,
         a: &Animated,
-    ) -> Result<(Value, bool), PlanError> {
+    ) -> Result<(Value, bool), LowerError> {
         let curve =
             crate::anim::Curve::from_params(&a.keys, &Value::str(&a.interp)).map_err(|e| {
-                PlanError::Curve {
+                LowerError::Curve {
                     at: format!("{fid}.{param}"),
                     message: e.to_string(),
                 }
@@ -655,12 +655,12 @@ pub(crate) fn conform(v: Value, ty: ValueType) -> Value {
 impl Lowering<'_, '_> {
     /// The flat graph, once every wire's source is defined; a read of an output a called
     /// graph does not have is reported as such.
-    pub fn finish(&self) -> Result<(kiln_core::graph::Graph, super::flat::Sites), PlanError> {
+    pub fn finish(&self) -> Result<(kiln_core::graph::Graph, super::flat::Sites), LowerError> {
         self.flat.finish().map_err(|e| match e {
-            PlanError::Unbound { port, read } => {
+            LowerError::Unbound { port, read } => {
                 let p = PortRef::parse(&read);
                 match self.calls.get(p.node.as_str()) {
-                    Some(asset) => PlanError::UnknownOutput {
+                    Some(asset) => LowerError::UnknownOutput {
                         port,
                         asset: asset.name.clone(),
                         output: p.port.clone(),
@@ -671,7 +671,7 @@ impl Lowering<'_, '_> {
                             .map(|o| o.name.clone())
                             .collect(),
                     },
-                    None => PlanError::Unbound { port, read },
+                    None => LowerError::Unbound { port, read },
                 }
             }
             other => other,

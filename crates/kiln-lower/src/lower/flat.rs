@@ -3,7 +3,7 @@
 //! to). Wires are resolved through the aliases only when the graph is finished, so a node may
 //! be written before the call it reads is written out.
 
-use super::PlanError;
+use super::LowerError;
 use kiln_core::graph::{Graph, Node, NodeId, PortRef};
 use kiln_core::value::Value;
 use std::cell::Cell;
@@ -66,9 +66,9 @@ pub(crate) struct Flat {
 
 impl Flat {
     /// Emit a node; ids are unique by construction (namespaced), a clash is a plan error.
-    pub fn emit(&mut self, node: Node) -> Result<(), PlanError> {
+    pub fn emit(&mut self, node: Node) -> Result<(), LowerError> {
         if self.index.contains_key(&node.id) {
-            return Err(PlanError::IdClash(node.id.to_string()));
+            return Err(LowerError::IdClash(node.id.to_string()));
         }
         self.index.insert(node.id.clone(), self.nodes.len());
         self.nodes.push(node);
@@ -148,19 +148,19 @@ impl Flat {
 
     /// The graph of every emitted node, with every wire resolved; `Err` names the first wire
     /// whose source is undefined.
-    pub fn finish(&self) -> Result<(Graph, Sites), PlanError> {
+    pub fn finish(&self) -> Result<(Graph, Sites), LowerError> {
         for (src, to) in &self.wires {
             if self.removed.contains(&to.node) {
                 continue;
             }
             match self.resolve(src) {
                 Resolved::Pending(p) => {
-                    return Err(PlanError::Unbound {
+                    return Err(LowerError::Unbound {
                         port: to.to_string(),
                         read: p.to_string(),
                     });
                 }
-                Resolved::Loop(p) => return Err(PlanError::AliasLoop(p.to_string())),
+                Resolved::Loop(p) => return Err(LowerError::AliasLoop(p.to_string())),
                 _ => {}
             }
         }

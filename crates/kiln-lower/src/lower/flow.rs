@@ -2,7 +2,7 @@
 //! the called graph written out on its own (interface nodes kept), fed by a gather of the
 //! body's inputs, with one `scope.get` per body output for the call's outputs.
 
-use super::PlanError;
+use super::LowerError;
 use super::expand::Lowering;
 use super::flat::Src;
 use super::ops::GET_OP;
@@ -22,8 +22,8 @@ impl<'d> Lowering<'d, '_> {
         asset: &'d Asset,
         binds: HashMap<String, Src>,
         decl: &'d FlowDecl,
-    ) -> Result<(), PlanError> {
-        let scope_error = |message: String| PlanError::Scope {
+    ) -> Result<(), LowerError> {
+        let scope_error = |message: String| LowerError::Scope {
             kind: "flow",
             call: cid.clone(),
             message,
@@ -38,7 +38,7 @@ impl<'d> Lowering<'d, '_> {
                 (Some(s), _) => s.clone(),
                 (None, Some(v)) => Src::Const(v.clone()),
                 (None, None) => {
-                    return Err(PlanError::MissingInput {
+                    return Err(LowerError::MissingInput {
                         call: cid,
                         asset: asset.name.clone(),
                         input: i.name.clone(),

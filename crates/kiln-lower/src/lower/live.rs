@@ -16,7 +16,7 @@
 
 use super::expand::{conform, join};
 use super::scopes::copy_id;
-use super::{Limits, Lowered, PlanCounts, PlanError, Planner};
+use super::{Limits, LowerCounts, LowerError, Lowered, Lowerer};
 use kiln_core::context::EvalContext;
 use kiln_core::graph::{DEFAULT_PORT, PortRef};
 use kiln_core::key::Key;
@@ -38,11 +38,11 @@ enum FlatEdit {
     Disconnect(PortRef),
 }
 
-/// A document, its digest and its planner (see the [module docs](self)).
+/// A document, its digest and its lowerer (see the [module docs](self)).
 pub struct Live {
     doc: Document,
     digest: DocDigest,
-    planner: Planner,
+    lowerer: Lowerer,
 }
 
 impl Live {
@@ -51,12 +51,12 @@ impl Live {
         Live {
             digest: DocDigest::whole(&doc),
             doc,
-            planner: Planner::new(registry),
+            lowerer: Lowerer::new(registry),
         }
     }
     /// The same, with plans under other limits.
     pub fn with_limits(mut self, limits: Limits) -> Live {
-        self.planner = Planner::new(self.planner.registry().clone()).with_limits(limits);
+        self.lowerer = Lowerer::new(self.lowerer.registry().clone()).with_limits(limits);
         self
     }
     /// The document as edited.
@@ -68,8 +68,8 @@ impl Live {
         self.digest.key()
     }
     /// Plans made, reused, and patched in place.
-    pub fn counts(&self) -> PlanCounts {
-        self.planner.counts()
+    pub fn counts(&self) -> LowerCounts {
+        self.lowerer.counts()
     }
 
     /// Replace the document (read again from its file, say). What changed is made as the
@@ -103,9 +103,9 @@ impl Live {
         r
     }
 
-    /// The plan of the document at `ctx` (see [`Planner::plan`]).
-    pub fn plan(&mut self, ctx: &EvalContext) -> Result<Arc<Lowered>, PlanError> {
-        self.planner.plan(&self.doc, self.digest.key(), ctx)
+    /// The plan of the document at `ctx` (see [`Lowerer::plan`]).
+    pub fn lower(&mut self, ctx: &EvalContext) -> Result<Arc<Lowered>, LowerError> {
+        self.lowerer.lower(&self.doc, self.digest.key(), ctx)
     }
 
     /// Apply `edit` to the document. `Ok(true)` when the kept plan was edited in place too,
@@ -124,7 +124,7 @@ impl Live {
             }
         }
         let new = self.digest.key();
-        let (registry, kept) = self.planner.kept_mut(old);
+        let (registry, kept) = self.lowerer.kept_mut(old);
         let Some(lowered) = kept else {
             return Ok(false);
         };
@@ -146,7 +146,7 @@ impl Live {
             };
         }
         lowered.report.nodes = lowered.graph.len();
-        self.planner.patched(new);
+        self.lowerer.patched(new);
         Ok(true)
     }
 }

@@ -21,7 +21,7 @@
 //! * The worklist has no recursion: nesting depth and scope sizes are checked against
 //!   [`Limits`].
 //!
-//! [`Planner`] keeps a plan and reuses it while the document digest and the values it read
+//! [`Lowerer`] keeps a plan and reuses it while the document digest and the values it read
 //! are unchanged.
 
 mod animated;
@@ -33,8 +33,8 @@ mod expand;
 mod flat;
 mod flow;
 mod live;
+mod lowerer;
 pub mod ops;
-mod planner;
 mod report;
 mod scopes;
 mod step;
@@ -42,11 +42,11 @@ mod waits;
 
 pub use animated::AnimatedParam;
 pub use diff::edits_between;
-pub use entities::needs_plan;
-pub use error::PlanError;
+pub use entities::needs_lowering;
+pub use error::LowerError;
 pub use live::{Edit, EditError, Live};
-pub use planner::{PlanCounts, Planner};
-pub use report::{PlanReport, ScopeCounts, ScopeReport};
+pub use lowerer::{LowerCounts, Lowerer};
+pub use report::{LowerReport, ScopeCounts, ScopeReport};
 
 use kiln_core::context::EvalContext;
 use kiln_core::eval::Evaluator;
@@ -82,7 +82,7 @@ pub struct Lowered {
     /// The flat graph.
     pub graph: Graph,
     /// What the plan did.
-    pub report: PlanReport,
+    pub report: LowerReport,
     /// The graph inputs whose values the plan read (a scope's list or count, a choice).
     pub inputs_read: BTreeSet<String>,
     /// Whether the plan cooked nodes for values (so it stands on the whole context).
@@ -105,7 +105,7 @@ pub fn lower(
     registry: &Registry,
     ctx: &EvalContext,
     waits: &mut dyn Evaluator,
-) -> Result<Lowered, PlanError> {
+) -> Result<Lowered, LowerError> {
     lower_with(doc, registry, ctx, waits, Limits::default())
 }
 
@@ -116,9 +116,9 @@ pub fn lower_with(
     ctx: &EvalContext,
     waits: &mut dyn Evaluator,
     limits: Limits,
-) -> Result<Lowered, PlanError> {
+) -> Result<Lowered, LowerError> {
     if doc.flow.is_some() {
-        return Err(PlanError::Scope {
+        return Err(LowerError::Scope {
             kind: "flow",
             call: "(the top graph)".into(),
             message: "a flow graph runs as a call: call it (`\"op\": \"@name\"`) from a \
@@ -137,7 +137,7 @@ pub(crate) fn lower_body(
     ctx: &EvalContext,
     waits: &mut dyn Evaluator,
     limits: Limits,
-) -> Result<Lowered, PlanError> {
+) -> Result<Lowered, LowerError> {
     let mut l = expand::Lowering::new(registry, ctx, limits);
     // A flow body's ports mean what its executor makes of them: several wires queue
     // entities, a list is sent element by element.

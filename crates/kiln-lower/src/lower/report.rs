@@ -29,7 +29,7 @@ impl ScopeReport {
 
 /// What one plan did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PlanReport {
+pub struct LowerReport {
     /// Whether the plan was reused rather than made.
     pub reused: bool,
     /// Calls written out (every copy of a scope counts once per call it writes).
@@ -64,7 +64,7 @@ pub struct ScopeCounts {
     pub cut_off: usize,
 }
 
-impl PlanReport {
+impl LowerReport {
     /// Per scope, how many copies an evaluation cooked, reused and cut off, from the nodes it
     /// ran, each `(id, cut off)` (a copy `path[i]` cooked when a node `path[i]/...` ran; a
     /// step, when its solver node `path` ran).
@@ -113,13 +113,13 @@ mod tests {
 
     #[test]
     fn a_copy_cooked_when_a_node_of_it_ran_and_a_step_when_its_solver_did() {
-        let r = PlanReport {
+        let r = LowerReport {
             scopes: vec![
                 ScopeReport::new("w", "for", 3),
                 ScopeReport::new("w[1]/b", "for", 2),
                 ScopeReport::new("s", "step", 1),
             ],
-            ..PlanReport::default()
+            ..LowerReport::default()
         };
         // `w[1]/b[0]/x` is a node of copy 1 of `w` and of copy 0 of `w[1]/b`; `w/out~0-0` (a
         // gather) and `w[10]x` belong to no copy of `w`.

@@ -1,7 +1,7 @@
 //! Writing `for` and `fold` scopes out: one frame per copy or pass, chained through carries
 //! and states, with the results collected or taken from the last pass.
 
-use super::PlanError;
+use super::LowerError;
 use super::expand::{Frame, Lowering};
 use super::flat::{Resolved, Src};
 use super::ops::{GATHER_OP, GATHER_PORTS, GATHER_WIDTH};
@@ -27,11 +27,11 @@ impl<'d> Lowering<'d, '_> {
         scope: &'d ForScope,
         items: Src,
         depth: usize,
-    ) -> Result<(), PlanError> {
+    ) -> Result<(), LowerError> {
         check_pairs(&cid, "for", "carry", asset, &scope.carry)?;
         match self.flat.read_by_plan(&items) {
             Resolved::Const(v) => self.write_for(cid, asset, binds, scope, v, depth),
-            Resolved::Empty => Err(PlanError::Scope {
+            Resolved::Empty => Err(LowerError::Scope {
                 kind: "for",
                 call: cid,
                 message: "its `items` are unset".into(),
@@ -59,9 +59,9 @@ impl<'d> Lowering<'d, '_> {
         scope: &'d ForScope,
         items: Value,
         depth: usize,
-    ) -> Result<(), PlanError> {
+    ) -> Result<(), LowerError> {
         let Value::List(items) = items else {
-            return Err(PlanError::WaitType {
+            return Err(LowerError::WaitType {
                 what: "items".into(),
                 kind: "for",
                 call: cid,
@@ -71,7 +71,7 @@ impl<'d> Lowering<'d, '_> {
         };
         let n = items.len();
         if n as u64 > self.limits.max_copies {
-            return Err(PlanError::TooLarge {
+            return Err(LowerError::TooLarge {
                 what: "for",
                 call: cid,
                 size: n as u64,
@@ -133,13 +133,13 @@ impl<'d> Lowering<'d, '_> {
         asset: &Asset,
         binds: &HashMap<String, Src>,
         name: &str,
-    ) -> Result<Src, PlanError> {
+    ) -> Result<Src, LowerError> {
         if let Some(s) = binds.get(name) {
             return Ok(s.clone());
         }
         match asset.interface.input(name).and_then(|d| d.default.clone()) {
             Some(v) => Ok(Src::Const(v)),
-            None => Err(PlanError::MissingInput {
+            None => Err(LowerError::MissingInput {
                 call: cid.to_string(),
                 asset: asset.name.clone(),
                 input: name.to_string(),
@@ -153,7 +153,7 @@ impl<'d> Lowering<'d, '_> {
         cid: &str,
         output: &str,
         parts: Vec<Src>,
-    ) -> Result<Src, PlanError> {
+    ) -> Result<Src, LowerError> {
         if parts.is_empty() {
             return Ok(Src::Const(Value::List(Vec::new().into())));
         }
@@ -196,12 +196,12 @@ impl<'d> Lowering<'d, '_> {
         scope: &'d FoldScope,
         count: Option<Src>,
         depth: usize,
-    ) -> Result<(), PlanError> {
+    ) -> Result<(), LowerError> {
         check_pairs(&cid, "fold", "state", asset, &scope.state)?;
         if let Some(Until::Output(o)) = &scope.until
             && asset.interface.output(o).is_none()
         {
-            return Err(PlanError::Scope {
+            return Err(LowerError::Scope {
                 kind: "fold",
                 call: cid,
                 message: format!(
@@ -211,7 +211,7 @@ impl<'d> Lowering<'d, '_> {
             });
         }
         match count {
-            None if scope.until.is_none() => Err(PlanError::Scope {
+            None if scope.until.is_none() => Err(LowerError::Scope {
                 kind: "fold",
                 call: cid,
                 message: "it needs a `count`, an `until`, or both".into(),
@@ -222,7 +222,7 @@ impl<'d> Lowering<'d, '_> {
                     let n = self.fold_count(&cid, scope, &v)?;
                     self.fold_passes(cid, asset, binds, scope, n, depth)
                 }
-                Resolved::Empty => Err(PlanError::Scope {
+                Resolved::Empty => Err(LowerError::Scope {
                     kind: "fold",
                     call: cid,
                     message: "its `count` is unset".into(),
@@ -248,12 +248,12 @@ impl<'d> Lowering<'d, '_> {
         cid: &str,
         scope: &FoldScope,
         v: &Value,
-    ) -> Result<u32, PlanError> {
+    ) -> Result<u32, LowerError> {
         let n = match v {
             Value::Int(i) => *i,
             Value::Float(f) if f.fract() == 0.0 && f.is_finite() => *f as i64,
             other => {
-                return Err(PlanError::WaitType {
+                return Err(LowerError::WaitType {
                     what: "count".into(),
                     kind: "fold",
                     call: cid.to_string(),
@@ -263,14 +263,14 @@ impl<'d> Lowering<'d, '_> {
             }
         };
         if n < 0 {
-            return Err(PlanError::Scope {
+            return Err(LowerError::Scope {
                 kind: "fold",
                 call: cid.to_string(),
                 message: format!("its count is {n}; it must be 0 or more"),
             });
         }
         if n > scope.max as i64 {
-            return Err(PlanError::TooLarge {
+            return Err(LowerError::TooLarge {
                 what: "fold",
                 call: cid.to_string(),
                 size: n as u64,
@@ -291,7 +291,7 @@ impl<'d> Lowering<'d, '_> {
         scope: &'d FoldScope,
         limit: u32,
         depth: usize,
-    ) -> Result<(), PlanError> {
+    ) -> Result<(), LowerError> {
         if scope.until.is_none() || limit == 0 {
             for k in (0..limit as usize).rev() {
                 self.write_pass(&cid, asset, &binds, scope, k, depth);
@@ -347,7 +347,7 @@ impl<'d> Lowering<'d, '_> {
         binds: &HashMap<String, Src>,
         (input, output): (&str, &str),
         k: usize,
-    ) -> Result<Src, PlanError> {
+    ) -> Result<Src, LowerError> {
         if k == 0 {
             self.initial(cid, asset, binds, input)
         } else {
@@ -364,7 +364,7 @@ impl<'d> Lowering<'d, '_> {
         scope: &FoldScope,
         passes: usize,
         stopped: Option<String>,
-    ) -> Result<(), PlanError> {
+    ) -> Result<(), LowerError> {
         for o in &asset.interface.outputs {
             let src = if passes > 0 {
                 Src::Port(PortRef::new(copy_id(cid, passes - 1), &o.name))
@@ -390,7 +390,7 @@ pub(crate) fn check_pairs(
     what: &str,
     asset: &Asset,
     pairs: &[(String, String)],
-) -> Result<(), PlanError> {
+) -> Result<(), LowerError> {
     for (i, o) in pairs {
         let bad = if asset.interface.input(i).is_none() {
             Some(format!("{what} `{i}` is not an input of `{}`", asset.name))
@@ -403,7 +403,7 @@ pub(crate) fn check_pairs(
             None
         };
         if let Some(message) = bad {
-            return Err(PlanError::Scope {
+            return Err(LowerError::Scope {
                 kind,
                 call: cid.to_string(),
                 message,

@@ -6,7 +6,7 @@
 //! file cannot give an input and an output one name, so the body's state outputs are renamed
 //! after their inputs (and those input nodes get ids of their own) before the body is made.
 
-use super::PlanError;
+use super::LowerError;
 use super::expand::Lowering;
 use super::flat::Src;
 use super::ops::GET_OP;
@@ -27,9 +27,9 @@ impl<'d> Lowering<'d, '_> {
         asset: &'d Asset,
         binds: HashMap<String, Src>,
         scope: &'d StepScope,
-    ) -> Result<(), PlanError> {
+    ) -> Result<(), LowerError> {
         check_pairs(&cid, "step", "state", asset, &scope.state)?;
-        let scope_error = |message: String| PlanError::Scope {
+        let scope_error = |message: String| LowerError::Scope {
             kind: "step",
             call: cid.clone(),
             message,
@@ -50,7 +50,7 @@ impl<'d> Lowering<'d, '_> {
                 (Some(s), _) => s.clone(),
                 (None, Some(v)) => Src::Const(v.clone()),
                 (None, None) => {
-                    return Err(PlanError::MissingInput {
+                    return Err(LowerError::MissingInput {
                         call: cid,
                         asset: asset.name.clone(),
                         input: i.name.clone(),

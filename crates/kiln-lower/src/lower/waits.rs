@@ -2,7 +2,7 @@
 //! The lowering writes everything it can, then cooks what the waiting scopes need (only the
 //! cone of each value, through the evaluator it was given), resumes them, and repeats.
 
-use super::PlanError;
+use super::LowerError;
 use super::expand::{Frame, Lowering};
 use super::flat::{Resolved, Src};
 use super::scopes::copy_id;
@@ -82,7 +82,7 @@ impl Pending<'_> {
 
 impl<'d> Lowering<'d, '_> {
     /// What a pending scope needs cooked.
-    fn needs(&self, p: &Pending<'d>) -> Result<Vec<Src>, PlanError> {
+    fn needs(&self, p: &Pending<'d>) -> Result<Vec<Src>, LowerError> {
         Ok(match p {
             Pending::For { items, .. } => vec![items.clone()],
             Pending::Each { binds, ports, .. } => {
@@ -115,7 +115,7 @@ impl<'d> Lowering<'d, '_> {
         &mut self,
         top: &'d Document,
         waits: &mut dyn Evaluator,
-    ) -> Result<(), PlanError> {
+    ) -> Result<(), LowerError> {
         self.stack.push(Frame {
             doc: top,
             prefix: String::new(),
@@ -157,7 +157,7 @@ impl<'d> Lowering<'d, '_> {
             if ready.is_empty() {
                 let (i, on) = blocked.unwrap_or((0, PortRef::new("?", "?")));
                 let p = &self.pending[i];
-                return Err(PlanError::WaitCycle {
+                return Err(LowerError::WaitCycle {
                     what: p.what(),
                     kind: p.kind(),
                     call: p.call().to_string(),
@@ -304,11 +304,11 @@ impl<'d> Lowering<'d, '_> {
         &mut self,
         p: Pending<'d>,
         answers: &HashMap<PortRef, Value>,
-    ) -> Result<(), PlanError> {
+    ) -> Result<(), LowerError> {
         let needs = self.needs(&p)?;
         let values: Vec<Value> = needs.iter().map(|s| self.answer(s, answers)).collect();
         if let Some(Value::Error(e)) = values.iter().find(|v| matches!(v, Value::Error(_))) {
-            return Err(PlanError::Wait {
+            return Err(LowerError::Wait {
                 what: p.what(),
                 kind: p.kind(),
                 call: p.call().to_string(),
@@ -377,7 +377,7 @@ impl<'d> Lowering<'d, '_> {
                     Some(Until::Output(o)) => match values.first() {
                         Some(Value::Bool(b)) => *b,
                         other => {
-                            return Err(PlanError::WaitType {
+                            return Err(LowerError::WaitType {
                                 what: format!("stop `{o}` after pass {pass}"),
                                 kind: "fold",
                                 call: cid,
@@ -410,7 +410,7 @@ impl<'d> Lowering<'d, '_> {
                     if scope.count.is_some() {
                         return self.finish_fold(&cid, asset, &binds, scope, passes, None);
                     }
-                    return Err(PlanError::FoldCap {
+                    return Err(LowerError::FoldCap {
                         call: cid,
                         max: scope.max,
                     });

@@ -55,7 +55,7 @@ impl Session {
             Source::Graph(_) => None,
             Source::Document { live, plan, .. } => {
                 *plan = None;
-                Some(live.plan(&ctx)?)
+                Some(live.lower(&ctx)?)
             }
         };
         let graph = cooked_graph(&self.source, &lowered);

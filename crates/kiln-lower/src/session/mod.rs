@@ -7,7 +7,7 @@
 //!
 //! A session may also hold a [`Document`] ([`Session::from_document`]): it is planned through
 //! a [`Live`] document, so value edits are made in the kept flat graph in place, edits the
-//! plan decided on plan again, and each present reports what the plan did ([`PlanPresent`]).
+//! plan decided on plan again, and each present reports what the plan did ([`LowerPresent`]).
 //!
 //! [`Session::present`] evaluates every output for a clock and, only if all succeed (and the
 //! optional commit step, such as writing files, succeeds too), swaps the new [`Frame`] in:
@@ -19,9 +19,9 @@ mod cook;
 mod report;
 
 pub use cook::{CookOptions, Cooked};
-pub use report::{PlanPresent, PresentReport};
+pub use report::{LowerPresent, PresentReport};
 
-use crate::lower::{Edit, EditError, Live, Lowered, PlanError};
+use crate::lower::{Edit, EditError, Live, LowerError, Lowered};
 use kiln_core::cache::{MemoryReport, Store};
 use kiln_core::context::EvalContext;
 use kiln_core::eval::{ErrorPolicy, EvalError, Evaluator, IncrementalEvaluator, Request};
@@ -101,7 +101,7 @@ pub enum SessionError {
     Edit(#[from] EditError),
     /// The session's document could not be planned.
     #[error("{0}")]
-    Plan(#[from] PlanError),
+    Plan(#[from] LowerError),
     /// An edit that needs a document, made to a session over a plain graph.
     #[error("this session holds a plain graph, not a document: {0}")]
     NotADocument(&'static str),
@@ -377,7 +377,7 @@ impl Session {
             Source::Graph(_) => None,
             Source::Document { live, plan, .. } => {
                 *plan = None;
-                let l = live.plan(&ctx)?;
+                let l = live.lower(&ctx)?;
                 if !l.report.scopes.is_empty() {
                     req = req.with_timings();
                 }
@@ -426,7 +426,7 @@ impl Session {
         let plan = match (&mut self.source, lowered) {
             (Source::Document { live, plan, .. }, Some(l)) => {
                 let ran = timings.iter().map(|t| (t.node.as_str(), t.cut_off));
-                let present = PlanPresent {
+                let present = LowerPresent {
                     plans: live.counts(),
                     waits: l.report.waits.len(),
                     scopes: l.report.scope_counts(ran),

@@ -1,7 +1,7 @@
 //! What a present did: [`PresentReport`], and for a session over a document what the plan
-//! did ([`PlanPresent`]).
+//! did ([`LowerPresent`]).
 
-use crate::lower::{PlanCounts, ScopeCounts};
+use crate::lower::{LowerCounts, ScopeCounts};
 use std::time::Duration;
 
 /// What a present did.
@@ -26,14 +26,14 @@ pub struct PresentReport {
     /// Wall time of the present, commit included.
     pub elapsed: Duration,
     /// For a session over a document, what its plan did.
-    pub plan: Option<PlanPresent>,
+    pub plan: Option<LowerPresent>,
 }
 
 /// What the plan of a session over a document did, as of a present.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct PlanPresent {
+pub struct LowerPresent {
     /// Plans made, reused and patched in place over the session's life.
-    pub plans: PlanCounts,
+    pub plans: LowerCounts,
     /// Values the plan cooked before it could write a scope out.
     pub waits: usize,
     /// Per scope, the copies the plan wrote and what this present did with them.

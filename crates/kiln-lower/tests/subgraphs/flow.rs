@@ -173,7 +173,7 @@ fn an_edit_of_a_flow_calls_input_cooks_the_flow_again_with_the_new_entities() {
     let mut eval = IncrementalEvaluator::new(registry());
     let ctx = EvalContext::new();
     let req = Request::new(["parcels"]);
-    let plan = live.plan(&ctx).unwrap();
+    let plan = live.lower(&ctx).unwrap();
     let first = eval.evaluate(&plan.graph, &req, &ctx).unwrap();
     assert_eq!(vec4s(first.get("parcels").unwrap()).len(), 8);
     // A 2 x 2 lot: two rounds of splits, four parcels of 1 x 1.
@@ -183,7 +183,7 @@ fn an_edit_of_a_flow_calls_input_cooks_the_flow_again_with_the_new_entities() {
         value: Value::Vec4([0.0, 0.0, 2.0, 2.0]),
     })
     .unwrap();
-    let plan = live.plan(&ctx).unwrap();
+    let plan = live.lower(&ctx).unwrap();
     let second = eval.evaluate(&plan.graph, &req, &ctx).unwrap();
     let want: Vec<[f64; 4]> = [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
         .iter()

@@ -35,7 +35,7 @@ fn live(text: &str) -> Live {
 /// Cook `outs` of the live plan on `eval`.
 fn cook(live: &mut Live, eval: &mut IncrementalEvaluator, outs: &[&str]) -> Vec<Value> {
     let ctx = EvalContext::new();
-    let plan = live.plan(&ctx).unwrap();
+    let plan = live.lower(&ctx).unwrap();
     let r = eval
         .evaluate(&plan.graph, &Request::new(outs.iter().copied()), &ctx)
         .unwrap();
@@ -505,7 +505,7 @@ fn per_scope_counts_tell_cooked_copies_from_cut_off_ones() {
     let mut eval = IncrementalEvaluator::new(registry());
     let ctx = EvalContext::new();
     let request = Request::new(["r"]).with_timings();
-    let plan = l.plan(&ctx).unwrap();
+    let plan = l.lower(&ctx).unwrap();
     let first = eval.evaluate(&plan.graph, &request, &ctx).unwrap();
     let ran = |o: &kiln_core::eval::Outputs| -> Vec<(String, bool)> {
         o.timings
@@ -529,7 +529,7 @@ fn per_scope_counts_tell_cooked_copies_from_cut_off_ones() {
         })
         .unwrap()
     );
-    let plan = l.plan(&ctx).unwrap();
+    let plan = l.lower(&ctx).unwrap();
     let second = eval.evaluate(&plan.graph, &request, &ctx).unwrap();
     assert_eq!(counts(&plan, &ran(&second)), (10, 10, 0, 7));
     let Value::List(r) = second.get("r").unwrap() else {

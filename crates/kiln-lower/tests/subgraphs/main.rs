@@ -18,7 +18,7 @@ use kiln_core::eval::{
 use kiln_core::prelude::*;
 use kiln_doc::assets::{DocumentFile, LibraryPath, document_of, text_key};
 use kiln_doc::document::Document;
-use kiln_lower::lower::{Lowered, Planner};
+use kiln_lower::lower::{Lowered, Lowerer};
 use std::path::Path;
 
 /// The standard library, the plan's ops and the counting op.
@@ -86,7 +86,7 @@ pub fn cook_all(text: &str, out: &str) -> Value {
     first.unwrap()
 }
 
-/// A planner's plan of `d`.
-pub fn planned(p: &mut Planner, d: &DocumentFile, ctx: &EvalContext) -> std::sync::Arc<Lowered> {
-    p.plan(&d.doc, d.digest.key(), ctx).unwrap()
+/// A lowerer's plan of `d`.
+pub fn planned(p: &mut Lowerer, d: &DocumentFile, ctx: &EvalContext) -> std::sync::Arc<Lowered> {
+    p.lower(&d.doc, d.digest.key(), ctx).unwrap()
 }

@@ -195,7 +195,7 @@ fn a_scope_list_or_count_from_a_node_is_cooked_first_as_a_wait() {
       "nodes": {"f": {"op": "@step", "fold": {"count": "n", "state": {"x": "y"}}}},
       "outputs": {"r": "f.y"}}"#;
     let d = document(text);
-    let mut p = Planner::new(registry());
+    let mut p = Lowerer::new(registry());
     let mut ctx = EvalContext::new();
     let a = planned(&mut p, &d, &ctx);
     assert_eq!(a.report.scopes[0].copies, 3);

@@ -113,7 +113,7 @@ fn an_animated_param_is_sampled_when_the_plan_is_made_and_the_plan_stands_on_the
         "k": {"op": "const", "params": {"value": {"curve": [[0.0, 0.0], [2.0, 10.0]]}}}
       }, "outputs": {"r": "k"}}"#;
     let d = document(text);
-    let mut p = Planner::new(registry());
+    let mut p = Lowerer::new(registry());
     let mut ctx = EvalContext::new();
     ctx.time = 0.5;
     let a = planned(&mut p, &d, &ctx);

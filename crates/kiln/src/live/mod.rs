@@ -14,7 +14,7 @@ use kiln_core::cache::{Lru, Store};
 use kiln_core::graph::Graph;
 use kiln_core::value::Value;
 use kiln_doc::edit::Edit;
-use kiln_lower::lower::Planner;
+use kiln_lower::lower::Lowerer;
 use kiln_lower::session::{CookOptions, Cooked, Frame, PresentReport, Session};
 use std::sync::Arc;
 
@@ -24,11 +24,11 @@ use std::sync::Arc;
 pub struct Live {
     session: Option<Session>,
     seed: u64,
-    /// Shared by the session and the planner of latch graphs: what a plan cooks for values
+    /// Shared by the session and the lowerer of latch graphs: what a plan cooks for values
     /// is not cooked again.
     store: Arc<Store>,
-    /// The planner of latch graphs (made with the first project's registry).
-    ticks: Option<Planner>,
+    /// The lowerer of latch graphs (made with the first project's registry).
+    ticks: Option<Lowerer>,
     ticker: Option<ticks::Ticker>,
     change: Change,
 }
@@ -196,14 +196,14 @@ impl Project {
                 DEFAULT_FPS
             };
             let store = live.store.clone();
-            let planner = live
+            let lowerer = live
                 .ticks
-                .get_or_insert_with(|| Planner::new(self.registry.clone()).with_store(store));
+                .get_or_insert_with(|| Lowerer::new(self.registry.clone()).with_store(store));
             ticks::cook_tick(
                 (&doc, &requested),
                 (req.tick, fps),
                 (&self.registry, live.seed),
-                (&mut live.ticker, planner),
+                (&mut live.ticker, lowerer),
                 &req.options,
             )
             .map_err(present_error)?

@@ -10,7 +10,7 @@ use kiln_core::recurrence::{Recurrent, SeekMode};
 use kiln_core::registry::Registry;
 use kiln_core::value::Value;
 use kiln_doc::document::{DocDigest, Document};
-use kiln_lower::lower::Planner;
+use kiln_lower::lower::Lowerer;
 use kiln_lower::session::{CookOptions, Cooked, PresentReport, SessionError};
 use std::time::Instant;
 
@@ -25,12 +25,12 @@ pub(crate) struct Ticker {
 }
 
 /// Cook tick `tick` (at `fps`) of `doc`'s `outputs`: the document planned once per digest by
-/// `planner`, the driver in `ticker` kept while the digest stays.
+/// `lowerer`, the driver in `ticker` kept while the digest stays.
 pub(crate) fn cook_tick(
     (doc, outputs): (&Document, &[String]),
     (tick, fps): (u64, f64),
     (registry, seed): (&Registry, u64),
-    (ticker, planner): (&mut Option<Ticker>, &mut Planner),
+    (ticker, lowerer): (&mut Option<Ticker>, &mut Lowerer),
     options: &CookOptions,
 ) -> Result<(Cooked, Vec<(String, Value)>), SessionError> {
     let t0 = Instant::now();
@@ -42,7 +42,7 @@ pub(crate) fn cook_tick(
     let digest = DocDigest::whole(doc).key();
     let planned = ticker.as_ref().is_none_or(|t| t.digest != digest);
     if planned {
-        let lowered = planner.plan(doc, digest, &ctx)?;
+        let lowered = lowerer.lower(doc, digest, &ctx)?;
         let driver = Recurrent::new(
             IncrementalEvaluator::new(registry.clone()),
             registry.clone(),

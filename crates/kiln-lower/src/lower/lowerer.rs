@@ -1,8 +1,8 @@
-//! Plans made once and reused: a [`Planner`] keeps its last plan with what it stands on (the
+//! Plans made once and reused: a [`Lowerer`] keeps its last plan with what it stands on (the
 //! document's digest, and the values of the graph inputs it read, or the whole context when
 //! it cooked nodes for values) and answers the kept plan while those hold.
 
-use super::{Limits, Lowered, PlanError, lower_with};
+use super::{Limits, LowerError, Lowered, lower_with};
 use kiln_core::context::EvalContext;
 use kiln_core::eval::LazyEvaluator;
 use kiln_core::key::{Key, KeyHasher};
@@ -10,9 +10,9 @@ use kiln_core::registry::Registry;
 use kiln_doc::document::Document;
 use std::sync::Arc;
 
-/// How many plans a planner made and reused.
+/// How many plans a lowerer made and reused.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PlanCounts {
+pub struct LowerCounts {
     /// Plans made.
     pub made: u64,
     /// Plans answered from the kept one.
@@ -28,41 +28,41 @@ struct Kept {
 }
 
 /// Makes plans and keeps the last one (see the [module docs](self)). The values plans wait on
-/// are cooked through its own lazy evaluator, whose memo lasts as long as the planner.
-pub struct Planner {
+/// are cooked through its own lazy evaluator, whose memo lasts as long as the lowerer.
+pub struct Lowerer {
     registry: Registry,
     waits: LazyEvaluator,
     limits: Limits,
     kept: Option<Kept>,
-    counts: PlanCounts,
+    counts: LowerCounts,
 }
 
-impl Planner {
-    /// A planner over `registry`.
-    pub fn new(registry: Registry) -> Planner {
-        Planner {
+impl Lowerer {
+    /// A lowerer over `registry`.
+    pub fn new(registry: Registry) -> Lowerer {
+        Lowerer {
             waits: LazyEvaluator::new(registry.clone()),
             registry,
             limits: Limits::default(),
             kept: None,
-            counts: PlanCounts::default(),
+            counts: LowerCounts::default(),
         }
     }
-    /// The same planner, cooking the values plans wait on into `store` (shared with the
+    /// The same lowerer, cooking the values plans wait on into `store` (shared with the
     /// evaluator of the cook that follows, which then finds them there rather than cooking
     /// them again).
-    pub fn with_store(mut self, store: Arc<kiln_core::cache::Store>) -> Planner {
+    pub fn with_store(mut self, store: Arc<kiln_core::cache::Store>) -> Lowerer {
         self.waits = LazyEvaluator::new(self.registry.clone()).with_store(store);
         self.kept = None;
         self
     }
-    /// The same planner under other limits.
-    pub fn with_limits(mut self, limits: Limits) -> Planner {
+    /// The same lowerer under other limits.
+    pub fn with_limits(mut self, limits: Limits) -> Lowerer {
         self.limits = limits;
         self
     }
     /// Plans made and reused so far.
-    pub fn counts(&self) -> PlanCounts {
+    pub fn counts(&self) -> LowerCounts {
         self.counts
     }
     /// Forget the kept plan.
@@ -95,12 +95,12 @@ impl Planner {
     /// The plan of `doc` (whose digest is `digest`: see [`kiln_doc::document::DocDigest`], kept by the
     /// caller and patched on edits) at `ctx`: the kept one when it still stands, else a new
     /// one, which is kept.
-    pub fn plan(
+    pub fn lower(
         &mut self,
         doc: &Document,
         digest: Key,
         ctx: &EvalContext,
-    ) -> Result<Arc<Lowered>, PlanError> {
+    ) -> Result<Arc<Lowered>, LowerError> {
         if let Some(k) = &self.kept
             && k.digest == digest
             && k.stands == stands_on(&k.plan, ctx)
