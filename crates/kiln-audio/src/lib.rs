@@ -53,20 +53,25 @@
 //! ```
 #![deny(missing_docs)]
 
+// The buffer and the one way to write a signal op.
 pub mod buffer;
+mod ports;
+mod signal_op;
+#[cfg(test)]
+mod testkit;
+
+// Signal ops: oscillators, filters, delay, envelope, mixing, sequencing, playback.
 mod delay;
 mod env;
 mod filters;
 mod mix;
 mod osc;
 mod play;
-mod ports;
-mod resample;
 mod sequence;
-mod signal_op;
-#[cfg(test)]
-mod testkit;
 mod vocoder;
+
+// Clock domains.
+mod resample;
 
 pub use buffer::{AUDIO, AUDIO_TYPE, AudioBuffer, AudioCodec};
 pub use delay::{DelayLine, MAX_DELAY_SECONDS};

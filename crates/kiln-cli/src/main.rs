@@ -7,17 +7,22 @@
 //! writing a graph are the `kiln` crate's ([`kiln::Project`]); the ops a graph may use are
 //! [`kiln::registry`].
 
+// Arguments and dispatch.
 mod args;
 mod cli;
 mod commands;
+
+// What the commands share: loading, evaluators, output folders and colours.
 mod common;
-mod error;
 mod evaluator;
 mod folder_style;
 mod output_colour;
+mod subgraphs;
+
+// Reporting: messages, errors, stdout.
+mod error;
 mod report;
 mod stdout;
-mod subgraphs;
 
 use std::process::ExitCode;
 

@@ -53,33 +53,38 @@
 //! ```
 #![deny(missing_docs)]
 
+// The image and the one way to write a per-pixel op.
+pub mod expr;
+pub mod field;
+pub(crate) mod fn_op;
+pub mod fuse;
+pub mod fused;
+pub mod image;
+pub mod per_pixel;
+mod perlin_x4;
+
+// Generators: noise, patterns, shapes, tilings, ramps, plots.
+pub mod generators;
+pub mod noise;
+pub mod patterns;
+pub mod plot;
+pub mod ramp;
+pub mod shapes;
+pub mod tilings;
+
+// Filters and composites: blur, kernels, colour, tone, channels, transforms, erosion, rows.
 pub mod auto_tone;
 pub mod blur;
 pub mod channels;
 pub mod colour;
 pub mod curves;
 pub mod erosion;
-pub mod expr;
-pub mod field;
 pub mod filters;
-pub(crate) mod fn_op;
-pub mod fuse;
-pub mod fused;
-pub mod generators;
-pub mod image;
 pub mod image_ops;
 pub mod kernels;
 pub mod material_maps;
-pub mod noise;
-pub mod patterns;
-pub mod per_pixel;
-mod perlin_x4;
-pub mod plot;
-pub mod ramp;
 pub mod row;
-pub mod shapes;
 pub mod streak_blur;
-pub mod tilings;
 pub mod tone;
 pub mod transforms;
 

@@ -34,27 +34,36 @@
 //! * [`animation`]: animated outputs (GIF, APNG).
 #![deny(missing_docs)]
 
-pub mod animation;
-pub mod blob;
-pub mod cache;
+// Values as text and bytes.
 pub mod convert;
-pub mod entry_file;
-mod files;
-pub mod frame;
-pub mod fuzzing;
-pub mod image_files;
-pub mod input_file;
 pub mod json;
-pub mod leftovers;
 pub mod load_error;
-pub mod mesh_files;
-pub mod preview;
-pub mod render_manifest;
-pub mod render_state;
-pub mod snapshot;
 pub mod value_codec;
 pub mod values;
+
+// Files of one kind: images, meshes, sound, animations, snapshots.
+pub mod animation;
+pub mod image_files;
+pub mod input_file;
+pub mod mesh_files;
+pub mod preview;
+pub mod snapshot;
 pub mod wav;
+
+// Writing safely: atomic files, frames as a group, leftovers of killed runs.
+mod files;
+pub mod frame;
+pub mod leftovers;
+pub mod render_manifest;
+pub mod render_state;
+
+// The cache directory and blobs.
+pub mod blob;
+pub mod cache;
+pub mod entry_file;
+
+// Fuzz targets' entry points.
+pub mod fuzzing;
 
 pub use cache::{CacheError, DiskCache, DiskStats};
 pub use files::{NotARegularFile, check_destination};

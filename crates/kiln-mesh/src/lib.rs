@@ -21,17 +21,20 @@
 //! `kiln-std` with it.
 #![deny(missing_docs)]
 
+// The mesh: geometry, attributes, groups, its packed form and how it is stored.
 pub mod attribute;
 mod codec;
-pub mod edit;
-pub mod generate;
 pub mod geometry;
 pub mod group;
 pub mod limits;
-pub mod measure;
-mod ops;
 pub mod packed;
 mod value;
+
+// Ops: generating, editing, measuring.
+pub mod edit;
+pub mod generate;
+pub mod measure;
+mod ops;
 
 pub use attribute::{AttribClass, AttribValues, Attributes};
 pub use codec::MeshCodec;

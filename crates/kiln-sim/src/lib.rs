@@ -58,29 +58,36 @@
 //! ```
 #![deny(missing_docs)]
 
+// What every simulation shares: the op form, grids, pools, rows, randomness, views.
+mod field;
+pub mod grid;
+mod image_bridge;
+pub mod pool;
+pub mod rng;
+mod rows;
+mod sim_op;
+mod view;
+
+// Cellular automata and reaction-diffusion.
+pub mod elementary;
+pub mod gray_scott;
+pub mod life;
+pub mod smoothlife;
+
+// Particles, cloth, rigid bodies, fluids, growth.
 pub mod cloth;
 mod cloth_ops;
 pub mod colonize;
 mod colonize_ops;
-pub mod elementary;
-mod field;
 pub mod fluid;
-pub mod gray_scott;
-pub mod grid;
-mod image_bridge;
-pub mod life;
 pub mod particle_pool;
 pub mod particle_step;
 pub mod particle_view;
 pub mod particles;
-pub mod pool;
 pub mod rigid;
 mod rigid_ops;
-pub mod rng;
-mod rows;
-mod sim_op;
-pub mod smoothlife;
-mod view;
+
+// Wave function collapse.
 pub mod wfc;
 pub mod wfc_ops;
 pub mod wfc_overlap;

@@ -9,13 +9,16 @@
 //! [`registry`] returns a registry holding every op of this crate.
 #![deny(missing_docs)]
 
+// The ops: values, lists, logic, rectangles, the graph's own inputs and outputs.
 pub mod errors;
 pub mod graph_io;
-pub mod library;
 pub mod lists;
 pub mod logic;
 pub mod math;
 pub mod rects;
+
+// Graphs Kiln ships, and what the ops share.
+pub mod library;
 pub(crate) mod util;
 
 use kiln_core::registry::{Registry, RegistryError};

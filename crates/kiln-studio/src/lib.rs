@@ -21,19 +21,24 @@
 //! * [`server`], [`guard`] and [`files`]: the routes, who may use them, which files.
 #![deny(missing_docs)]
 
-pub mod audio;
-pub mod cook;
-pub mod error;
-pub mod estimate;
-pub mod files;
-pub mod guard;
+// The file: loading, the project it edits, the view drawn, the layout.
 pub mod layout;
 pub mod load;
-pub mod previews;
 pub mod project;
+pub mod view;
+
+// Cooking: the cook thread, estimates, previews, sound.
+pub mod audio;
+pub mod cook;
+pub mod estimate;
+pub mod previews;
+
+// Serving: the server, its state, files, the request guard, errors.
+pub mod error;
+pub mod files;
+pub mod guard;
 pub mod server;
 pub mod state;
-pub mod view;
 
 pub use error::StudioError;
 
