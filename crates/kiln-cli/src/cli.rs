@@ -33,11 +33,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
             // Both kinds of render (ticks and audio) write into `--out`.
             sweep_leftovers(&args.out);
             match (args.seconds, args.ticks) {
-                (Some(seconds), _) => {
-                    let planned = plan(&mut project)?;
-                    let inputs = project.input_values();
-                    render_audio::render_audio(&planned.graph, &reg, &args, seconds, inputs)
-                }
+                (Some(seconds), _) => render_audio::render_audio(&mut project, &args, seconds),
                 (None, Some(ticks)) => render::render(&mut project, &args, ticks),
                 // clap requires one of the two.
                 (None, None) => Err(CliError("render needs --ticks N or --seconds S".into())),

@@ -101,15 +101,6 @@ pub(crate) fn check_valid(g: &Graph, reg: &Registry) -> Result<(), CliError> {
     report_problems(validate(g, reg))
 }
 
-/// [`check_valid`] for a graph streamed at `rate` Hz (the rate-dependent rules too).
-pub(crate) fn check_valid_at_rate(g: &Graph, reg: &Registry, rate: u32) -> Result<(), CliError> {
-    report_problems(kiln_core::validate::validate_at_rate(
-        g,
-        reg,
-        f64::from(rate),
-    ))
-}
-
 /// Print every problem of `diags`, and fail if there is one.
 fn report_problems(diags: Vec<Diagnostic>) -> Result<(), CliError> {
     if diags.is_empty() {
@@ -122,25 +113,6 @@ fn report_problems(diags: Vec<Diagnostic>) -> Result<(), CliError> {
         "the graph has {} problem(s); nothing was written",
         diags.len()
     )))
-}
-
-/// The outputs to evaluate: `--output` names (first occurrence of each), else every graph
-/// output.
-pub(crate) fn requested_outputs(g: &Graph, names: &[String]) -> Result<Vec<String>, CliError> {
-    let mut outputs = if names.is_empty() {
-        graph_outputs(g)
-    } else {
-        names.to_vec()
-    };
-    let mut seen = std::collections::HashSet::new();
-    outputs.retain(|o| seen.insert(o.clone()));
-    if outputs.is_empty() {
-        return Err(CliError(
-            "the graph has no outputs (add an \"outputs\" section, or name nodes with --output)"
-                .into(),
-        ));
-    }
-    Ok(outputs)
 }
 
 /// Remove from the output folder `dir` the temporary files that killed kiln processes left

@@ -107,6 +107,29 @@ pub enum ProjectError {
         /// A hint for a likely cause (a latch cooked outside a recurrent driver), or empty.
         hint: String,
     },
+    /// A name asked of a stream is neither a node nor an output of the graph.
+    #[error("output `{output}`: the graph has no node or output of that name")]
+    UnknownOutput {
+        /// The name asked.
+        output: String,
+    },
+    /// A name asked of a stream does not carry a signal.
+    #[error("output `{output}` is not a signal: {what}; only signal (audio) outputs stream")]
+    NotASignal {
+        /// The name asked.
+        output: String,
+        /// What it is instead, naming its node, port and op.
+        what: String,
+    },
+    /// The streaming evaluator could not be built for the graph.
+    #[error("{origin}: cannot build the stream: {source}")]
+    Stream {
+        /// The file streamed.
+        origin: String,
+        /// Why, naming the node.
+        #[source]
+        source: Box<kiln_core::eval::StreamError>,
+    },
     /// A live present failed (see [`crate::Live`]); the last frame stays current.
     #[error("{origin}: {source}")]
     Present {

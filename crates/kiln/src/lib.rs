@@ -34,7 +34,7 @@
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
 
-// The project: opening, interface, inputs, plans.
+// The project: opening, interface, inputs, lowering.
 mod project;
 pub use project::{Clock, Lowering, OpenOptions, Project};
 
@@ -43,10 +43,12 @@ mod cook;
 pub mod live;
 mod output_files;
 mod render;
+mod stream;
 pub use cook::{CookOptions, Cooked, is_latch_error};
 pub use live::{Change, DEFAULT_FPS, Live, LiveCook, LiveCooked};
 pub use output_files::{Encoded, OutputFiles, Written};
 pub use render::{Render, RenderOptions};
+pub use stream::{AudioStream, StreamOptions};
 pub mod trace_file;
 
 // What the project offers and takes.

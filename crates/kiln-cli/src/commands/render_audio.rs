@@ -4,67 +4,11 @@
 //! every output rendered.
 
 use crate::args::RenderArgs;
-use crate::common::{CliError, check_valid_at_rate, progress_bar, requested_outputs};
-use kiln_core::prelude::*;
+use crate::common::{CliError, progress_bar, project_error};
 use kiln_io::wav::{StagedFile, WavError, WavStream};
-use kiln_std::graph_io::OUTPUT_OP;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-
-/// The signal port a requested output streams from, as `node.port`: a graph output (an
-/// `output` node) streams what is wired into it; any other name is a node (its default
-/// output) or `node.port`. Refuses names that are not signal outputs, naming them.
-fn signal_source(g: &Graph, reg: &Registry, name: &str) -> Result<String, CliError> {
-    let not_signal = |what: String| {
-        CliError(format!(
-            "output `{name}` is not a signal: {what}; `render --seconds` streams signal \
-             (audio) outputs only (use `render --ticks N` or `run` for other values)"
-        ))
-    };
-    let (node, port) = match g.node(name) {
-        Some(n) if n.op == OUTPUT_OP => {
-            let wire = g
-                .wires()
-                .iter()
-                .find(|w| w.to.node.as_str() == name && w.to.port == "value");
-            match wire {
-                Some(w) => (w.from.node.as_str(), w.from.port.as_str()),
-                None => return Err(not_signal("nothing is wired into it".into())),
-            }
-        }
-        // Any other name is read as every evaluator reads it (`Graph::output_ref`).
-        _ => match g.output_ref(name) {
-            Some((i, port)) => (g.nodes()[i].id.as_str(), port),
-            None => {
-                return Err(CliError(format!(
-                    "output `{name}`: the graph has no node or output of that name"
-                )));
-            }
-        },
-    };
-    let Some(op_id) = g.node(node).map(|n| n.op.as_str()) else {
-        return Err(not_signal(format!("node `{node}` does not exist")));
-    };
-    let Some(op) = reg.get(op_id) else {
-        return Err(not_signal(format!(
-            "op `{op_id}` of node `{node}` is unknown"
-        )));
-    };
-    let spec = op.spec();
-    let Some(out) = spec.output_index(port).and_then(|i| spec.outputs.get(i)) else {
-        return Err(not_signal(format!(
-            "node `{node}` ({op_id}) has no output `{port}`"
-        )));
-    };
-    if out.ty != ValueType::Signal {
-        return Err(not_signal(format!(
-            "it is the {} output `{node}.{}` ({op_id})",
-            out.ty, out.name
-        )));
-    }
-    Ok(format!("{node}.{}", out.name))
-}
 
 /// How many times faster than real time `seconds` of audio took `elapsed`.
 fn realtime_multiple(seconds: f64, elapsed: Duration) -> String {
@@ -150,38 +94,34 @@ fn sample_error(name: &str, e: WavError, rate: u32) -> CliError {
 /// L and R are the two channels of DIR/L+R.wav). The files are written under temporary names while the stream
 /// runs and renamed into place only once every output rendered, so a failure writes nothing.
 pub(crate) fn render_audio(
-    g: &Graph,
-    reg: &Registry,
+    project: &mut kiln::Project,
     args: &RenderArgs,
     seconds: f64,
-    inputs: &std::collections::BTreeMap<String, Value>,
 ) -> Result<ExitCode, CliError> {
-    check_valid_at_rate(g, reg, args.rate)?;
     let stereo = args.stereo.as_ref().map(|p| &p.0[..]);
     let mono = if stereo.is_some() && args.outputs.is_empty() {
         Vec::new()
     } else {
-        requested_outputs(g, &args.outputs)?
+        let mut names = if args.outputs.is_empty() {
+            project.outputs().into_iter().map(|o| o.name).collect()
+        } else {
+            args.outputs.clone()
+        };
+        let mut seen = std::collections::HashSet::new();
+        names.retain(|o| seen.insert(o.clone()));
+        if names.is_empty() {
+            return Err(project_error(kiln::ProjectError::NoOutputs));
+        }
+        names
     };
     let targets = targets(&args.out, &mono, stereo)?;
-    // The stream's outputs (each signal once) and, per file, the stream output of each
-    // channel.
-    let mut sources: Vec<String> = Vec::new();
+    // Every channel of every file, in order: the stream computes each signal once.
+    let names: Vec<String> = targets.iter().flat_map(|t| t.outputs.clone()).collect();
     let mut channels_of: Vec<Vec<usize>> = Vec::with_capacity(targets.len());
+    let mut next = 0;
     for t in &targets {
-        let mut channels = Vec::with_capacity(t.outputs.len());
-        for name in &t.outputs {
-            let source = signal_source(g, reg, name)?;
-            let i = match sources.iter().position(|s| *s == source) {
-                Some(i) => i,
-                None => {
-                    sources.push(source);
-                    sources.len() - 1
-                }
-            };
-            channels.push(i);
-        }
-        channels_of.push(channels);
+        channels_of.push((next..next + t.outputs.len()).collect());
+        next += t.outputs.len();
     }
     let widest = targets.iter().map(|t| t.outputs.len()).max().unwrap_or(1) as u64;
     let format = args.wav_format.format();
@@ -201,17 +141,18 @@ pub(crate) fn render_audio(
              file holds ({max_frames}); render less, at a lower rate, or as pcm16"
         )));
     }
-    let mut ctx = EvalContext::new();
-    ctx.seed = args.seed;
-    ctx.inputs = inputs.clone();
-    let config = StreamConfig {
-        sample_rate: rate,
+    let opts = kiln::StreamOptions {
+        rate,
         block: args.block,
         seed: args.seed,
     };
-    let names: Vec<&str> = sources.iter().map(String::as_str).collect();
-    let mut stream = StreamingEvaluator::with_context(reg.clone(), g, &names, config, &ctx)
-        .map_err(|e| CliError(format!("cannot build the stream: {e}; nothing was written")))?;
+    let mut stream = project.stream(&names, &opts).map_err(|e| match e {
+        kiln::ProjectError::NotASignal { .. } => CliError(format!(
+            "{e} (use `render --ticks N` or `run` for other values)"
+        )),
+        kiln::ProjectError::Stream { .. } => CliError(format!("{e}; nothing was written")),
+        other => project_error(other),
+    })?;
 
     // The folders this run creates (the missing ancestors of DIR, DIR first), to take back
     // if it fails.

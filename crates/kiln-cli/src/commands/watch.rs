@@ -371,33 +371,17 @@ fn present(
         return Ok(done);
     }
     if let Some(seconds) = args.seconds {
-        // An audio graph validates at its rate (its loops run in the streaming evaluator).
-        let planned = project
-            .lower(kiln::Clock::default())
-            .map_err(|e| e.to_string())?;
-        let graph = &planned.graph;
-        let diags =
-            kiln_core::validate::validate_at_rate(graph, reg, f64::from(super::watch_runs::RATE));
-        if !diags.is_empty() {
-            let shown: Vec<String> = diags.iter().take(5).map(crate::report::abridged).collect();
-            return Err(format!(
-                "{}: {} problem(s): {}{}",
-                graph_path.display(),
-                diags.len(),
-                shown.join("; "),
-                if diags.len() > 5 { "; ..." } else { "" }
-            ));
-        }
+        // The project's signal outputs, checked at the stream's rate.
         let done = super::watch_runs::present_audio(
-            graph,
-            reg,
+            &mut project,
             &outputs,
-            seconds,
-            (args.seed, project.input_values()),
+            (seconds, args.seed),
             &args.out,
         )
         .map_err(|e| format!("{}: {e}", graph_path.display()))?;
-        shown.show(graph, args)?;
+        if let Ok(lowered) = project.lower(kiln::Clock::default()) {
+            shown.show(&lowered.graph, args)?;
+        }
         return Ok(done);
     }
     // The live state keeps the document and its plan: what changed since the last read

@@ -4,10 +4,7 @@
 //! audio graph for S seconds and writes each output as `NAME.wav` (32-bit float, 48 kHz).
 //! Either way the files of one present are committed as one group: all land, or none does.
 
-use kiln_core::eval::{StreamConfig, StreamingEvaluator};
-use kiln_core::prelude::*;
 use kiln_lower::session::PresentReport;
-use kiln_std::graph_io::OUTPUT_OP;
 use std::path::Path;
 use std::time::Instant;
 
@@ -55,46 +52,32 @@ pub(crate) fn present_ticks(
     Ok((report, files.into_iter().map(|(n, _)| n).collect()))
 }
 
-/// The signal port feeding output `name` (an `output` node) of `graph`.
-fn source_of(graph: &Graph, name: &str) -> Result<String, String> {
-    match graph.node(name) {
-        Some(n) if n.op == OUTPUT_OP => graph
-            .wires()
-            .iter()
-            .find(|w| w.to.node.as_str() == name && w.to.port == "value")
-            .map(|w| format!("{}.{}", w.from.node, w.from.port))
-            .ok_or_else(|| format!("output `{name}`: nothing is wired into it")),
-        _ => Ok(name.to_string()),
-    }
-}
-
-/// Stream `graph` for `seconds` and commit each output as `NAME.wav` into `out`.
+/// Stream `outputs` of `project` for `seconds` (with `seed`) and commit each as `NAME.wav`
+/// into `out`.
 pub(crate) fn present_audio(
-    graph: &Graph,
-    reg: &Registry,
+    project: &mut kiln::Project,
     outputs: &[String],
-    seconds: f64,
-    (seed, inputs): (u64, &std::collections::BTreeMap<String, Value>),
+    (seconds, seed): (f64, u64),
     out: &Path,
 ) -> Result<(PresentReport, Vec<String>), String> {
     let t0 = Instant::now();
-    let sources = outputs
-        .iter()
-        .map(|o| source_of(graph, o))
-        .collect::<Result<Vec<_>, _>>()?;
-    let names: Vec<&str> = sources.iter().map(String::as_str).collect();
-    let config = StreamConfig {
-        sample_rate: RATE,
+    let opts = kiln::StreamOptions {
+        rate: RATE,
         seed,
-        ..StreamConfig::default()
+        ..kiln::StreamOptions::default()
     };
-    let mut ctx = EvalContext::new();
-    ctx.seed = seed;
-    ctx.inputs = inputs.clone();
-    let mut stream = StreamingEvaluator::with_context(reg.clone(), graph, &names, config, &ctx)
-        .map_err(|e| e.to_string())?;
+    let mut stream = project.stream(outputs, &opts).map_err(|e| e.to_string())?;
     let samples = (seconds * f64::from(RATE)).round() as u64;
-    let channels = stream.render(samples).map_err(|e| e.to_string())?;
+    let mut channels: Vec<Vec<f64>> = vec![Vec::new(); outputs.len()];
+    let mut done = 0u64;
+    while done < samples {
+        let n = (samples - done).min(opts.block as u64) as usize;
+        stream.process(n).map_err(|e| e.to_string())?;
+        for (i, ch) in channels.iter_mut().enumerate() {
+            ch.extend_from_slice(stream.output(i));
+        }
+        done += n as u64;
+    }
     let mut files = vec![];
     for (name, ch) in outputs.iter().zip(&channels) {
         let bytes = kiln_io::encode_wav(&[ch.as_slice()], RATE, kiln_io::WavFormat::Float32)
@@ -102,9 +85,12 @@ pub(crate) fn present_audio(
         files.push((format!("{}.wav", name.replace('.', "_")), bytes));
     }
     kiln_io::commit_frame(out, &files).map_err(|e| e.to_string())?;
+    let nodes = project
+        .lower(kiln::Clock::default())
+        .map_or(0, |l| l.graph.len());
     let report = PresentReport {
-        nodes: graph.len(),
-        cooked: graph.len() as u64,
+        nodes,
+        cooked: nodes as u64,
         elapsed: t0.elapsed(),
         ..PresentReport::default()
     };
