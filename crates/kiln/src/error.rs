@@ -130,6 +130,12 @@ pub enum ProjectError {
         #[source]
         source: Box<kiln_core::eval::StreamError>,
     },
+    /// An animated output (GIF, APNG) could not be made or written.
+    #[error("{message}")]
+    Animation {
+        /// What failed, naming the output, the format and the tick.
+        message: String,
+    },
     /// A live present failed (see [`crate::Live`]); the last frame stays current.
     #[error("{origin}: {source}")]
     Present {

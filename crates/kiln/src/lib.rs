@@ -39,11 +39,13 @@ mod project;
 pub use project::{Clock, Lowering, OpenOptions, Project};
 
 // Cooking and writing.
+mod animations;
 mod cook;
 pub mod live;
 mod output_files;
 mod render;
 mod stream;
+pub use animations::Animations;
 pub use cook::{CookOptions, Cooked, is_latch_error};
 pub use live::{Change, DEFAULT_FPS, Live, LiveCook, LiveCooked};
 pub use output_files::{Encoded, OutputFiles, Written};

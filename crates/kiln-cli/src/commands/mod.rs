@@ -7,7 +7,6 @@ pub(crate) mod dot;
 pub(crate) mod info;
 pub(crate) mod ops;
 pub(crate) mod render;
-pub(crate) mod render_animation;
 pub(crate) mod render_audio;
 pub(crate) mod render_journal;
 pub(crate) mod render_state_file;

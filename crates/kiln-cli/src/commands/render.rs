@@ -4,13 +4,13 @@
 //! recording the whole ticks as it goes (`render_journal`); `--resume` continues a stopped
 //! render from its last whole tick.
 
-use super::render_animation::Animations;
 use super::render_journal::{Journal, fingerprint};
 use super::render_state_file::{self, state_fingerprint};
 use crate::args::RenderArgs;
 use crate::common::{CliError, progress_bar, project_error};
 use crate::evaluator::{parallel_policy, trim_cache};
 use crate::report::print_stats;
+use kiln::Animations;
 use kiln_core::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -198,7 +198,9 @@ pub(crate) fn render(
                 other => fail(other.to_string()),
             })?;
             stats.accumulate(&out.stats);
-            animations.push(t, &out.values, &colours)?;
+            animations
+                .push(t, &out.values, &|name: &str| colours.of(name))
+                .map_err(project_error)?;
             // Encode every output of the tick before writing any, so a tick lands whole.
             let mut files = Vec::with_capacity(out.values.len());
             let mut names = Vec::with_capacity(out.values.len());
@@ -269,7 +271,7 @@ pub(crate) fn render(
         trim_cache(c.dir(), args.cache_max);
     }
     result?;
-    let movies = animations.finish(&args.out)?;
+    let movies = animations.finish(&args.out).map_err(project_error)?;
     if let Some(file) = &args.save_state {
         render_state_file::save(file, state_print, render.snapshot(), reg)?;
     }
