@@ -84,3 +84,28 @@ fn open_grids_keep_their_boundary_and_loop_wants_triangles() {
     let e = loop_subdivide("s", &g).unwrap_err();
     assert!(e.to_string().contains("triangulate first"), "{e}");
 }
+
+/// Chained levels are refused before the first is made, by the size of the last: a grid of
+/// 1000 × 1000 quads subdivided four times is a grid of 16000 × 16000, 16001² = 256,032,001
+/// points (the per-level check used to stop at the third level, 8001² points, after making
+/// the first two).
+#[test]
+fn a_subdivision_over_the_limit_is_refused_by_its_final_size() {
+    use kiln_core::prelude::*;
+    let mut g = Graph::new();
+    g.add_node("plane", "mesh.grid").unwrap();
+    g.set_param("plane", "cols", Value::Int(1000)).unwrap();
+    g.set_param("plane", "rows", Value::Int(1000)).unwrap();
+    g.add_node("smooth", "mesh.subdivide").unwrap();
+    g.set_param("smooth", "levels", Value::Int(4)).unwrap();
+    g.wire("plane.out", "smooth.mesh");
+    let mut eval = LazyEvaluator::new(kiln_mesh::registry());
+    let e = eval
+        .evaluate(&g, &Request::new(["smooth"]), &EvalContext::new())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("smooth") && e.contains("256032001 points") && e.contains("MAX_POINTS"),
+        "{e}"
+    );
+}

@@ -360,3 +360,107 @@ pub fn loop_subdivide(node: &str, mesh: &Mesh) -> Result<Mesh, LoopError> {
     carry_prims(mesh, &mut out, &parent);
     Ok(out)
 }
+
+/// The size of `mesh` subdivided `levels` times (Loop when `loop_scheme`, else
+/// Catmull–Clark), known before any level is made: `(points, primitives, vertices, bytes)`,
+/// saturating; `bytes` is what the last level and the one before it hold together (positions,
+/// vertices, primitives and every attribute, at the input's widths), the most the
+/// subdivision holds at once.
+pub fn subdivided_size(mesh: &Mesh, loop_scheme: bool, levels: u32) -> (u64, u64, u64, u64) {
+    if levels == 0 {
+        let bytes = kiln_core::value::HeavyData::byte_size(mesh) as u64;
+        return (
+            mesh.points.len() as u64,
+            mesh.prims.len() as u64,
+            mesh.vertices.len() as u64,
+            bytes,
+        );
+    }
+    let faces = polygons(mesh);
+    let edges = EdgeTable::of(mesh).edges.len() as u64;
+    let corners: u64 = faces.iter().map(|&f| mesh.prims[f].count as u64).sum();
+    let (mut v, mut f, mut e) = (mesh.points.len() as u64, faces.len() as u64, edges);
+    let sides = if loop_scheme { 3 } else { 4 };
+    let width = |class| -> u64 {
+        mesh.attrs(class)
+            .iter()
+            .map(|(_, a)| a.width() as u64 * 4)
+            .sum()
+    };
+    let (point_bytes, vertex_bytes, prim_bytes) = (
+        12 + width(AttribClass::Point),
+        4 + width(AttribClass::Vertex),
+        12 + width(AttribClass::Primitive),
+    );
+    let bytes = |v: u64, f: u64| {
+        v.saturating_mul(point_bytes)
+            .saturating_add(f.saturating_mul(sides).saturating_mul(vertex_bytes))
+            .saturating_add(f.saturating_mul(prim_bytes))
+    };
+    let mut before = bytes(v, f);
+    let mut last = before;
+    for level in 0..levels {
+        let (v2, f2, e2) = if loop_scheme {
+            (
+                v.saturating_add(e),
+                f.saturating_mul(4),
+                e.saturating_mul(2).saturating_add(f.saturating_mul(3)),
+            )
+        } else if level == 0 {
+            // Every n-gon becomes n quads, with n edges inside it.
+            (
+                v.saturating_add(f).saturating_add(e),
+                corners,
+                e.saturating_mul(2).saturating_add(corners),
+            )
+        } else {
+            (
+                v.saturating_add(f).saturating_add(e),
+                f.saturating_mul(4),
+                e.saturating_mul(2).saturating_add(f.saturating_mul(4)),
+            )
+        };
+        (v, f, e) = (v2, f2, e2);
+        before = last;
+        last = bytes(v, f);
+    }
+    (v, f, f.saturating_mul(sides), last.saturating_add(before))
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+    use crate::generate::{cube, grid, icosphere};
+
+    fn sizes(m: &Mesh) -> (u64, u64, u64) {
+        (
+            m.points.len() as u64,
+            m.prims.len() as u64,
+            m.vertices.len() as u64,
+        )
+    }
+
+    /// The size told before subdividing is the size made, level after level: closed and
+    /// open quads (Catmull–Clark), triangles (Loop).
+    #[test]
+    fn the_size_told_before_is_the_size_made() {
+        let shapes = [
+            (cube(glam::Vec3::ONE), false),
+            (grid("n", glam::Vec2::ONE, 3, 2).expect("small"), false),
+            (icosphere("n", 1.0, 1).expect("small"), false),
+            (icosphere("n", 1.0, 1).expect("small"), true),
+        ];
+        for (shape, loop_scheme) in shapes {
+            let mut m = shape.clone();
+            for levels in 0..4u32 {
+                let (p, f, v, _) = subdivided_size(&shape, loop_scheme, levels);
+                assert_eq!((p, f, v), sizes(&m), "loop {loop_scheme}, {levels} levels");
+                m = if loop_scheme {
+                    loop_subdivide("n", &m).expect("small")
+                } else {
+                    catmull_clark("n", &m).expect("small")
+                };
+            }
+        }
+    }
+}
