@@ -96,7 +96,7 @@ pub(crate) struct EvalArgs {
     pub(crate) cache_max: Option<u64>,
     /// The memory budget: a large buffer (an image, a delay line) that would take the
     /// process past SIZE bytes (like 2G) fails its node instead (default: three quarters of
-    /// the machine's memory).
+    /// the machine's memory or of the address-space limit, the smaller).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) memory_limit: Option<u64>,
     /// The size of the images whose nodes leave it to the request (width and height 0, the
@@ -247,7 +247,7 @@ pub(crate) struct RenderArgs {
     pub(crate) cache_max: Option<u64>,
     /// The memory budget: a large buffer (an image, a delay line) that would take the
     /// process past SIZE bytes (like 2G) fails its node instead (default: three quarters of
-    /// the machine's memory).
+    /// the machine's memory or of the address-space limit, the smaller).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) memory_limit: Option<u64>,
     /// With --ticks: also write each image output as an animated GIF, DIR/<output>.gif, one
@@ -512,7 +512,7 @@ pub(crate) struct WatchArgs {
     pub(crate) seed: u64,
     /// The memory budget: a large buffer (an image, a delay line) that would take the
     /// process past SIZE bytes (like 2G) fails its node instead (default: three quarters of
-    /// the machine's memory).
+    /// the machine's memory or of the address-space limit, the smaller).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub(crate) memory_limit: Option<u64>,
     /// How PNG files code colour: `srgb` (sRGB-encoded, the default) or `data` (the values

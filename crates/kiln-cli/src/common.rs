@@ -91,7 +91,8 @@ pub(crate) fn progress_bar(quiet: bool, len: u64, unit: &str) -> Option<Progress
 }
 
 /// Set the process-wide memory budget (`kiln_core::memory`): `given` (`--memory-limit`), else
-/// three quarters of the machine's memory when it is known.
+/// three quarters of the machine's memory or of the address-space limit (see
+/// [`kiln_core::memory::default_limit`]).
 pub(crate) fn set_memory_limit(given: Option<u64>) {
     kiln_core::memory::set_limit(given.or_else(kiln_core::memory::default_limit));
 }

@@ -190,3 +190,36 @@ fn drone_at_4_ghz_is_refused_under_the_address_limit() {
     };
     failed_cleanly(&o, &["at most 10000000 Hz", "4000000000 Hz"]);
 }
+
+const GRID_3000: &str = r#"{"kiln": 1,
+ "nodes": {"plane": {"op": "mesh.grid", "params": {"cols": 3000, "rows": 3000}}},
+ "outputs": {"floor": "plane.out"}}"#;
+
+/// Issue 37, item 3: a mesh whose file would not fit is refused by name, never an abort. A
+/// grid of 3000 × 3000 quads (9,006,001 points, 36 million corners) as glb holds about
+/// 3.4 GB at once; under a 2 GB address space the default budget is 1.5 GB.
+#[test]
+fn a_mesh_too_large_to_write_under_the_address_space_is_refused_by_name() {
+    let dir = setup("g.json", GRID_3000);
+    let out = Command::new("prlimit")
+        .arg("--as=2000000000")
+        .arg(env!("CARGO_BIN_EXE_kiln"))
+        .args(["run", "g.json", "--out", "o"])
+        .current_dir(dir.path())
+        .output();
+    let Ok(o) = out else {
+        eprintln!("skipped: prlimit cannot run");
+        return;
+    };
+    failed_cleanly(
+        &o,
+        &[
+            "output `floor`",
+            "glb",
+            "9006001 points",
+            "memory limit of 1500000000 bytes",
+            "nothing was written",
+        ],
+    );
+    assert!(!dir.path().join("o").join("floor.glb").exists());
+}

@@ -140,10 +140,35 @@ pub fn physical() -> Option<u64> {
     proc_field("/proc/meminfo", "MemTotal:")
 }
 
-/// The default budget of the command line: three quarters of the machine's memory, when
-/// known.
+/// The default budget of the command line: three quarters of the machine's memory or of
+/// the process's address-space limit (`ulimit -v`, `prlimit --as`), the smaller, when known.
 pub fn default_limit() -> Option<u64> {
-    physical().map(|b| b / 4 * 3)
+    let physical = physical().map(|b| b / 4 * 3);
+    let space = address_space().map(|b| b / 4 * 3);
+    match (physical, space) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The process's address-space limit in bytes (the soft `Max address space` of
+/// `/proc/self/limits`), when there is one.
+pub fn address_space() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/limits").ok()?;
+    address_space_in(&text)
+}
+
+/// The soft address-space limit a `/proc/PID/limits` text states (`None`: unlimited or not
+/// stated).
+fn address_space_in(limits: &str) -> Option<u64> {
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    line["Max address space".len()..]
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// A `NAME:   1234 kB` line of a `/proc` file, in bytes.
@@ -162,6 +187,20 @@ fn proc_field(path: &str, name: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_address_space_limit_is_read_from_the_limits_table() {
+        let head = "Limit                     Soft Limit           Hard Limit           Units\n";
+        let unlimited =
+            "Max address space         unlimited            unlimited            bytes\n";
+        let four = "Max address space         4000000000           unlimited            bytes\n";
+        assert_eq!(address_space_in(&format!("{head}{unlimited}")), None);
+        assert_eq!(
+            address_space_in(&format!("{head}{four}")),
+            Some(4_000_000_000)
+        );
+        assert_eq!(address_space_in(head), None);
+    }
 
     #[test]
     fn sizes_read_in_bytes_and_units() {

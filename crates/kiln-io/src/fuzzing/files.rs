@@ -39,7 +39,11 @@ pub fn obj(bytes: &[u8]) {
         return;
     };
     write_every_format(&mesh);
-    match decode_obj(&encode_obj(&mesh)) {
+    // A decoded mesh fits the fuzzer's memory: its text is reserved.
+    let Ok(text) = encode_obj(&mesh) else {
+        return;
+    };
+    match decode_obj(&text) {
         Ok(back) => assert_same_shape(&mesh, &back),
         Err(e) => panic!("an OBJ file written from a decoded mesh does not read: {e}"),
     }

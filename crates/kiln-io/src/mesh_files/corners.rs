@@ -3,6 +3,7 @@
 //! class holds them (a vertex attribute wins over a point attribute).
 
 use glam::{Vec2, Vec3};
+use kiln_core::memory::{MemoryError, try_vec};
 use kiln_mesh::{AttribClass, Mesh, PrimKind};
 
 /// Per-corner arrays and the triangles over them.
@@ -36,15 +37,21 @@ fn at(mesh: &Mesh, name: &str, class: AttribClass, vertex: usize) -> glam::Vec4 
 }
 
 impl Corners {
-    /// The corners of every polygon of `mesh` (polylines have none).
-    pub fn of(mesh: &Mesh) -> Corners {
+    /// The corners of every polygon of `mesh` (polylines have none), their arrays reserved
+    /// under the memory budget.
+    pub fn of(mesh: &Mesh) -> Result<Corners, MemoryError> {
         let n_class = class_of(mesh, "N", 3);
         let uv_class = class_of(mesh, "uv", 2);
+        let n = mesh.vertices.len();
+        let what =
+            |arr: &'static str| move || format!("the corner {arr} of a mesh of {n} vertices");
         let mut c = Corners {
-            positions: Vec::with_capacity(mesh.vertices.len()),
-            normals: n_class.map(|_| Vec::with_capacity(mesh.vertices.len())),
-            uvs: uv_class.map(|_| Vec::with_capacity(mesh.vertices.len())),
-            triangles: Vec::with_capacity(mesh.vertices.len()),
+            positions: try_vec(n, what("positions"))?,
+            normals: n_class.map(|_| try_vec(n, what("normals"))).transpose()?,
+            uvs: uv_class
+                .map(|_| try_vec(n, what("texture coordinates")))
+                .transpose()?,
+            triangles: try_vec(n, what("triangles"))?,
         };
         for p in &mesh.prims {
             if p.kind != PrimKind::Polygon || p.count < 3 {
@@ -64,6 +71,6 @@ impl Corners {
                 c.triangles.push([base, base + k, base + k + 1]);
             }
         }
-        c
+        Ok(c)
     }
 }

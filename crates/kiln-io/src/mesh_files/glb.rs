@@ -74,7 +74,7 @@ fn push_mesh(
     bin: &mut Vec<u8>,
     mesh: &Mesh,
 ) -> Result<Option<json::Index<json::Mesh>>, GlbError> {
-    let c = Corners::of(mesh);
+    let c = Corners::of(mesh).map_err(|e| GlbError(e.to_string()))?;
     // The positions' bounds are written as JSON numbers, which are finite.
     if let Some((i, p)) = c.positions.iter().enumerate().find(|(_, p)| !p.is_finite()) {
         return Err(GlbError(format!(

@@ -5,6 +5,7 @@
 //! `--output NAME.obj` (or `.glb`, `.ply`, `.stl`, repeatable) picks the files by extension,
 //! and `--preview` adds `NAME.preview.png` (see [`encode_output_files`](crate::encode_output_files)).
 
+mod budget;
 mod corners;
 mod glb;
 mod glb_checks;
@@ -15,6 +16,7 @@ mod preview;
 mod read;
 mod stl;
 
+pub use budget::encoding_bytes;
 pub use glb::{GlbError, encode_glb};
 pub use obj::encode_obj;
 pub use ply::encode_ply;
@@ -64,6 +66,9 @@ impl MeshFormat {
 
     /// The bytes of `mesh` in this format. glb places packed instances as nodes sharing one
     /// glTF mesh; OBJ, PLY and STL write them expanded ([`kiln_mesh::edit::packed::unpack`]).
+    /// What the encoder holds at once is checked against the memory budget first
+    /// ([`encoding_bytes`]), and its large buffers are reserved fallibly: a mesh too large to
+    /// write is an error naming the file's kind, never an abort.
     pub fn encode(self, mesh: &Mesh) -> Result<Vec<u8>, String> {
         let expanded;
         let mesh =
@@ -74,11 +79,21 @@ impl MeshFormat {
                     .map_err(|e| e.to_string())?;
                 &expanded
             };
+        let bytes = encoding_bytes(self, mesh);
+        kiln_core::memory::check(bytes, || {
+            format!(
+                "the {} of a mesh of {} points and {} vertices",
+                self.extension(),
+                mesh.points.len(),
+                mesh.vertices.len()
+            )
+        })
+        .map_err(|e| e.to_string())?;
         Ok(match self {
-            MeshFormat::Obj => encode_obj(mesh),
+            MeshFormat::Obj => encode_obj(mesh).map_err(|e| e.to_string())?,
             MeshFormat::Glb => encode_glb(mesh).map_err(|e| e.to_string())?,
             MeshFormat::Ply => encode_ply(mesh),
-            MeshFormat::Stl => encode_stl(mesh),
+            MeshFormat::Stl => encode_stl(mesh).map_err(|e| e.to_string())?,
             MeshFormat::Preview => {
                 use image::ImageEncoder;
                 let rgba = render_preview(mesh, PREVIEW_SIZE);

@@ -2,12 +2,22 @@
 //! point), `f` per polygon and `l` per polyline, indices from 1.
 
 use super::corners::class_of;
+use kiln_core::memory::{MemoryError, try_vec};
 use kiln_mesh::{AttribClass, Mesh, PrimKind};
 use std::fmt::Write;
 
-/// The OBJ text of `mesh`.
-pub fn encode_obj(mesh: &Mesh) -> Vec<u8> {
-    let mut s = String::with_capacity(mesh.points.len() * 40 + mesh.vertices.len() * 12);
+/// The OBJ text of `mesh`, its buffer reserved under the memory budget.
+pub fn encode_obj(mesh: &Mesh) -> Result<Vec<u8>, MemoryError> {
+    let guess = (mesh.points.len() * 40).saturating_add(mesh.vertices.len() * 12);
+    let buffer = try_vec(guess, || {
+        format!(
+            "the OBJ text of a mesh of {} points and {} vertices",
+            mesh.points.len(),
+            mesh.vertices.len()
+        )
+    })?;
+    // An empty vector is UTF-8; its reserved room stays.
+    let mut s = String::from_utf8(buffer).unwrap_or_default();
     s.push_str("# written by kiln\n");
     for p in &mesh.points {
         let _ = writeln!(s, "v {} {} {}", p.x, p.y, p.z);
@@ -64,5 +74,5 @@ pub fn encode_obj(mesh: &Mesh) -> Vec<u8> {
         }
         s.push('\n');
     }
-    s.into_bytes()
+    Ok(s.into_bytes())
 }

@@ -32,7 +32,10 @@ pub fn render_preview(mesh: &Mesh, size: u32) -> Vec<u8> {
         }
         _ => mesh,
     };
-    let c = Corners::of(mesh);
+    // A mesh whose corners do not fit the memory budget previews as nothing.
+    let Ok(c) = Corners::of(mesh) else {
+        return rgba;
+    };
     let Some((lo, hi)) = bounds(&c.positions) else {
         return rgba;
     };
