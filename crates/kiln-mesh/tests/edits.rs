@@ -469,3 +469,31 @@ fn a_boolean_with_nothing_left_is_an_empty_mesh() {
         assert_eq!((r.points.len(), r.prims.len()), (0, 0), "{op:?}");
     }
 }
+
+/// Issue 37, item 10: a long scatter reports its progress and stops when asked. Two hundred
+/// thousand points a tiny distance apart take several steps of `STEP_EVERY` tries; the
+/// fractions rise within 0..=1, and answering `true` stops it with no mesh.
+#[test]
+fn a_long_scatter_reports_progress_and_stops_when_asked() {
+    use kiln_mesh::edit::scatter::{STEP_EVERY, ScatterError, scatter_with};
+    let g = kiln_mesh::generate::grid("g", glam::Vec2::splat(100.0), 10, 10).unwrap();
+    let count = 200_000u32;
+    let mut seen = vec![];
+    let m = scatter_with("s", &g, (count, 3, 1e-4), &mut |f| {
+        seen.push(f);
+        false
+    })
+    .unwrap();
+    assert_eq!(m.points.len(), count as usize);
+    assert_eq!(seen.len() as u64, count as u64 / STEP_EVERY);
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+    assert!(seen.iter().all(|f| (0.0..=1.0).contains(f)), "{seen:?}");
+    let mut calls = 0;
+    let e = scatter_with("s", &g, (count, 3, 1e-4), &mut |_| {
+        calls += 1;
+        calls == 2
+    })
+    .unwrap_err();
+    assert!(matches!(e, ScatterError::Stopped), "{e:?}");
+    assert_eq!(calls, 2);
+}

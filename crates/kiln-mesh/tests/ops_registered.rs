@@ -95,3 +95,41 @@ fn a_boolean_whose_result_is_not_closed_is_an_error_not_a_panic() {
         "{said}"
     );
 }
+
+/// A scatter cancelled from its own progress report ends as cancelled, not after all its
+/// tries: the op reports node progress and reads the cancel token while it works.
+#[test]
+fn a_scatter_reports_node_progress_and_a_cancel_stops_it() {
+    use kiln_core::context::{CancelToken, Progress, ProgressSink};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let mut g = Graph::new();
+    g.add_node("plane", "mesh.grid").unwrap();
+    g.add_node("dust", "mesh.scatter").unwrap();
+    g.set_param("dust", "count", Value::Int(1_000_000)).unwrap();
+    g.set_const("dust", "min_distance", Value::Float(1e-5))
+        .unwrap();
+    g.wire("plane.out", "dust.mesh");
+    let token = CancelToken::new();
+    let reports = Arc::new(AtomicUsize::new(0));
+    let (t, r) = (token.clone(), reports.clone());
+    let sink = Arc::new(move |p: &Progress<'_>| {
+        if p.node == Some("dust") && p.node_fraction.is_some() {
+            r.fetch_add(1, Ordering::SeqCst);
+            t.cancel();
+        }
+    }) as Arc<dyn ProgressSink>;
+    let mut ctx = EvalContext::new();
+    ctx.cancel = token;
+    ctx.progress = Some(sink);
+    let mut eval = LazyEvaluator::new(kiln_mesh::registry());
+    let e = eval
+        .evaluate(&g, &Request::new(["dust"]), &ctx)
+        .unwrap_err();
+    assert!(matches!(e, EvalError::Cancelled), "{e:?}");
+    assert_eq!(
+        reports.load(Ordering::SeqCst),
+        1,
+        "stopped at its first report"
+    );
+}

@@ -12,6 +12,20 @@ use crate::limits::{LimitError, check_size};
 use glam::{IVec3, Vec3};
 use std::collections::HashMap;
 
+/// How often (in tries) a scatter reports its progress and asks whether to stop.
+pub const STEP_EVERY: u64 = 1 << 16;
+
+/// Why a scatter made no mesh.
+#[derive(Debug, thiserror::Error)]
+pub enum ScatterError {
+    /// More points asked than a mesh may have.
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+    /// Its caller asked it to stop (a cancelled cook).
+    #[error("stopped")]
+    Stopped,
+}
+
 /// Up to `count` points on `mesh`'s polygons (see the module docs).
 pub fn scatter(
     node: &str,
@@ -19,7 +33,19 @@ pub fn scatter(
     count: u32,
     seed: u64,
     min_distance: f32,
-) -> Result<Mesh, LimitError> {
+) -> Result<Mesh, ScatterError> {
+    scatter_with(node, mesh, (count, seed, min_distance), &mut |_| false)
+}
+
+/// [`scatter`], calling `step` with the fraction of the tries made every [`STEP_EVERY`]
+/// tries (progress for a long scatter: ten million points a tiny distance apart take
+/// minutes); `step` answering `true` stops it.
+pub fn scatter_with(
+    node: &str,
+    mesh: &Mesh,
+    (count, seed, min_distance): (u32, u64, f32),
+    step: &mut dyn FnMut(f32) -> bool,
+) -> Result<Mesh, ScatterError> {
     check_size(node, count as u64, 0, 0)?;
     let tris = mesh.triangles();
     let mut cumulative = Vec::with_capacity(tris.len());
@@ -42,6 +68,10 @@ pub fn scatter(
     for k in 0..tries {
         if out.points.len() as u32 >= count {
             break;
+        }
+        // Kept points over asked points: the share of the work done when few are thrown.
+        if k % STEP_EVERY == STEP_EVERY - 1 && step(out.points.len() as f32 / count as f32) {
+            return Err(ScatterError::Stopped);
         }
         let r = [0, 1, 2].map(|lane| unit_random(seed, k, lane));
         let target = r[0] as f64 * total;

@@ -197,7 +197,17 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             .output_of("out", MESH_TYPE, "the points")
             .run(|call, out| {
                 let n = count(call, 0, SCATTER_COUNT)?;
-                let m = scatter::scatter(call.node, mesh(call, 0)?, n, seed(call, 1)?, float(call, 1)?)?;
+                let args = (n, seed(call, 1)?, float(call, 1)?);
+                // A long scatter reports its progress and stops when the cook is cancelled.
+                let mut step = |fraction: f32| {
+                    call.ctx.report_node_progress(fraction);
+                    call.ctx.is_cancelled()
+                };
+                let m = scatter::scatter_with(call.node, mesh(call, 0)?, args, &mut step)
+                    .map_err(|e| match e {
+                        scatter::ScatterError::Limit(l) => OpError::from(l),
+                        scatter::ScatterError::Stopped => OpError::cancelled(),
+                    })?;
                 put(out, m);
                 Ok(())
             }),
