@@ -1,8 +1,11 @@
 //! Animations of rendered frames: an animated GIF or an APNG of one image output, a frame
 //! per tick at a frame rate, so a render can be watched in any browser or image viewer.
 //!
-//! An [`Animation`] takes the frames one by one ([`Animation::push`]) and gives the file's
-//! bytes at the end ([`Animation::finish`]); the caller writes them atomically. Every frame
+//! An [`Animation`] takes the frames one by one ([`Animation::push`]). Made with
+//! [`Animation::to_file`] it encodes each frame into a temporary file beside its destination
+//! as it comes, holding no frame (a render of thousands of ticks stays flat in memory), and
+//! [`Animation::commit`] renames the file into place; made with [`Animation::new`] it gives
+//! the file's bytes at the end ([`Animation::finish`]). Every frame
 //! must have the first frame's size. Frames are encoded as the 8-bit PNG frames are: colour
 //! sRGB-encoded by default, or as it is for a data map ([`Animation::with_space`]), alpha
 //! linear, each channel clamped to 0..=1 and scaled to 255. An APNG states its colour space
@@ -12,11 +15,16 @@
 //!   is deterministic: the same frames give the same bytes), looping forever. A frame's
 //!   delay is in hundredths of a second: `round(100 / fps)`, at least 1.
 //! * APNG: lossless 8-bit RGBA, looping forever, each frame's delay `round(1000 / fps)`
-//!   thousandths of a second (at least 1). The frames are held (8-bit) until the end, since
-//!   an APNG states its frame count first.
+//!   thousandths of a second (at least 1). An APNG states its frame count first: written
+//!   to a file, the count is given up front and each frame streams out; in memory, the
+//!   frames are held (8-bit) until the end.
 
 use kiln_image::image::Image;
 use std::fmt;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use tempfile::TempPath;
 
 /// The largest side an animation frame may have (GIF sizes are 16-bit).
 pub const MAX_FRAME_SIDE: u32 = u16::MAX as u32;
@@ -90,6 +98,54 @@ pub enum AnimationError {
         /// What the encoder said.
         message: String,
     },
+    /// The file could not be written.
+    #[error("cannot write {path}: {message}")]
+    Write {
+        /// The destination.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// A file animation was given fewer frames than it stated.
+    #[error("the {format} states {stated} frames and was given {given}")]
+    FrameCount {
+        /// Which format.
+        format: AnimationFormat,
+        /// The frames stated up front.
+        stated: u32,
+        /// The frames pushed.
+        given: usize,
+    },
+}
+
+/// Where an animation's bytes go: memory, or a temporary file beside its destination.
+enum Sink {
+    Memory(Vec<u8>),
+    File(BufWriter<File>),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::Memory(v) => v.write(buf),
+            Sink::File(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Memory(_) => Ok(()),
+            Sink::File(f) => f.flush(),
+        }
+    }
+}
+
+/// The file an animation streams into: its temporary name, a handle to sync it, its
+/// destination and the frames it states.
+struct Target {
+    tmp: TempPath,
+    file: File,
+    path: PathBuf,
+    frames: u32,
 }
 
 /// An animation being built (see the module docs).
@@ -97,10 +153,15 @@ pub struct Animation {
     format: AnimationFormat,
     fps: f64,
     size: Option<(u32, u32)>,
-    gif: Option<gif::Encoder<Vec<u8>>>,
+    /// Where the bytes go until an encoder takes the sink over at the first frame.
+    sink: Option<Sink>,
+    gif: Option<gif::Encoder<Sink>>,
+    apng: Option<png::Writer<Sink>>,
+    /// An in-memory APNG's frames, held until its count is known.
     frames: Vec<Vec<u8>>,
     count: usize,
     space: crate::image_files::ColorSpace,
+    target: Option<Target>,
 }
 
 impl Animation {
@@ -113,11 +174,50 @@ impl Animation {
             format,
             fps,
             size: None,
+            sink: Some(Sink::Memory(Vec::new())),
             gif: None,
+            apng: None,
             frames: vec![],
             count: 0,
             space: crate::image_files::ColorSpace::Srgb,
+            target: None,
         })
+    }
+
+    /// An animation of `format` at `fps` frames per second, of `frames` frames, streamed
+    /// into a temporary file beside `path` as the frames come ([`Animation::commit`] renames
+    /// it into place; dropping it removes it). `path` must be a regular file or absent.
+    pub fn to_file(
+        path: &Path,
+        format: AnimationFormat,
+        fps: f64,
+        frames: u32,
+    ) -> Result<Animation, AnimationError> {
+        let mut a = Animation::new(format, fps)?;
+        let write_error = |e: std::io::Error| AnimationError::Write {
+            path: path.to_path_buf(),
+            message: match crate::files::refusal(e) {
+                Ok(refused) => refused.to_string(),
+                Err(e) => e.to_string(),
+            },
+        };
+        let (file, tmp) = crate::files::temp_for(path)
+            .map_err(write_error)?
+            .into_parts();
+        let sync = file.try_clone().map_err(write_error)?;
+        a.sink = Some(Sink::File(BufWriter::new(file)));
+        a.target = Some(Target {
+            tmp,
+            file: sync,
+            path: path.to_path_buf(),
+            frames,
+        });
+        Ok(a)
+    }
+
+    /// The bytes of frames held in memory: none for an animation written to a file.
+    pub fn bytes_held(&self) -> usize {
+        self.frames.iter().map(Vec::len).sum()
     }
 
     /// The animation with its frames' colour in `space` (sRGB-encoded by default).
@@ -182,7 +282,8 @@ impl Animation {
         match self.format {
             AnimationFormat::Gif => {
                 if self.gif.is_none() {
-                    let mut enc = gif::Encoder::new(Vec::new(), w as u16, h as u16, &[])
+                    let sink = self.sink.take().unwrap_or(Sink::Memory(Vec::new()));
+                    let mut enc = gif::Encoder::new(sink, w as u16, h as u16, &[])
                         .map_err(|e| self.encode_error(e))?;
                     enc.set_repeat(gif::Repeat::Infinite)
                         .map_err(|e| self.encode_error(e))?;
@@ -196,41 +297,130 @@ impl Animation {
                 };
                 result.map_err(|e| self.encode_error(e))?;
             }
-            AnimationFormat::Apng => self.frames.push(rgba),
+            AnimationFormat::Apng => match self.target.as_ref().map(|t| t.frames) {
+                // Written to a file: the header states the count, and each frame streams.
+                Some(stated) => {
+                    if self.count >= stated as usize {
+                        return Err(AnimationError::FrameCount {
+                            format: self.format,
+                            stated,
+                            given: self.count + 1,
+                        });
+                    }
+                    if self.apng.is_none() {
+                        let sink = self.sink.take().unwrap_or(Sink::Memory(Vec::new()));
+                        self.apng = Some(self.apng_writer(sink, w, h, stated)?);
+                    }
+                    let result = match self.apng.as_mut() {
+                        Some(writer) => writer.write_image_data(&rgba),
+                        None => Ok(()),
+                    };
+                    result.map_err(|e| self.encode_error(e))?;
+                }
+                None => self.frames.push(rgba),
+            },
         }
         self.count += 1;
         Ok(())
     }
 
-    /// The file's bytes (`None` when no frame was pushed).
-    pub fn finish(mut self) -> Result<Option<Vec<u8>>, AnimationError> {
-        let Some((w, h)) = self.size else {
-            return Ok(None);
-        };
-        match self.format {
-            AnimationFormat::Gif => match self.gif.take() {
-                Some(enc) => enc.into_inner().map(Some).map_err(|e| self.encode_error(e)),
-                None => Ok(None),
-            },
-            AnimationFormat::Apng => self.apng(w, h).map(Some),
-        }
-    }
-
-    fn apng(&self, w: u32, h: u32) -> Result<Vec<u8>, AnimationError> {
+    /// An APNG writer of `frames` frames of `w` × `h` into `sink`, its header written.
+    fn apng_writer<W: Write>(
+        &self,
+        sink: W,
+        w: u32,
+        h: u32,
+        frames: u32,
+    ) -> Result<png::Writer<W>, AnimationError> {
         let e = |e: png::EncodingError| self.encode_error(e);
-        let mut out = Vec::new();
-        let mut enc = png::Encoder::new(&mut out, w, h);
+        let mut enc = png::Encoder::new(sink, w, h);
         enc.set_color(png::ColorType::Rgba);
         enc.set_depth(png::BitDepth::Eight);
         crate::image_files::tag_png(&mut enc, self.space);
-        enc.set_animated(self.frames.len() as u32, 0).map_err(e)?;
+        enc.set_animated(frames, 0).map_err(e)?;
         enc.set_frame_delay(Self::apng_delay_ms(self.fps), 1000)
             .map_err(e)?;
-        let mut writer = enc.write_header().map_err(e)?;
-        for f in &self.frames {
-            writer.write_image_data(f).map_err(e)?;
+        enc.write_header().map_err(e)
+    }
+
+    /// Complete a file animation and rename it into place: its destination, or `None`
+    /// (nothing written) when no frame was pushed. An animation given fewer frames than it
+    /// stated is refused, and its temporary file removed.
+    pub fn commit(mut self) -> Result<Option<PathBuf>, AnimationError> {
+        let Some(target) = self.target.take() else {
+            return Err(self.encode_error("not an animation written to a file"));
+        };
+        if self.size.is_none() {
+            return Ok(None);
         }
-        writer.finish().map_err(e)?;
-        Ok(out)
+        let io = |e: std::io::Error| AnimationError::Write {
+            path: target.path.clone(),
+            message: e.to_string(),
+        };
+        let sink = match self.format {
+            AnimationFormat::Gif => self
+                .gif
+                .take()
+                .map(|enc| enc.into_inner())
+                .transpose()
+                .map_err(|e| self.encode_error(e))?,
+            AnimationFormat::Apng => {
+                if self.count != target.frames as usize {
+                    return Err(AnimationError::FrameCount {
+                        format: self.format,
+                        stated: target.frames,
+                        given: self.count,
+                    });
+                }
+                if let Some(w) = self.apng.take() {
+                    w.finish().map_err(|e| self.encode_error(e))?;
+                }
+                None
+            }
+        };
+        if let Some(mut s) = sink {
+            s.flush().map_err(io)?;
+        }
+        target.file.sync_all().map_err(io)?;
+        crate::files::persist(target.tmp, &target.path).map_err(|e| AnimationError::Write {
+            path: target.path.clone(),
+            message: match crate::files::refusal(e) {
+                Ok(refused) => refused.to_string(),
+                Err(e) => e.to_string(),
+            },
+        })?;
+        Ok(Some(target.path))
+    }
+
+    /// The file's bytes (`None` when no frame was pushed), for an animation made in memory
+    /// ([`Animation::new`]).
+    pub fn finish(mut self) -> Result<Option<Vec<u8>>, AnimationError> {
+        if self.target.is_some() {
+            return Err(self.encode_error("an animation written to a file is committed"));
+        }
+        let Some((w, h)) = self.size else {
+            return Ok(None);
+        };
+        let sink = match self.format {
+            AnimationFormat::Gif => match self.gif.take() {
+                Some(enc) => enc.into_inner().map_err(|e| self.encode_error(e))?,
+                None => return Ok(None),
+            },
+            AnimationFormat::Apng => {
+                let frames = std::mem::take(&mut self.frames);
+                let e = |e: png::EncodingError| self.encode_error(e);
+                let mut out = Vec::new();
+                let mut writer = self.apng_writer(&mut out, w, h, frames.len() as u32)?;
+                for f in &frames {
+                    writer.write_image_data(f).map_err(e)?;
+                }
+                writer.finish().map_err(e)?;
+                Sink::Memory(out)
+            }
+        };
+        match sink {
+            Sink::Memory(bytes) => Ok(Some(bytes)),
+            Sink::File(_) => Err(self.encode_error("an animation written to a file is committed")),
+        }
     }
 }

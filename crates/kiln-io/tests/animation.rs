@@ -85,3 +85,65 @@ fn a_frame_of_another_size_and_a_bad_rate_are_refused() {
         None
     );
 }
+
+/// Issue 37, item 10: an animation written to a file streams each frame out as it comes and
+/// holds none, and its file is the same bytes as the one made in memory.
+#[test]
+fn a_file_animation_streams_its_frames_and_matches_the_one_made_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in [AnimationFormat::Gif, AnimationFormat::Apng] {
+        let mut memory = Animation::new(format, 12.0).unwrap();
+        let path = dir.path().join(format!("walk.{}", format.extension()));
+        let mut file = Animation::to_file(&path, format, 12.0, 3).unwrap();
+        for f in frames() {
+            memory.push(&f).unwrap();
+            file.push(&f).unwrap();
+            assert_eq!(file.bytes_held(), 0, "{format}: no frame held");
+            assert!(
+                !path.exists(),
+                "{format}: nothing in place before the commit"
+            );
+        }
+        if format == AnimationFormat::Apng {
+            // In memory, an APNG holds its frames (6 x 4 RGBA each) until their count is known.
+            assert_eq!(memory.bytes_held(), 3 * 6 * 4 * 4);
+        }
+        let bytes = memory.finish().unwrap().unwrap();
+        assert_eq!(file.commit().unwrap().as_deref(), Some(path.as_path()));
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{format}");
+    }
+    // Only the two files: no temporary one is left.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+}
+
+#[test]
+fn a_file_apng_given_fewer_or_more_frames_than_it_stated_is_refused_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("short.apng");
+    let mut a = Animation::to_file(&path, AnimationFormat::Apng, 10.0, 5).unwrap();
+    for f in frames() {
+        a.push(&f).unwrap();
+    }
+    let e = a.commit().unwrap_err();
+    assert!(
+        matches!(
+            e,
+            AnimationError::FrameCount {
+                stated: 5,
+                given: 3,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    let mut a = Animation::to_file(&path, AnimationFormat::Apng, 10.0, 2).unwrap();
+    let all = frames();
+    a.push(&all[0]).unwrap();
+    a.push(&all[1]).unwrap();
+    assert!(matches!(
+        a.push(&all[2]).unwrap_err(),
+        AnimationError::FrameCount { stated: 2, .. }
+    ));
+    drop(a);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

@@ -1,5 +1,6 @@
 //! Animated outputs (GIF, APNG) of a render: one per image output and format, a frame per
-//! tick, each written atomically once the last tick is done.
+//! tick, each frame encoded into a temporary file as it comes (no frame is held) and the
+//! files renamed into place once the last tick is done.
 
 use crate::ProjectError;
 use kiln_core::value::Value;
@@ -11,16 +12,23 @@ use std::path::{Path, PathBuf};
 pub struct Animations {
     fps: f64,
     formats: Vec<AnimationFormat>,
+    /// The frames each animation will have (an APNG states its count first).
+    frames: u32,
+    /// The folder they are written into.
+    dir: PathBuf,
     /// (output name, format, animation), in output then format order.
     open: Vec<(String, AnimationFormat, Animation)>,
 }
 
 impl Animations {
-    /// Animations in `formats` (none: nothing is made) at `fps` frames per second.
-    pub fn new(formats: Vec<AnimationFormat>, fps: f64) -> Self {
+    /// Animations in `formats` (none: nothing is made) at `fps` frames per second, of
+    /// `frames` frames each, written into `dir` as `OUTPUT.gif` and `OUTPUT.apng`.
+    pub fn new(formats: Vec<AnimationFormat>, fps: f64, frames: u32, dir: &Path) -> Self {
         Animations {
             fps,
             formats,
+            frames,
+            dir: dir.to_path_buf(),
             open: vec![],
         }
     }
@@ -50,7 +58,12 @@ impl Animations {
                 let i = match at {
                     Some(i) => i,
                     None => {
-                        let a = Animation::new(format, self.fps)
+                        let path = self.dir.join(format!(
+                            "{}.{}",
+                            name.replace('.', "_"),
+                            format.extension()
+                        ));
+                        let a = Animation::to_file(&path, format, self.fps, self.frames)
                             .map_err(|e| ProjectError::Animation {
                                 message: e.to_string(),
                             })?
@@ -70,20 +83,16 @@ impl Animations {
         Ok(())
     }
 
-    /// Encode and write every animation into `dir` (each atomically): the paths written with
-    /// their frame counts.
-    pub fn finish(self, dir: &Path) -> Result<Vec<(PathBuf, usize)>, ProjectError> {
+    /// Complete every animation and rename it into place: the paths written with their
+    /// frame counts.
+    pub fn finish(self) -> Result<Vec<(PathBuf, usize)>, ProjectError> {
         let mut written = vec![];
         for (name, format, a) in self.open {
             let frames = a.len();
-            let path = dir.join(format!("{}.{}", name.replace('.', "_"), format.extension()));
-            let bytes = a.finish().map_err(|e| ProjectError::Animation {
+            let path = a.commit().map_err(|e| ProjectError::Animation {
                 message: format!("the {format} of output `{name}`: {e}"),
             })?;
-            if let Some(bytes) = bytes {
-                kiln_io::write_atomic(&path, &bytes).map_err(|e| ProjectError::Animation {
-                    message: format!("cannot write {}: {e}", path.display()),
-                })?;
+            if let Some(path) = path {
                 written.push((path, frames));
             }
         }
@@ -99,7 +108,12 @@ mod tests {
     #[test]
     fn each_image_output_becomes_one_animation_per_format_with_a_frame_per_tick() {
         let dir = tempfile::tempdir().expect("a temporary folder");
-        let mut a = Animations::new(vec![AnimationFormat::Gif, AnimationFormat::Apng], 10.0);
+        let mut a = Animations::new(
+            vec![AnimationFormat::Gif, AnimationFormat::Apng],
+            10.0,
+            3,
+            dir.path(),
+        );
         assert!(a.wanted());
         for t in 0..3u64 {
             let grey = t as f32 / 2.0;
@@ -112,7 +126,7 @@ mod tests {
             ];
             a.push(t, &outputs, &|_| ColorSpace::Srgb).expect("a frame");
         }
-        let written = a.finish(dir.path()).expect("written");
+        let written = a.finish().expect("written");
         let names: Vec<(String, usize)> = written
             .iter()
             .map(|(p, n)| (p.file_name().unwrap().to_string_lossy().into_owned(), *n))
@@ -130,11 +144,11 @@ mod tests {
     #[test]
     fn no_format_asked_makes_nothing() {
         let dir = tempfile::tempdir().expect("a temporary folder");
-        let mut a = Animations::new(vec![], 10.0);
+        let mut a = Animations::new(vec![], 10.0, 1, dir.path());
         assert!(!a.wanted());
         let img = Image::filled(2, 2, [1.0; 4]).into_value();
         a.push(0, &[("sky".into(), img)], &|_| ColorSpace::Srgb)
             .expect("nothing to do");
-        assert!(a.finish(dir.path()).expect("nothing").is_empty());
+        assert!(a.finish().expect("nothing").is_empty());
     }
 }

@@ -148,7 +148,14 @@ pub(crate) fn render(
     if args.apng {
         formats.push(kiln_io::animation::AnimationFormat::Apng);
     }
-    let mut animations = Animations::new(formats, args.fps.unwrap_or(1.0 / args.dt));
+    // Each animation holds the ticks this run renders (an APNG states its count first).
+    let frames = u32::try_from(ticks.saturating_sub(first)).unwrap_or(u32::MAX);
+    let mut animations = Animations::new(
+        formats,
+        args.fps.unwrap_or(1.0 / args.dt),
+        frames,
+        &args.out,
+    );
     if args.no_frames && !animations.wanted() {
         return Err(CliError(
             "--no-frames leaves nothing to write without --gif or --apng".into(),
@@ -271,7 +278,7 @@ pub(crate) fn render(
         trim_cache(c.dir(), args.cache_max);
     }
     result?;
-    let movies = animations.finish(&args.out).map_err(project_error)?;
+    let movies = animations.finish().map_err(project_error)?;
     if let Some(file) = &args.save_state {
         render_state_file::save(file, state_print, render.snapshot(), reg)?;
     }
