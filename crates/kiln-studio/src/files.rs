@@ -3,21 +3,31 @@
 //! asked; what is left is resolved (symbolic links followed) and must still lie under its
 //! folder.
 //!
-//! A served file is read by [`Reads::read`]: opened without blocking and checked as opened
-//! (only a regular file is read, so a FIFO swapped in for a file cannot block the read), on a
-//! blocking thread of the runtime (never on a worker of the server), at most
-//! [`MAX_CONCURRENT_READS`] at once.
+//! A served file is streamed by [`Reads::open`]: opened without blocking and checked as
+//! opened (only a regular file is read, so a FIFO swapped in for a file cannot block the
+//! read), then read in chunks of [`CHUNK_BYTES`] on a blocking thread of the runtime (never on
+//! a worker of the server) into a channel of [`CHUNKS_AHEAD`] chunks, so a request holds a
+//! few chunks whatever the file's size; at most [`MAX_CONCURRENT_READS`] files are read at
+//! once, the others wait.
 
 use kiln_io::input_file::InputFileError;
+use std::io::Read;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, mpsc, oneshot};
+
+/// The bytes read at a time from a served file.
+pub const CHUNK_BYTES: usize = 64 << 10;
+
+/// The chunks read ahead of the client: a request holds at most this many chunks and the one
+/// being read.
+pub const CHUNKS_AHEAD: usize = 4;
 
 /// The most bytes of a file served.
 pub const MAX_SERVED_BYTES: u64 = 256 << 20;
 
-/// The most files the file route reads at once; a further request waits for one to end. Each
-/// read holds at most [`MAX_SERVED_BYTES`], so reads hold at most 1 GiB together.
+/// The most files the file route reads at once; a further request waits for one to end.
 pub const MAX_CONCURRENT_READS: usize = 4;
 
 /// Why a served file could not be read.
@@ -37,48 +47,121 @@ pub enum ServeError {
 /// The file route's reads: at most [`MAX_CONCURRENT_READS`] at once.
 #[derive(Debug)]
 pub struct Reads {
-    permits: Semaphore,
-    now: AtomicUsize,
-    most: AtomicUsize,
+    permits: Arc<Semaphore>,
+    now: Arc<AtomicUsize>,
+    most: Arc<AtomicUsize>,
 }
 
 impl Default for Reads {
     fn default() -> Self {
         Reads {
-            permits: Semaphore::new(MAX_CONCURRENT_READS),
-            now: AtomicUsize::new(0),
-            most: AtomicUsize::new(0),
+            permits: Arc::new(Semaphore::new(MAX_CONCURRENT_READS)),
+            now: Arc::new(AtomicUsize::new(0)),
+            most: Arc::new(AtomicUsize::new(0)),
         }
     }
 }
 
+/// A served file being read: its length, and its bytes as they come, chunk by chunk.
+#[derive(Debug)]
+pub struct Streamed {
+    /// The file's length, as opened.
+    pub len: u64,
+    /// Its bytes, [`CHUNK_BYTES`] at a time; the channel closes after the last.
+    pub chunks: mpsc::Receiver<std::io::Result<Vec<u8>>>,
+}
+
 impl Reads {
-    /// The bytes of the regular file at `path` (at most [`MAX_SERVED_BYTES`]), read on a
-    /// blocking thread once fewer than [`MAX_CONCURRENT_READS`] reads are under way.
-    pub async fn read(&self, path: PathBuf) -> Result<Vec<u8>, ServeError> {
+    /// The regular file at `path` (at most [`MAX_SERVED_BYTES`]), opened and streamed on a
+    /// blocking thread once fewer than [`MAX_CONCURRENT_READS`] reads are under way; the read
+    /// stops when the receiver is dropped (the client went away).
+    pub async fn open(&self, path: PathBuf) -> Result<Streamed, ServeError> {
         let stopped = |path: &Path| ServeError::Stopped {
             path: path.to_path_buf(),
         };
-        let Ok(_permit) = self.permits.acquire().await else {
+        let Ok(permit) = self.permits.clone().acquire_owned().await else {
             return Err(stopped(&path));
         };
         let now = self.now.fetch_add(1, Ordering::SeqCst) + 1;
         self.most.fetch_max(now, Ordering::SeqCst);
+        let (opened_tx, opened_rx) = oneshot::channel();
+        let (tx, rx) = mpsc::channel(CHUNKS_AHEAD);
+        let under_way = self.now.clone();
         let p = path.clone();
-        let read = tokio::task::spawn_blocking(move || {
-            kiln_io::input_file::read_input_file(&p, MAX_SERVED_BYTES)
-        })
-        .await;
-        self.now.fetch_sub(1, Ordering::SeqCst);
-        match read {
-            Ok(r) => Ok(r?),
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            match kiln_io::input_file::open_regular(&p, MAX_SERVED_BYTES) {
+                Err(e) => {
+                    let _ = opened_tx.send(Err(e));
+                }
+                Ok((file, len)) => {
+                    if opened_tx.send(Ok(len)).is_ok() {
+                        stream_chunks(file.take(len), &tx);
+                    }
+                }
+            }
+            under_way.fetch_sub(1, Ordering::SeqCst);
+        });
+        match opened_rx.await {
+            Ok(Ok(len)) => Ok(Streamed { len, chunks: rx }),
+            Ok(Err(e)) => Err(e.into()),
             Err(_) => Err(stopped(&path)),
         }
+    }
+
+    /// The bytes of the regular file at `path` (at most [`MAX_SERVED_BYTES`]), read as
+    /// [`Reads::open`] streams them.
+    pub async fn read(&self, path: PathBuf) -> Result<Vec<u8>, ServeError> {
+        let mut f = self.open(path.clone()).await?;
+        let mut bytes = Vec::new();
+        while let Some(chunk) = f.chunks.recv().await {
+            match chunk {
+                Ok(c) => bytes.extend_from_slice(&c),
+                Err(source) => {
+                    return Err(ServeError::Read(InputFileError::Io { path, source }));
+                }
+            }
+        }
+        Ok(bytes)
+    }
+
+    /// The reads under way now.
+    pub fn under_way(&self) -> usize {
+        self.now.load(Ordering::SeqCst)
     }
 
     /// The most reads that were under way at once so far.
     pub fn most(&self) -> usize {
         self.most.load(Ordering::SeqCst)
+    }
+}
+
+/// Send `file`'s bytes into `tx`, [`CHUNK_BYTES`] at a time, until its end, an error, or the
+/// receiver is gone.
+fn stream_chunks(mut file: impl Read, tx: &mpsc::Sender<std::io::Result<Vec<u8>>>) {
+    loop {
+        let mut chunk = vec![0u8; CHUNK_BYTES];
+        let mut filled = 0;
+        // Fill the chunk (a read may return less), or stop at the end.
+        while filled < CHUNK_BYTES {
+            match file.read(&mut chunk[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let _ = tx.blocking_send(Err(e));
+                    return;
+                }
+            }
+        }
+        if filled == 0 {
+            return;
+        }
+        chunk.truncate(filled);
+        let last = filled < CHUNK_BYTES;
+        if tx.blocking_send(Ok(chunk)).is_err() || last {
+            return;
+        }
     }
 }
 
@@ -115,6 +198,46 @@ pub fn mime(path: &Path) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_streams_in_chunks_and_a_client_gone_ends_its_read() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("a.bin");
+        let bytes: Vec<u8> = (0..(CHUNK_BYTES * 3 + 100))
+            .map(|i| (i % 251) as u8)
+            .collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        let reads = Reads::default();
+        rt.block_on(async {
+            let mut f = reads.open(path.clone()).await.unwrap();
+            assert_eq!(f.len, bytes.len() as u64);
+            let mut sizes = vec![];
+            let mut back = vec![];
+            while let Some(chunk) = f.chunks.recv().await {
+                let chunk = chunk.unwrap();
+                sizes.push(chunk.len());
+                back.extend_from_slice(&chunk);
+            }
+            assert_eq!(sizes, [CHUNK_BYTES, CHUNK_BYTES, CHUNK_BYTES, 100]);
+            assert_eq!(back, bytes);
+            // A client that goes away after one chunk: the read ends, its permit returns.
+            let mut f = reads.open(path.clone()).await.unwrap();
+            assert!(f.chunks.recv().await.is_some());
+            drop(f);
+            for _ in 0..1000 {
+                if reads.under_way() == 0 {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            }
+            assert_eq!(reads.under_way(), 0);
+            assert_eq!(reads.permits.available_permits(), MAX_CONCURRENT_READS);
+        });
+    }
 
     #[test]
     fn reads_past_the_cap_wait_for_one_to_end() {

@@ -128,8 +128,22 @@ async fn file(
     };
     // Opened without blocking and checked as opened, on a blocking thread, a few at once.
     let mime = crate::files::mime(&full);
-    match s.file_reads.read(full).await {
-        Ok(bytes) => ([(header::CONTENT_TYPE, mime)], bytes).into_response(),
+    match s.file_reads.open(full).await {
+        Ok(f) => {
+            // The body is the file's chunks as they are read: a request holds a few chunks,
+            // whatever the file's size.
+            let chunks = futures_util::stream::unfold(f.chunks, |mut rx| async move {
+                rx.recv().await.map(|chunk| (chunk, rx))
+            });
+            (
+                [
+                    (header::CONTENT_TYPE, mime.to_string()),
+                    (header::CONTENT_LENGTH, f.len.to_string()),
+                ],
+                axum::body::Body::from_stream(chunks),
+            )
+                .into_response()
+        }
         Err(e) => (StatusCode::NOT_FOUND, format!("{e}\n")).into_response(),
     }
 }
