@@ -291,3 +291,42 @@ fn a_mesh_with_a_point_at_infinity_is_refused_as_glb() {
     m.points[2] = Vec3::Y;
     assert!(decode_glb(&encode_glb(&m).unwrap()).is_ok());
 }
+
+/// Issue 37, item 10: the preview's cost is bounded whatever the mesh. A hundred thousand
+/// copies of one large triangle drawn over one another took 42 s at 512 × 512 (each copy
+/// visited its half of the picture); the preview now counts its samples and coarsens its
+/// grid when a budget of `WORK_PER_PIXEL` a pixel is spent, so its work stays within ten
+/// budgets (one a grid step, 1 to 64) and one sample a triangle — and the triangle is still
+/// drawn. An ordinary mesh stays within the first budget: drawn exactly, pixel by pixel.
+#[test]
+fn a_preview_of_many_stacked_triangles_does_bounded_work_and_still_draws_them() {
+    use kiln_io::mesh_files::{WORK_PER_PIXEL, render_preview_counted};
+    let size = 64u32;
+    let pixels = u64::from(size * size);
+    let mut stacked = Mesh::new();
+    for p in [
+        Vec3::new(-1.0, -1.0, 0.0),
+        Vec3::new(1.0, -1.0, 0.0),
+        Vec3::new(0.0, 1.0, 0.0),
+    ] {
+        stacked.add_point(p);
+    }
+    let copies = 100_000u64;
+    for _ in 0..copies {
+        stacked.add_polygon(&[0, 1, 2]);
+    }
+    let (rgba, work) = render_preview_counted(&stacked, size);
+    // Seven grid steps (1, 2, 4, … 64), each spending at most its budget, plus the last
+    // triangle's samples and fills (at most twice the picture), plus a sample a triangle.
+    let bound = 7 * (WORK_PER_PIXEL + 2) * pixels + copies;
+    assert!(work <= bound, "{work} samples, over {bound}");
+    // Each copy visiting its bounds, as before, would have been 100,000 × half the picture.
+    assert!(work < copies * pixels / 2 / 10);
+    let empty = kiln_io::mesh_files::render_preview(&Mesh::new(), size);
+    let centre = ((size / 2 * size + size / 2) * 4) as usize;
+    assert_ne!(rgba[centre..centre + 3], empty[centre..centre + 3]);
+
+    let sphere = uv_sphere("s", 1.0, 48, 24).unwrap();
+    let (_, work) = render_preview_counted(&sphere, size);
+    assert!(work < WORK_PER_PIXEL * pixels, "{work}");
+}

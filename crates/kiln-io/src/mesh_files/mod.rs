@@ -20,7 +20,7 @@ pub use budget::encoding_bytes;
 pub use glb::{GlbError, encode_glb};
 pub use obj::encode_obj;
 pub use ply::encode_ply;
-pub use preview::{PREVIEW_SIZE, render_preview};
+pub use preview::{PREVIEW_SIZE, WORK_PER_PIXEL, render_preview, render_preview_counted};
 pub use read::{ReadMeshError, decode_glb, decode_obj, read_mesh};
 pub use stl::encode_stl;
 
