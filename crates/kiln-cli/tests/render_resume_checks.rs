@@ -92,3 +92,21 @@ fn frames_deleted_after_a_finished_render_are_made_again_by_resume() {
     let o = render(dir.path(), true);
     assert!(text(&o).0.contains("already whole"), "{:?}", text(&o));
 }
+
+/// A render killed after its last tick landed but before it took its state file away left
+/// `kiln-render.state` in the folder; resuming it found every tick whole and returned,
+/// leaving the state file for good (seen once in `render_resume.rs`'s fifty kills). The
+/// resume of a whole render takes it away.
+#[test]
+fn resuming_a_whole_render_takes_a_left_state_file_away() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = render(dir.path(), false);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let state = dir.path().join("o").join("kiln-render.state");
+    assert!(!state.exists());
+    std::fs::write(&state, b"left by a killed run").unwrap();
+    let o = render(dir.path(), true);
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert!(text(&o).0.contains("already whole"), "{:?}", text(&o));
+    assert!(!state.exists(), "the state file is still there");
+}

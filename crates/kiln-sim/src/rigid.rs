@@ -352,20 +352,30 @@ fn check_world(w: &PhysicsWorld) -> Result<(), RigidError> {
 /// them all. The panic is caught here (rapier's own message in the error) instead of in a
 /// later step of the render.
 fn trial_step(bytes: &[u8]) -> Result<(), RigidError> {
-    let mut trial = decode_world(bytes)?;
-    let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-        trial.gravity = Vector::ZERO;
-        trial.integration_parameters.dt = 1.0 / 600.0;
-        trial.step();
-        read_bodies(&trial)
-    }));
-    match stepped {
-        Ok(_) => Ok(()),
-        Err(panic) => Err(RigidError::Damaged(format!(
-            "a trial step panicked: {}",
-            panic_message(panic.as_ref())
-        ))),
+    // A gentle step (no gravity, a short one), then a tick as `sim.rigid.step` makes it by
+    // default (gravity, 1/30 s in 4 substeps): a damaged contact graph can pass the first
+    // and panic the solver in the second (found by fuzzing).
+    for (gravity, dt, steps) in [
+        (Vector::ZERO, 1.0 / 600.0, 1),
+        (Vector::new(0.0, -9.81, 0.0), 1.0 / 120.0, 4),
+    ] {
+        let mut trial = decode_world(bytes)?;
+        let stepped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            trial.gravity = gravity;
+            trial.integration_parameters.dt = dt;
+            for _ in 0..steps {
+                trial.step();
+            }
+            read_bodies(&trial)
+        }));
+        if let Err(panic) = stepped {
+            return Err(RigidError::Damaged(format!(
+                "a trial step panicked: {}",
+                panic_message(panic.as_ref())
+            )));
+        }
     }
+    Ok(())
 }
 
 impl RigidWorld {

@@ -162,6 +162,9 @@ pub(crate) fn render(
         ));
     }
     if first == ticks {
+        // A run killed after its last tick landed but before it took its state file away
+        // leaves one: the render is whole, so it goes now.
+        journal.finish();
         crate::outln!(
             "all {ticks} ticks in {} are already whole",
             args.out.display()
