@@ -584,3 +584,26 @@ fn propagate_writes_the_healthy_outputs_and_reports_the_rest() {
     assert!(o.status.success(), "{:?}", text(&o));
     assert_eq!(files_in(&dir.path().join("only")).len(), 1);
 }
+
+/// `validate` warns, on stderr and with exit code 0, about a declared input that nothing
+/// reads (issue 29: `stone.json`'s `seed` changed no byte under `--set`).
+#[test]
+fn validate_warns_about_an_input_that_nothing_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = r#"{
+  "kiln": 1,
+  "inputs": {"gain": {"type": "float", "default": 2.0}, "spare": {"type": "int", "default": 1}},
+  "nodes": {"twice": {"op": "math.mul", "inputs": {"a": "gain.out", "b": 2.0}}},
+  "outputs": {"out": "twice.out"}
+}"#;
+    std::fs::write(dir.path().join("g.json"), g).unwrap();
+    let o = kiln(&["validate", "g.json"], dir.path());
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(out.contains("ok:"), "{out}");
+    assert!(
+        err.contains("warning: input `spare` is declared but nothing reads it"),
+        "{err}"
+    );
+    assert!(!err.contains("`gain`"), "{err}");
+}

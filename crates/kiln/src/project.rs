@@ -243,6 +243,24 @@ impl Project {
             .collect()
     }
 
+    /// The declared inputs nothing reads: no wire leaves them in the lowering at the start
+    /// (calls written out, so an input passed into a called graph counts as read) and the
+    /// lowering took no choice by them. A graph input that drives nothing is most often a
+    /// knob wired to nothing by mistake (`--set` on it changes no byte).
+    pub fn unread_inputs(&mut self) -> Result<Vec<String>, ProjectError> {
+        let lowered = self.lower(Clock::default())?;
+        let g = &lowered.graph;
+        Ok(self
+            .inputs()
+            .into_iter()
+            .map(|i| i.name)
+            .filter(|name| {
+                !lowered.inputs_read.contains(name)
+                    && !g.wires().iter().any(|w| w.from.node.as_str() == name)
+            })
+            .collect())
+    }
+
     /// The graph's outputs, in the file's order.
     pub fn outputs(&self) -> Vec<OutputInfo> {
         let g = &self.doc.doc.graph;

@@ -388,3 +388,15 @@ fn cancelling_stops_a_cook_and_progress_is_reported() {
     let e = p.cook(&cancelled).expect_err("cancelled");
     assert!(e.to_string().contains("cancel"), "{e}");
 }
+
+/// Issue 29's finding: `stone.json` declares a `seed` that nothing reads, `wall.json` a
+/// `size`; every input of `marble.json` drives a node.
+#[test]
+fn inputs_that_nothing_reads_are_told() {
+    let mut stone = Project::open(example("stone.json")).unwrap();
+    assert_eq!(stone.unread_inputs().unwrap(), vec!["seed".to_string()]);
+    let mut wall = Project::open(example("wall.json")).unwrap();
+    assert_eq!(wall.unread_inputs().unwrap(), vec!["size".to_string()]);
+    let mut marble = Project::open(example("marble.json")).unwrap();
+    assert!(marble.unread_inputs().unwrap().is_empty());
+}

@@ -1,6 +1,7 @@
 //! `kiln validate GRAPH [--rate HZ]`: check a graph (structure, types, and every param and
 //! constant against its op's rules, at the sample rate given) and print every problem; exits
-//! non-zero if there are any.
+//! non-zero if there are any. A declared input that nothing reads is warned about on stderr
+//! (the exit code stays 0).
 
 use crate::common::{CliError, plan, project_error};
 use std::path::Path;
@@ -17,6 +18,13 @@ pub(crate) fn validate(
         .validate(kiln::Clock::default(), rate)
         .map_err(project_error)?;
     let g = plan(project)?.graph;
+    // A declared input that drives nothing is not a problem, but likely a mistake.
+    for name in project.unread_inputs().map_err(project_error)? {
+        eprintln!(
+            "warning: input `{name}` is declared but nothing reads it (wire it into a node's \
+             port; until then `--set {name}=...` changes nothing)"
+        );
+    }
     if diags.is_empty() {
         crate::outln!(
             "ok: {} is valid ({} nodes, {} wires)",
