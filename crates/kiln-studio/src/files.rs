@@ -209,6 +209,7 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
+            .enable_time()
             .build()
             .unwrap();
         let reads = Reads::default();
@@ -228,7 +229,8 @@ mod tests {
             let mut f = reads.open(path.clone()).await.unwrap();
             assert!(f.chunks.recv().await.is_some());
             drop(f);
-            for _ in 0..1000 {
+            // The reader thread notices at its next send; wait for it (10 s at most).
+            for _ in 0..5000 {
                 if reads.under_way() == 0 {
                     break;
                 }
