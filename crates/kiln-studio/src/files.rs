@@ -109,22 +109,6 @@ impl Reads {
         }
     }
 
-    /// The bytes of the regular file at `path` (at most [`MAX_SERVED_BYTES`]), read as
-    /// [`Reads::open`] streams them.
-    pub async fn read(&self, path: PathBuf) -> Result<Vec<u8>, ServeError> {
-        let mut f = self.open(path.clone()).await?;
-        let mut bytes = Vec::new();
-        while let Some(chunk) = f.chunks.recv().await {
-            match chunk {
-                Ok(c) => bytes.extend_from_slice(&c),
-                Err(source) => {
-                    return Err(ServeError::Read(InputFileError::Io { path, source }));
-                }
-            }
-        }
-        Ok(bytes)
-    }
-
     /// The reads under way now.
     pub fn under_way(&self) -> usize {
         self.now.load(Ordering::SeqCst)
@@ -199,6 +183,21 @@ pub fn mime(path: &Path) -> &'static str {
 mod tests {
     use super::*;
 
+    /// The whole file, as the route's client receives it.
+    async fn read_all(reads: &Reads, path: PathBuf) -> Result<Vec<u8>, ServeError> {
+        let mut f = reads.open(path.clone()).await?;
+        let mut bytes = Vec::new();
+        while let Some(chunk) = f.chunks.recv().await {
+            match chunk {
+                Ok(c) => bytes.extend_from_slice(&c),
+                Err(source) => {
+                    return Err(ServeError::Read(InputFileError::Io { path, source }));
+                }
+            }
+        }
+        Ok(bytes)
+    }
+
     #[test]
     fn a_file_streams_in_chunks_and_a_client_gone_ends_its_read() {
         let d = tempfile::tempdir().unwrap();
@@ -261,7 +260,7 @@ mod tests {
             let waiting = tokio::spawn({
                 let reads = reads.clone();
                 let path = path.clone();
-                async move { reads.read(path).await.map(|b| b.len()) }
+                async move { read_all(&reads, path).await.map(|b| b.len()) }
             });
             for _ in 0..100 {
                 tokio::task::yield_now().await;
@@ -275,7 +274,7 @@ mod tests {
                 .map(|_| {
                     let reads = reads.clone();
                     let path = path.clone();
-                    tokio::spawn(async move { reads.read(path).await.map(|b| b.len()) })
+                    tokio::spawn(async move { read_all(&reads, path).await.map(|b| b.len()) })
                 })
                 .collect();
             for t in all {

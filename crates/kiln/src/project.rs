@@ -76,23 +76,34 @@ impl OpenOptions {
     pub fn open_text(self, text: &str, origin: &str, dir: &Path) -> Result<Project, ProjectError> {
         let registry = self.registry.unwrap_or_else(crate::registry);
         let libs = LibraryPath::with_env(&self.libs);
-        let text_error = |e| ProjectError::Text {
-            origin: origin.to_string(),
-            source: Box::new(e),
-        };
-        let file = kiln_doc::graph_file::load_graph_in(text, &registry, dir).map_err(text_error)?;
-        let key = kiln_doc::assets::text_key(text.as_bytes());
-        let doc = kiln_doc::assets::document_of(file, dir, &registry, &libs, key).map_err(|e| {
-            ProjectError::Load {
-                path: PathBuf::from(origin),
-                source: Box::new(e),
-            }
-        })?;
+        let doc = document_of_text(&registry, text, origin, dir, &libs)?;
         let mut p = Project::new(registry, doc, origin.to_string(), None);
         p.libs = libs;
         p.dir = dir.to_path_buf();
         Ok(p)
     }
+}
+
+/// The document of graph text `text` (named `origin` in errors), its calls looked up in
+/// `dir`, then `libs`.
+fn document_of_text(
+    registry: &Registry,
+    text: &str,
+    origin: &str,
+    dir: &Path,
+    libs: &LibraryPath,
+) -> Result<DocumentFile, ProjectError> {
+    let file = kiln_doc::graph_file::load_graph_in(text, registry, dir).map_err(|e| {
+        ProjectError::Text {
+            origin: origin.to_string(),
+            source: Box::new(e),
+        }
+    })?;
+    let key = kiln_doc::assets::text_key(text.as_bytes());
+    kiln_doc::assets::document_of(file, dir, registry, libs, key).map_err(|e| ProjectError::Load {
+        path: PathBuf::from(origin),
+        source: Box::new(e),
+    })
 }
 
 /// The clock a plan is made at (an animated param is sampled there; a scope may read it).
@@ -438,18 +449,7 @@ impl Project {
     /// calls are looked up where the project's were; the plan kept, the store and the
     /// inputs that are still declared stay. On an error nothing changes.
     pub fn replace_text(&mut self, text: &str) -> Result<(), ProjectError> {
-        let text_error = |e| ProjectError::Text {
-            origin: self.origin.clone(),
-            source: Box::new(e),
-        };
-        let file = kiln_doc::graph_file::load_graph_in(text, &self.registry, &self.dir)
-            .map_err(text_error)?;
-        let key = kiln_doc::assets::text_key(text.as_bytes());
-        let doc = kiln_doc::assets::document_of(file, &self.dir, &self.registry, &self.libs, key)
-            .map_err(|e| ProjectError::Load {
-            path: PathBuf::from(&self.origin),
-            source: Box::new(e),
-        })?;
+        let doc = document_of_text(&self.registry, text, &self.origin, &self.dir, &self.libs)?;
         self.doc = doc;
         let declared: Vec<String> = self.inputs().into_iter().map(|i| i.name).collect();
         self.inputs.retain(|name, _| declared.contains(name));
@@ -459,11 +459,13 @@ impl Project {
     /// Apply `edit` to the document (a param, a constant, a wire, a node added or taken
     /// away); the next plan sees it.
     pub fn edit(&mut self, edit: &kiln_doc::edit::Edit) -> Result<(), ProjectError> {
-        kiln_doc::edit::apply_edit(&mut self.doc.doc, edit).map_err(|e| ProjectError::Edit {
-            origin: self.origin.clone(),
-            source: Box::new(e),
+        let doc = &mut self.doc;
+        kiln_doc::edit::apply_edit_digested(&mut doc.doc, &mut doc.digest, edit).map_err(|e| {
+            ProjectError::Edit {
+                origin: self.origin.clone(),
+                source: Box::new(e),
+            }
         })?;
-        self.doc.digest = kiln_doc::document::DocDigest::whole(&self.doc.doc);
         self.kept = None;
         Ok(())
     }

@@ -236,3 +236,22 @@ fn replaced_text_keeps_the_inputs_still_declared_and_a_broken_text_changes_nothi
     assert!(p.input_values().contains_key("mix"));
     assert!(!p.input_values().contains_key("tint"));
 }
+
+/// An edit after a cook reaches the next cook: the project's kept lowering is keyed by the
+/// document's digest, which the edit brings up to date.
+#[test]
+fn an_edit_after_a_cook_is_what_the_next_cook_sees() {
+    let octaves = Edit::Const {
+        node: "fine".into(),
+        port: "octaves".into(),
+        value: Value::Int(3),
+    };
+    let mut p = Project::open(marble()).expect("opens");
+    let before = fresh(&mut p);
+    p.edit(&octaves).expect("fine has octaves");
+    let after = fresh(&mut p);
+    assert_ne!(after, before);
+    let mut q = Project::open(marble()).expect("opens");
+    q.edit(&octaves).expect("fine has octaves");
+    assert_eq!(after, fresh(&mut q));
+}

@@ -3,7 +3,7 @@
 //! to a [`Document`] and says what it touched, so a live plan (`kiln_lower::lower::Live`)
 //! can follow the same edit into its flat graph instead of comparing two documents.
 
-use crate::document::{Document, PlanValue, Scope};
+use crate::document::{DocDigest, Document, PlanValue, Scope};
 use kiln_core::graph::{GraphError, PortRef};
 use kiln_core::value::Value;
 use std::sync::Arc;
@@ -173,6 +173,28 @@ pub fn apply_edit(doc: &mut Document, edit: &Edit) -> Result<Applied, EditError>
         }
     };
     Ok(Applied::Nodes(touched))
+}
+
+/// [`apply_edit`], bringing `digest` (the document's [`DocDigest`]) up to date by what the
+/// edit touched rather than digesting the whole document again.
+pub fn apply_edit_digested(
+    doc: &mut Document,
+    digest: &mut DocDigest,
+    edit: &Edit,
+) -> Result<Applied, EditError> {
+    let applied = apply_edit(doc, edit)?;
+    match &applied {
+        Applied::Nodes(touched) => {
+            let touched: Vec<&str> = touched.iter().map(String::as_str).collect();
+            digest.patch(doc, &touched);
+        }
+        Applied::Item { node, index, old } => {
+            if let Edit::Item { value, .. } = edit {
+                digest.patch_item(node, *index, old, value);
+            }
+        }
+    }
+    Ok(applied)
 }
 
 /// Set the item, answering the one it replaced.

@@ -6,6 +6,7 @@
 
 use super::Edit;
 use crate::document::Document;
+pub use crate::graph_file::Section;
 use kiln_core::graph::PortRef;
 use serde::Deserialize;
 use serde_json::{Map, Value as Json};
@@ -94,27 +95,6 @@ pub enum FileEditError {
     NotAGraph,
 }
 
-/// Which section of the file holds a node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Section {
-    /// `inputs`: a graph input.
-    Inputs,
-    /// `nodes`.
-    Nodes,
-    /// `outputs`: a graph output.
-    Outputs,
-}
-
-impl Section {
-    fn key(self) -> &'static str {
-        match self {
-            Section::Inputs => "inputs",
-            Section::Nodes => "nodes",
-            Section::Outputs => "outputs",
-        }
-    }
-}
-
 /// The section holding `node`, if any.
 pub fn section_of(doc: &Json, node: &str) -> Option<Section> {
     [Section::Inputs, Section::Nodes, Section::Outputs]
@@ -162,17 +142,23 @@ fn insert_sorted(map: &mut Map<String, Json>, key: &str, value: Json) {
     }
 }
 
+/// The object `node`'s entry holds, or the refusal naming it.
+fn entry_object<'a>(
+    entry: &'a mut Json,
+    node: &str,
+) -> Result<&'a mut Map<String, Json>, FileEditError> {
+    entry.as_object_mut().ok_or_else(|| FileEditError::Refused {
+        node: node.into(),
+        message: "its entry is not an object".into(),
+    })
+}
+
 fn sub_object<'a>(
     entry: &'a mut Json,
     key: &str,
     node: &str,
 ) -> Result<&'a mut Map<String, Json>, FileEditError> {
-    let obj = entry
-        .as_object_mut()
-        .ok_or_else(|| FileEditError::Refused {
-            node: node.into(),
-            message: "its entry is not an object".into(),
-        })?;
+    let obj = entry_object(entry, node)?;
     let sub = obj
         .entry(key.to_string())
         .or_insert_with(|| Json::Object(Map::new()));
@@ -213,12 +199,7 @@ fn apply_in_place(doc: &mut Json, edit: &FileEdit) -> Result<(), FileEditError> 
             let (s, entry) = node_entry(doc, node)?;
             match s {
                 Section::Inputs if param == "default" => {
-                    let obj = entry
-                        .as_object_mut()
-                        .ok_or_else(|| FileEditError::Refused {
-                            node: node.clone(),
-                            message: "its entry is not an object".into(),
-                        })?;
+                    let obj = entry_object(entry, node)?;
                     obj.insert("default".into(), value.clone());
                 }
                 Section::Inputs if param == "color" => set_input_colour(entry, node, value)?,
@@ -423,12 +404,7 @@ fn one_of<'v>(value: &'v Json, allowed: &[&str], node: &str) -> Result<&'v str, 
 /// is.
 fn set_input_colour(entry: &mut Json, node: &str, value: &Json) -> Result<(), FileEditError> {
     let space = one_of(value, &INPUT_COLOURS, node)?;
-    let obj = entry
-        .as_object_mut()
-        .ok_or_else(|| FileEditError::Refused {
-            node: node.into(),
-            message: "its entry is not an object".into(),
-        })?;
+    let obj = entry_object(entry, node)?;
     if obj.get("type").and_then(Json::as_str) != Some("image") {
         return Err(FileEditError::Refused {
             node: node.into(),

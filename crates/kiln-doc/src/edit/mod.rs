@@ -15,7 +15,7 @@ mod file_edit;
 mod history;
 mod house_style;
 
-pub use doc_edit::{Applied, Edit, EditError, apply_edit};
+pub use doc_edit::{Applied, Edit, EditError, apply_edit, apply_edit_digested};
 pub use file_edit::{
     FileEdit, FileEditError, INPUT_COLOURS, OUTPUT_COLOURS, Section, apply, fresh_id,
     referenced_node, section_of,

@@ -3,7 +3,8 @@
 //! from its inputs, nodes and outputs in that order.
 
 use super::from_json_error;
-use super::names::{Names, Section};
+use super::names::Names;
+use super::section::Section;
 use super::shape::{check_keys, get, object};
 use super::structure::Structure;
 use super::{

@@ -50,6 +50,7 @@ mod editor;
 mod load;
 mod names;
 mod save;
+mod section;
 mod shape;
 pub mod structure;
 
@@ -59,6 +60,7 @@ pub use load::{load_graph, load_graph_bytes, load_graph_in, read_graph};
 pub use names::is_valid_name;
 pub(crate) use save::save_graph_with;
 pub use save::{save_graph, save_graph_with_meta, write_graph};
+pub use section::Section;
 
 use kiln_core::graph::Graph;
 use kiln_core::registry::Registry;
@@ -140,35 +142,21 @@ impl GraphFile {
 
 /// The declared type of param `name` of `op`, if the registry knows them.
 pub(crate) fn param_type(registry: &Registry, op: &str, name: &str) -> Option<ValueType> {
-    registry.get(op).and_then(|o| {
-        o.spec()
-            .params
-            .iter()
-            .find(|p| p.name == name)
-            .map(|p| p.ty)
-    })
+    let spec = registry.get(op)?.spec();
+    Some(spec.params[spec.param_index(name)?].ty)
 }
 
 /// The declared type of input `port` of `op`, if the registry knows them.
 pub(crate) fn input_type(registry: &Registry, op: &str, port: &str) -> Option<ValueType> {
-    registry.get(op).and_then(|o| {
-        o.spec()
-            .inputs
-            .iter()
-            .find(|p| p.name == port)
-            .map(|p| p.ty)
-    })
+    let spec = registry.get(op)?.spec();
+    Some(spec.inputs[spec.input_index(port)?].ty)
 }
 
 /// The declared type of input `name` of `op` when the op marks it a former param
 /// ([`was_param`](kiln_core::op::InputSpec::was_param)): a `params` key of that name gives the
 /// input's constant.
 pub(crate) fn former_param_type(registry: &Registry, op: &str, name: &str) -> Option<ValueType> {
-    registry.get(op).and_then(|o| {
-        o.spec()
-            .inputs
-            .iter()
-            .find(|p| p.name == name && p.was_param)
-            .map(|p| p.ty)
-    })
+    let spec = registry.get(op)?.spec();
+    let port = &spec.inputs[spec.input_index(name)?];
+    port.was_param.then_some(port.ty)
 }

@@ -2,6 +2,7 @@
 //! (each becomes a node, so they share one set of ids).
 
 use super::LoadError;
+use super::section::Section;
 use kiln_io::convert::child;
 use std::collections::HashMap;
 
@@ -13,34 +14,6 @@ pub fn is_valid_name(s: &str) -> bool {
         _ => return false,
     }
     chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
-/// A section of a graph file that defines names.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Section {
-    /// `inputs`.
-    Inputs,
-    /// `nodes`.
-    Nodes,
-    /// `outputs`.
-    Outputs,
-}
-
-impl Section {
-    fn key(self) -> &'static str {
-        match self {
-            Section::Inputs => "inputs",
-            Section::Nodes => "nodes",
-            Section::Outputs => "outputs",
-        }
-    }
-    fn what(self) -> &'static str {
-        match self {
-            Section::Inputs => "input",
-            Section::Nodes => "node",
-            Section::Outputs => "output",
-        }
-    }
 }
 
 /// The names claimed so far, with the section of each.

@@ -73,17 +73,17 @@ pub fn render_preview_counted(mesh: &Mesh, size: u32) -> (Vec<u8>, u64) {
     };
     let mut depth = vec![f32::INFINITY; s * s];
     let budget = WORK_PER_PIXEL.saturating_mul((s * s) as u64);
-    // The samples taken so far, and the grid step: 1, then 2, 4, … each time the work since
-    // the last change passes the budget.
-    let (mut work, mut spent, mut step) = (0u64, 0u64, 1usize);
+    // The samples taken so far, the work when the grid step last changed, and the step: 1,
+    // then 2, 4, … each time the work since the last change passes the budget.
+    let (mut work, mut since, mut step) = (0u64, 0u64, 1usize);
     for t in &c.triangles {
-        if spent > budget {
+        if work - since > budget {
             // The coarsest grid's budget spent too: the picture stands as drawn.
             if step >= s {
                 break;
             }
             step *= 2;
-            spent = 0;
+            since = work;
         }
         let [a, b, p] = t.map(|i| c.positions[i as usize]);
         let n = (b - a).cross(p - a).normalize_or_zero();
@@ -104,7 +104,6 @@ pub fn render_preview_counted(mesh: &Mesh, size: u32) -> (Vec<u8>, u64) {
         let (bx1, by1) = (max.x as usize / step, max.y as usize / step);
         let samples = ((bx1 - bx0 + 1) * (by1 - by0 + 1)) as u64;
         work += samples;
-        spent += samples;
         for by in by0..=by1 {
             for bx in bx0..=bx1 {
                 let (x, y) = (bx * step, by * step);
@@ -135,7 +134,6 @@ pub fn render_preview_counted(mesh: &Mesh, size: u32) -> (Vec<u8>, u64) {
                 }
                 let filled = ((x1 - x) * (y1 - y)) as u64;
                 work += filled;
-                spent += filled;
             }
         }
     }

@@ -24,7 +24,7 @@ use kiln_core::op::Role;
 use kiln_core::registry::Registry;
 use kiln_core::value::Value;
 use kiln_doc::document::{Call, DocDigest, Document, PlanValue, Scope};
-use kiln_doc::edit::{Applied, apply_edit};
+use kiln_doc::edit::apply_edit_digested;
 pub use kiln_doc::edit::{Edit, EditError};
 use std::sync::Arc;
 
@@ -112,17 +112,7 @@ impl Live {
     /// `Ok(false)` when the next [`Live::plan`] makes a new plan.
     pub fn edit(&mut self, edit: Edit) -> Result<bool, EditError> {
         let old = self.digest.key();
-        match apply_edit(&mut self.doc, &edit)? {
-            Applied::Nodes(touched) => {
-                let touched: Vec<&str> = touched.iter().map(String::as_str).collect();
-                self.digest.patch(&self.doc, &touched);
-            }
-            Applied::Item { node, index, old } => {
-                if let Edit::Item { value, .. } = &edit {
-                    self.digest.patch_item(&node, index, &old, value);
-                }
-            }
-        }
+        apply_edit_digested(&mut self.doc, &mut self.digest, &edit)?;
         let new = self.digest.key();
         let (registry, kept) = self.lowerer.kept_mut(old);
         let Some(lowered) = kept else {

@@ -33,14 +33,17 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 let levels = count(call, 1, SUBDIVIDE_LEVELS)?;
                 let input = mesh(call, 0)?;
                 // The size of the last level is known before the first is made: a mesh over a
-                // limit, or more than the memory budget holds, is refused before any level.
-                let (points, prims, vertices, bytes) =
-                    subdivide::subdivided_size(input, scheme == "loop", levels);
-                crate::limits::check_size(call.node, points, prims, vertices)?;
-                kiln_core::memory::check(bytes, || {
-                    format!("node `{}`: {levels} levels of subdivision ({points} points)", call.node)
-                })
-                .map_err(|e| OpError::new(e.to_string()))?;
+                // limit, or more than the memory budget holds, is refused before any level. (A
+                // single level checks its own size before it allocates.)
+                if levels > 1 {
+                    let (points, prims, vertices, bytes) =
+                        subdivide::subdivided_size(input, scheme == "loop", levels);
+                    crate::limits::check_size(call.node, points, prims, vertices)?;
+                    kiln_core::memory::check(bytes, || {
+                        format!("node `{}`: {levels} levels of subdivision ({points} points)", call.node)
+                    })
+                    .map_err(|e| OpError::new(e.to_string()))?;
+                }
                 // The first level reads the input in place; later levels read the last.
                 let mut m: Option<Mesh> = None;
                 for _ in 0..levels {

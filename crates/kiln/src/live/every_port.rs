@@ -5,10 +5,9 @@ use kiln_core::graph::PortRef;
 use kiln_core::recurrence::LATCH_OP;
 use kiln_core::registry::Registry;
 use kiln_doc::document::{CALL_PREFIX, Document};
+pub(crate) use kiln_std::graph_io::OUTPUT_OP;
 use std::collections::HashSet;
 
-/// The op of the outputs added.
-pub(crate) const OUTPUT_OP: &str = "output";
 /// The prefix of the ids of the outputs added for ports.
 pub const PORT_OUTPUT_PREFIX: &str = "__studio_preview_";
 
