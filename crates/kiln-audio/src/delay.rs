@@ -204,6 +204,7 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 Value::Int(0),
                 "delay in samples; when above 0 it overrides `time`",
             )
+            .plan_time()
             .with_rule(Rule::Check(samples_rule)),
         )
         .param(

@@ -25,7 +25,7 @@ pub(crate) struct Cli {
 /// The options of `kiln run` and `kiln demo`.
 #[derive(clap::Args)]
 pub(crate) struct EvalArgs {
-    /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
+    /// Set a graph input: NAME=VALUE, or any port of a node: NODE.PORT=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub(crate) set: Vec<String>,
     /// Folder to write outputs into (created if missing).
@@ -178,7 +178,7 @@ pub(crate) struct RenderArgs {
         conflicts_with = "ticks"
     )]
     pub(crate) stereo: Option<StereoPair>,
-    /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb;
+    /// Set a graph input: NAME=VALUE, or any port of a node: NODE.PORT=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb;
     /// audio inputs: NAME=@file.wav.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub(crate) set: Vec<String>,
@@ -504,7 +504,7 @@ pub(crate) struct WatchArgs {
     /// output as NAME.wav (32-bit float), as one group.
     #[arg(long, value_name = "S", value_parser = parse_watch_seconds)]
     pub(crate) seconds: Option<f64>,
-    /// Set a graph input: NAME=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
+    /// Set a graph input: NAME=VALUE, or any port of a node: NODE.PORT=VALUE (repeatable). Vectors and colours: 1,2,3 or #rrggbb.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub(crate) set: Vec<String>,
     /// Seed for procedural randomness.

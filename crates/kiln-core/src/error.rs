@@ -27,6 +27,8 @@ pub enum DiagnosticKind {
     Cycle,
     /// A param or constant of the right type that breaks its op's rule (a range, a choice).
     BadValue,
+    /// A wire into a plan-time param from a value known only while cooking.
+    PlanTimePort,
 }
 
 impl DiagnosticKind {
@@ -42,6 +44,7 @@ impl DiagnosticKind {
             DiagnosticKind::MissingParam => "missing-param",
             DiagnosticKind::Cycle => "cycle",
             DiagnosticKind::BadValue => "bad-value",
+            DiagnosticKind::PlanTimePort => "plan-time-port",
         }
     }
 }

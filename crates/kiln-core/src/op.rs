@@ -8,6 +8,7 @@ use std::borrow::Cow;
 
 pub mod columns;
 pub mod fn_op;
+pub mod param_ports;
 pub mod rule;
 pub use columns::{BinaryColumns, Columns};
 pub use fn_op::FnOp;
@@ -232,6 +233,12 @@ pub struct ParamSpec {
     pub default: Option<Value>,
     /// What values the param accepts beyond its type (see [`rule`]).
     pub rule: Option<Rule>,
+    /// A plan-time port: the value shapes the node before it runs (its output type, its
+    /// structure), so a wire into it must come from a value the plan knows (a constant, a
+    /// graph input, a scope's item), which the plan writes in as the param's constant. Any
+    /// other param is also an ordinary input port: a wire from a cooked value drives it at
+    /// run time (see [`param_ports`]).
+    pub plan_time: bool,
     /// One-line description.
     pub doc: Cow<'static, str>,
 }
@@ -244,6 +251,7 @@ impl ParamSpec {
             ty,
             default: Some(default),
             rule: None,
+            plan_time: false,
             doc: doc.into(),
         }
     }
@@ -254,8 +262,14 @@ impl ParamSpec {
             ty,
             default: None,
             rule: None,
+            plan_time: false,
             doc: doc.into(),
         }
+    }
+    /// Mark the param as a plan-time port (see [`ParamSpec::plan_time`]).
+    pub fn plan_time(mut self) -> Self {
+        self.plan_time = true;
+        self
     }
     /// Accept only values that follow `rule`.
     pub fn with_rule(mut self, rule: Rule) -> Self {
@@ -416,6 +430,11 @@ impl OpSpec {
                 format!("param `{}`", name(self.params.get(i).map(|p| &p.name)))
             }
         }
+    }
+    /// Whether param `i` is a plan-time port (see [`ParamSpec::plan_time`]): marked so, or a
+    /// param of a graph's interface node or of a latch, which the plan reads itself.
+    pub fn param_at_plan_time(&self, i: usize) -> bool {
+        self.params.get(i).is_some_and(|p| p.plan_time) || self.role != Role::Node || self.delay
     }
     /// Whether any input is lazy.
     pub fn has_lazy_inputs(&self) -> bool {

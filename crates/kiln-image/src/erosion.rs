@@ -79,6 +79,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 Value::Int(50),
                 "erosion steps",
             )
+            .plan_time()
             .with_rule(Rule::Ints {
                 min: 0,
                 max: MAX_ITERATIONS,

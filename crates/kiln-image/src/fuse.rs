@@ -58,8 +58,27 @@ pub fn fuse(g: &Graph, reg: &Registry, keep: &[&str]) -> (Graph, FuseReport) {
         return (g.clone(), FuseReport::default());
     };
     let nodes = g.nodes();
+    // A node with a wire into a param reads that param only when it runs, and fusion reads
+    // params from `params` only: a node with either at a param's port is not fused.
+    let mut param_wired: Vec<bool> = nodes
+        .iter()
+        .map(|n| {
+            reg.get(&n.op)
+                .is_some_and(|op| n.consts.keys().any(|k| op.spec().input_index(k).is_none()))
+        })
+        .collect();
+    for w in g.wires() {
+        if let Some(i) = g.index_of(&w.to.node)
+            && reg
+                .get(&nodes[i].op)
+                .is_some_and(|op| op.spec().input_index(&w.to.port).is_none())
+        {
+            param_wired[i] = true;
+        }
+    }
     let fusable = |i: usize| {
-        builder(&nodes[i].op).is_some()
+        !param_wired[i]
+            && builder(&nodes[i].op).is_some()
             && reg
                 .get(&nodes[i].op)
                 .is_some_and(|op| op.spec().outputs.len() == 1)

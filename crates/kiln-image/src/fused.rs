@@ -51,12 +51,15 @@ impl FusedOp {
             ));
         }
         let spec = spec
-            .param(ParamSpec::new(
-                "chain",
-                ValueType::List,
-                Value::List(Arc::from(Vec::<Value>::new())),
-                "the members: [op, params, args] each",
-            ))
+            .param(
+                ParamSpec::new(
+                    "chain",
+                    ValueType::List,
+                    Value::List(Arc::from(Vec::<Value>::new())),
+                    "the members: [op, params, args] each",
+                )
+                .plan_time(),
+            )
             .output(OutputSpec::new(
                 "out",
                 IMAGE_TYPE,

@@ -246,6 +246,7 @@ pub fn with_size_params(spec: OpSpec) -> OpSpec {
                 Value::Int(0),
                 "width in pixels (0: the request's, 256 when it names none)",
             )
+            .plan_time()
             .with_rule(SIDE_RULE),
         )
         .param(
@@ -255,6 +256,7 @@ pub fn with_size_params(spec: OpSpec) -> OpSpec {
                 Value::Int(0),
                 "height in pixels (0: the request's, 256 when it names none)",
             )
+            .plan_time()
             .with_rule(SIDE_RULE),
         )
         .with_params_rule(pixels_rule)
@@ -274,6 +276,7 @@ pub fn with_fixed_size_params(spec: OpSpec) -> OpSpec {
     debug_assert!(spec.params.is_empty(), "the size params come first");
     spec.param(
         ParamSpec::new("width", ValueType::Int, Value::Int(256), "width in pixels")
+            .plan_time()
             .with_rule(FIXED_SIDE_RULE),
     )
     .param(
@@ -283,6 +286,7 @@ pub fn with_fixed_size_params(spec: OpSpec) -> OpSpec {
             Value::Int(256),
             "height in pixels",
         )
+        .plan_time()
         .with_rule(FIXED_SIDE_RULE),
     )
     .with_params_rule(pixels_rule)

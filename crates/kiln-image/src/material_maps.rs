@@ -154,6 +154,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 Value::Int(8),
                 "directions marched",
             )
+            .plan_time()
             .with_rule(Rule::Ints { min: 1, max: 64 }),
         )
         .param(float(

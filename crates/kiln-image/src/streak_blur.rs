@@ -123,6 +123,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 Value::Int(8),
                 "steps of the walk",
             )
+            .plan_time()
             .with_rule(Rule::Ints {
                 min: 1,
                 max: MAX_SAMPLES,

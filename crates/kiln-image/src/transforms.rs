@@ -201,6 +201,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 Value::Int(6),
                 "wedges around the centre (1..=64)",
             )
+            .plan_time()
             .with_rule(Rule::Ints { min: 1, max: 64 }),
         )
         .output(OutputSpec::new("out", IMAGE_TYPE, "the kaleidoscope")),

@@ -289,6 +289,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             Value::Int(40),
             "red-black Gauss–Seidel sweeps per projection",
         )
+.plan_time()
         .with_rule(Rule::Ints {
             min: 1,
             max: 10_000,

@@ -106,7 +106,9 @@ pub(crate) fn with_size_params(spec: OpSpec, side: i64) -> OpSpec {
         max: crate::grid::MAX_SIDE as i64,
     };
     spec.param(
-        ParamSpec::new("width", ValueType::Int, Value::Int(side), "width in cells").with_rule(rule),
+        ParamSpec::new("width", ValueType::Int, Value::Int(side), "width in cells")
+            .plan_time()
+            .with_rule(rule),
     )
     .param(
         ParamSpec::new(
@@ -115,6 +117,7 @@ pub(crate) fn with_size_params(spec: OpSpec, side: i64) -> OpSpec {
             Value::Int(side),
             "height in cells",
         )
+        .plan_time()
         .with_rule(rule),
     )
 }

@@ -171,7 +171,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.register(
         FnOp::new(
             OpSpec::new("const", "A constant; its type is the type of `value`.")
-                .param(ParamSpec::required("value", ValueType::Any, "the constant"))
+                .param(ParamSpec::required("value", ValueType::Any, "the constant").plan_time())
                 .output(OutputSpec::new("out", ValueType::Any, "the constant")),
             |c, out| {
                 out[0] = c.params[0].clone();

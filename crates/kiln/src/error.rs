@@ -53,6 +53,24 @@ pub enum ProjectError {
         /// The graph's inputs.
         inputs: Vec<String>,
     },
+    /// `NODE.PORT` named a node the graph does not have (and no input has that name).
+    #[error("`{name}`: the graph has no input of that name and no node `{node}`")]
+    UnknownNode {
+        /// The name given.
+        name: String,
+        /// The node it names.
+        node: String,
+    },
+    /// `NODE.PORT` named a port the node does not have.
+    #[error("`{node}.{port}`: node `{node}` has no port `{port}` (it has: {})", .ports.join(", "))]
+    UnknownPort {
+        /// The node.
+        node: String,
+        /// The port given.
+        port: String,
+        /// The node's ports (its inputs and params).
+        ports: Vec<String>,
+    },
     /// A value (or a file) given for an input does not fit its type.
     #[error("`{name}` ({ty}): {message}")]
     InputValue {

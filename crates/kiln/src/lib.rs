@@ -35,6 +35,7 @@
 pub struct ReadmeDoctests;
 
 // The project: opening, interface, inputs, lowering.
+mod node_port;
 mod project;
 pub use project::{Clock, Lowering, OpenOptions, Project};
 

@@ -1,6 +1,7 @@
 //! [`Project`]: a graph file opened with everything it calls, its inputs, and the plan kept
 //! while nothing it stands on changes.
 
+use crate::node_port::NodePort;
 use crate::cache_dir::CacheDir;
 use crate::error::ProjectError;
 use crate::evaluator_kind::memo_budget;
@@ -312,8 +313,32 @@ impl Project {
         Ok((info.ty, input_colour(&self.doc.doc.graph, name)))
     }
 
-    /// Give input `name` the value `value` (an int is taken by a float input).
+    /// The port `NODE.PORT` names, when `name` is no declared input but has a dot.
+    fn node_port(&self, name: &str) -> Option<Result<NodePort, ProjectError>> {
+        if !name.contains('.') || self.inputs().iter().any(|i| i.name == name) {
+            return None;
+        }
+        Some(NodePort::find(&self.doc.doc, &self.registry, name))
+    }
+
+    /// Give the port `at` names the value `value`, as an edit of the document; a wire into
+    /// it is taken away (the value set stands for whatever drove it).
+    fn set_port(&mut self, at: NodePort, value: Value) -> Result<(), ProjectError> {
+        let edit = at.edit(value)?;
+        let to = kiln_core::graph::PortRef::new(at.node.as_str(), &at.port);
+        if self.doc.doc.graph.wires().iter().any(|w| w.to == to) {
+            self.edit(&kiln_doc::edit::Edit::Disconnect { to })?;
+        }
+        self.edit(&edit)
+    }
+
+    /// Give input `name` the value `value` (an int is taken by a float input). A name that
+    /// is no input but `NODE.PORT` sets that port of that node of the top graph (a param, an
+    /// input's constant, a call's argument) in the document.
     pub fn set(&mut self, name: &str, value: impl Into<Value>) -> Result<(), ProjectError> {
+        if let Some(at) = self.node_port(name) {
+            return self.set_port(at?, value.into());
+        }
         let (ty, _) = self.input_type(name)?;
         let value = value.into();
         let value = match (&value, ty) {
@@ -339,6 +364,11 @@ impl Project {
     /// Give input `name` the value of `text`: a plain value parsed by the input's type, or
     /// `@path`, a file decoded by it (image, mesh, audio), once.
     pub fn set_text(&mut self, name: &str, text: &str) -> Result<(), ProjectError> {
+        if let Some(at) = self.node_port(name) {
+            let at = at?;
+            let v = input_value(name, text, at.ty, None)?;
+            return self.set_port(at, v);
+        }
         let (ty, colour) = self.input_type(name)?;
         let v = input_value(name, text, ty, colour)?;
         self.inputs.insert(name.to_string(), v);

@@ -51,7 +51,20 @@ fn list_registered(reg: &Registry, filter: Option<&str>) {
                 .as_ref()
                 .map(|d| format!("default {}", show(d)))
                 .unwrap_or_else(|| "required".into());
-            crate::outln!("    par {}: {} [{d}] — {}", p.name, p.ty, p.doc);
+            // The range declared with the param, and whether only plan-known values drive it
+            // (every param is also an input port of its name).
+            let mut notes = vec![d];
+            notes.extend(p.rule.as_ref().and_then(|r| r.describe()));
+            if p.plan_time {
+                notes.push("plan-time".into());
+            }
+            crate::outln!(
+                "    par {}: {} [{}] — {}",
+                p.name,
+                p.ty,
+                notes.join("; "),
+                p.doc
+            );
         }
         for o in &s.outputs {
             crate::outln!("    out {}: {} — {}", o.name, o.ty, o.doc);

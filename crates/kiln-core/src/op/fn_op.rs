@@ -215,6 +215,13 @@ impl<S: sealed::Shape> FnOpBuilder<S> {
             .param(ParamSpec::new(name, ty, default, doc).with_rule(rule));
         self.to()
     }
+    /// Mark the param declared last a plan-time port (see [`ParamSpec::plan_time`]).
+    pub fn plan_time(mut self) -> FnOpBuilder<General> {
+        if let Some(p) = self.spec.params.last_mut() {
+            p.plan_time = true;
+        }
+        self.to()
+    }
     /// Add an output of type `ty`.
     pub fn output_of(
         mut self,

@@ -114,6 +114,22 @@ impl Rule {
         max: Bound::Unbounded,
     };
 
+    /// What the rule accepts, as a listing shows it (`an int from 1 to 64`); `None` for an
+    /// op's own check, which says what it wants only of a value it refuses.
+    pub fn describe(&self) -> Option<String> {
+        match *self {
+            Rule::Ints { min, max } => Some(int_range(min, max)),
+            Rule::Number { min, max } => Some(number_range(min, max)),
+            Rule::Finite => Some("finite components".into()),
+            Rule::NotEmpty => Some("not empty".into()),
+            Rule::OneOf(choices) => {
+                let list: Vec<String> = choices.iter().map(|c| format!("`{c}`")).collect();
+                Some(format!("one of {}", list.join(", ")))
+            }
+            Rule::Check(_) => None,
+        }
+    }
+
     /// Whether `v` follows the rule, or why not.
     pub fn check(&self, v: &Value, env: &RuleEnv) -> Result<(), Violation> {
         match *self {

@@ -107,6 +107,19 @@ impl Cone<'_> {
             let op = &r.ops[v];
             let spec = op.spec();
             let n_in = spec.inputs.len();
+            // A signal op builds its processor from its params: a param wired from a value
+            // cooked at run time (see `crate::op::param_ports`) has no processor to reach.
+            if let Some(sop) = registry.signal(&spec.id)
+                && let Some(extra) = spec.inputs.get(sop.spec().inputs.len())
+            {
+                return Err(self.node_err(
+                    v,
+                    Some(format!("param `{}`", extra.name)),
+                    "is wired from a cooked value; a streamed signal op takes its params as \
+                     constants (give it a constant or a graph input)"
+                        .into(),
+                ));
+            }
             let mut ctl = Vec::with_capacity(n_in);
             let mut control_of = vec![None; n_in];
             let mut const_of = vec![None; n_in];

@@ -195,8 +195,40 @@ pub(crate) fn value_fits(ty: ValueType, v: &Value) -> bool {
 
 pub(crate) use resolve::resolve;
 
+/// The value `node` gives param `p` of its op (`spec`): under `params`, or as a constant at
+/// the param's port (an input of the same name, if the op has one, keeps that constant).
+pub(crate) fn given_param(
+    spec: &crate::op::OpSpec,
+    node: &crate::graph::Node,
+    p: &crate::op::ParamSpec,
+) -> Option<Value> {
+    node.params.get(&p.name).cloned().or_else(|| {
+        node.consts
+            .get(&p.name)
+            .filter(|_| spec.input_index(&p.name).is_none())
+            .map(|v| conform_param(p.ty, v))
+    })
+}
+
+/// A constant given at a param's port, read as the param reads it: an int for a float
+/// param is that float (as a graph file types a param's constant).
+pub(crate) fn conform_param(ty: ValueType, v: &Value) -> Value {
+    match (ty, v) {
+        (ValueType::Float, Value::Int(i)) => Value::Float(*i as f64),
+        _ => v.clone(),
+    }
+}
+
 fn unknown_input(node: NodeId, op_id: &str, name: &str, op: &dyn Op) -> Diagnostic {
-    let names: Vec<&str> = op.spec().inputs.iter().map(|p| &*p.name).collect();
+    // Every param is also an input port of its name.
+    let spec = op.spec();
+    let mut names: Vec<&str> = spec.inputs.iter().map(|p| &*p.name).collect();
+    names.extend(
+        spec.params
+            .iter()
+            .map(|p| &*p.name)
+            .filter(|p| spec.input_index(p).is_none()),
+    );
     Diagnostic::new(DiagnosticKind::UnknownPort, &node, op_id)
         .port(format!("input `{name}`"))
         .expected(if names.is_empty() {

@@ -8,6 +8,7 @@ use crate::analysis::Topology;
 use crate::error::{Diagnostic, DiagnosticKind, Diagnostics};
 use crate::graph::Graph;
 use crate::op::Op;
+use crate::op::param_ports::ParamPorts;
 use crate::registry::Registry;
 use crate::value::{Value, ValueType};
 use std::sync::Arc;
@@ -47,6 +48,7 @@ fn resolve_with(
         bindings: Vec::with_capacity(n),
     };
     r.nodes();
+    r.param_wires();
     r.wires();
     r.defaults();
     let (topo, partial, order) = r.order();
@@ -124,8 +126,22 @@ impl Resolver<'_> {
             }
             let mut pv = Vec::with_capacity(spec.params.len());
             for p in &spec.params {
-                match node.params.get(&p.name).or(p.default.as_ref()) {
-                    Some(v) if value_fits(p.ty, v) => pv.push(v.clone()),
+                // A param is also an input port of its name: a constant given there is the
+                // param's value, as if it were written under `params`.
+                let given = super::given_param(spec, node, p);
+                if node.params.contains_key(&p.name)
+                    && node.consts.contains_key(&p.name)
+                    && spec.input_index(&p.name).is_none()
+                {
+                    self.diags.push(
+                        Diagnostic::new(DiagnosticKind::MultipleWires, &node.id, &node.op)
+                            .port(format!("param `{}`", p.name))
+                            .expected("one value: a param or a constant at its port")
+                            .found("both"),
+                    );
+                }
+                match given.or_else(|| p.default.clone()) {
+                    Some(v) if value_fits(p.ty, &v) => pv.push(v),
                     Some(v) => {
                         self.diags.push(
                             Diagnostic::new(DiagnosticKind::TypeMismatch, &node.id, &node.op)
@@ -150,6 +166,8 @@ impl Resolver<'_> {
             let mut b: Vec<Option<Binding>> = vec![None; spec.inputs.len()];
             for (name, v) in &node.consts {
                 match spec.input_index(name) {
+                    // A param's constant (read above).
+                    None if spec.param_index(name).is_some() => {}
                     None => {
                         self.diags
                             .push(unknown_input(node.id.clone(), &node.op, name, op.as_ref()))
@@ -179,6 +197,79 @@ impl Resolver<'_> {
             self.bindings
                 .push(b.into_iter().map(|x| x.unwrap_or(Binding::Empty)).collect());
             self.ops.push(Some(op.clone()));
+        }
+    }
+
+    /// Nodes with wires into params run their op through [`ParamPorts`], whose spec has an
+    /// input for each wired param; a wire into a plan-time param is refused (the plan writes
+    /// the values it knows into params before the engine sees them).
+    fn param_wires(&mut self) {
+        let mut wired: Vec<(usize, usize)> = vec![];
+        for w in self.graph.wires() {
+            let Some(di) = self.graph.index_of(w.to.node.as_str()) else {
+                continue;
+            };
+            let Some(op) = &self.ops[di] else { continue };
+            let spec = op.spec();
+            if spec.input_index(&w.to.port).is_some() {
+                continue;
+            }
+            let Some(pi) = spec.param_index(&w.to.port) else {
+                continue;
+            };
+            let node = &self.graph.nodes()[di];
+            let p = &spec.params[pi];
+            if spec.param_at_plan_time(pi) {
+                self.diags.push(
+                    Diagnostic::new(DiagnosticKind::PlanTimePort, &node.id, &node.op)
+                        .port(format!("param `{}`", p.name))
+                        .expected(
+                            "a value the plan knows: a constant, a graph input or a scope's item",
+                        )
+                        .found(format!("a wire from `{}`, known only while cooking", w.from))
+                        .hint(format!(
+                            "`{}` shapes the node before it runs; give it a constant or a graph input",
+                            p.name
+                        )),
+                );
+                continue;
+            }
+            if node.params.contains_key(&p.name) {
+                self.diags.push(
+                    Diagnostic::new(DiagnosticKind::MultipleWires, &node.id, &node.op)
+                        .port(format!("param `{}`", p.name))
+                        .expected("a wire or a value, not both")
+                        .found(format!("a value and a wire from `{}`", w.from)),
+                );
+                continue;
+            }
+            if !wired.contains(&(di, pi)) {
+                wired.push((di, pi));
+            }
+        }
+        wired.sort_unstable();
+        let mut at = 0;
+        while at < wired.len() {
+            let di = wired[at].0;
+            let end = at + wired[at..].iter().take_while(|(d, _)| *d == di).count();
+            let bound: Vec<usize> = wired[at..end].iter().map(|&(_, p)| p).collect();
+            at = end;
+            let Some(op) = self.ops[di].take() else {
+                continue;
+            };
+            // A required param that is wired is given.
+            let node = &self.graph.nodes()[di];
+            for &pi in &bound {
+                let port = format!("param `{}`", op.spec().params[pi].name);
+                self.diags.retain(|d| {
+                    !(d.kind == DiagnosticKind::MissingParam
+                        && d.node.as_ref() == Some(&node.id)
+                        && d.port.as_deref() == Some(port.as_str()))
+                });
+            }
+            let wrapped: Arc<dyn Op> = Arc::new(ParamPorts::new(op, &bound));
+            self.bindings[di].resize(wrapped.spec().inputs.len(), Binding::Empty);
+            self.ops[di] = Some(wrapped);
         }
     }
 
@@ -232,6 +323,10 @@ impl Resolver<'_> {
                 continue;
             };
             let Some(ip) = dop.spec().input_index(&w.to.port) else {
+                // A wire into a param that `param_wires` refused, and reported.
+                if dop.spec().param_index(&w.to.port).is_some() {
+                    continue;
+                }
                 self.diags.push(unknown_input(
                     dnode.id.clone(),
                     &dnode.op,

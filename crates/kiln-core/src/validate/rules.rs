@@ -35,18 +35,18 @@ pub(crate) fn rule_diagnostics(
         let mut params = Vec::with_capacity(spec.params.len());
         let mut all_fit = true;
         for p in &spec.params {
-            let value = node.params.get(&p.name).or(p.default.as_ref());
+            let value = super::given_param(spec, node, p).or_else(|| p.default.clone());
             let Some(value) = value.filter(|x| super::value_fits(p.ty, x)) else {
                 all_fit = false;
                 continue;
             };
             if let Some(rule) = &p.rule
-                && let Err(e) = rule.check(value, &env)
+                && let Err(e) = rule.check(&value, &env)
             {
                 all_fit = false;
                 diags.push(bad(format!("param `{}`", p.name), e));
             }
-            params.push(value.clone());
+            params.push(value);
         }
         if all_fit
             && let Some(check) = spec.params_rule

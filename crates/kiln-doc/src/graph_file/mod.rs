@@ -146,10 +146,14 @@ pub(crate) fn param_type(registry: &Registry, op: &str, name: &str) -> Option<Va
     Some(spec.params[spec.param_index(name)?].ty)
 }
 
-/// The declared type of input `port` of `op`, if the registry knows them.
+/// The declared type of input `port` of `op`, if the registry knows them; a param's port
+/// (every param is also an input port of its name) has the param's type.
 pub(crate) fn input_type(registry: &Registry, op: &str, port: &str) -> Option<ValueType> {
     let spec = registry.get(op)?.spec();
-    Some(spec.inputs[spec.input_index(port)?].ty)
+    match spec.input_index(port) {
+        Some(i) => Some(spec.inputs[i].ty),
+        None => Some(spec.params[spec.param_index(port)?].ty),
+    }
 }
 
 /// The declared type of input `name` of `op` when the op marks it a former param

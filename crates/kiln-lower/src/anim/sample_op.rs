@@ -26,6 +26,7 @@ impl Default for CurveSampleOp {
                     ValueType::List,
                     "the keys: [t, v] each, or [t, v, [dt, dv], [dt, dv]] with Bézier handles",
                 )
+                .plan_time()
                 .with_rule(Rule::Check(keys_rule)),
             )
             .param(
@@ -35,6 +36,7 @@ impl Default for CurveSampleOp {
                     Value::str("linear"),
                     "step, linear or bezier",
                 )
+                .plan_time()
                 .with_rule(Rule::OneOf(&["step", "linear", "bezier"])),
             )
             .output(OutputSpec::new(

@@ -655,8 +655,12 @@ pub(crate) fn conform(v: Value, ty: ValueType) -> Value {
 impl Lowering<'_, '_> {
     /// The flat graph, once every wire's source is defined; a read of an output a called
     /// graph does not have is reported as such.
-    pub fn finish(&self) -> Result<(kiln_core::graph::Graph, super::flat::Sites), LowerError> {
-        self.flat.finish().map_err(|e| match e {
+    pub fn finish(&mut self) -> Result<(kiln_core::graph::Graph, super::flat::Sites), LowerError> {
+        let fold = super::param_fold::PlanFold::of(self);
+        let done = self.flat.finish(&fold);
+        let read = fold.read.into_inner();
+        self.inputs_read.extend(read);
+        done.map_err(|e| match e {
             LowerError::Unbound { port, read } => {
                 let p = PortRef::parse(&read);
                 match self.calls.get(p.node.as_str()) {

@@ -5,7 +5,7 @@
 
 use super::LowerError;
 use kiln_core::graph::{Graph, Node, NodeId, PortRef};
-use kiln_core::value::Value;
+use kiln_core::value::{Value, ValueType};
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
@@ -43,6 +43,36 @@ pub(crate) enum Resolved {
 pub(crate) struct Sites {
     pub consumers: HashMap<PortRef, Vec<PortRef>>,
     pub plan_read: HashSet<PortRef>,
+}
+
+/// How the flat graph's writer treats wires into params (see
+/// [`kiln_core::op::param_ports`]): which ports of a node are params, and the values the plan
+/// knows for a port (a graph input's), which it writes into the param as a constant.
+pub(crate) trait ParamFold {
+    /// The type of param `port` of `node`'s op, when `port` names a param and no input.
+    fn param_type(&self, node: &Node, port: &str) -> Option<ValueType>;
+    /// The value the plan knows `port` to have, if it is a graph input's.
+    fn known(&self, port: &PortRef) -> Option<Value>;
+}
+
+/// Write the value `v` reaching port `port` of node `to` of `g`: into its params when
+/// `port` is a param (an int for a float param is that float), else as the input's constant.
+/// Whether it went into a param.
+fn write_value(g: &mut Graph, to: &PortRef, ty: Option<ValueType>, v: Value) -> bool {
+    match ty {
+        Some(ty) => {
+            let v = match (ty, v) {
+                (ValueType::Float, Value::Int(i)) => Value::Float(i as f64),
+                (_, v) => v,
+            };
+            let _ = g.set_param(&to.node, &to.port, v);
+            true
+        }
+        None => {
+            let _ = g.set_const(&to.node, &to.port, v);
+            false
+        }
+    }
 }
 
 /// The flat graph under construction.
@@ -148,7 +178,7 @@ impl Flat {
 
     /// The graph of every emitted node, with every wire resolved; `Err` names the first wire
     /// whose source is undefined.
-    pub fn finish(&self) -> Result<(Graph, Sites), LowerError> {
+    pub fn finish(&self, fold: &dyn ParamFold) -> Result<(Graph, Sites), LowerError> {
         for (src, to) in &self.wires {
             if self.removed.contains(&to.node) {
                 continue;
@@ -168,11 +198,16 @@ impl Flat {
             plan_read: self.plan_read.clone(),
             ..Sites::default()
         };
-        let g = self.write(|id| !self.removed.contains(id), Some(&mut sites));
+        let g = self.write(|id| !self.removed.contains(id), Some(&mut sites), fold);
         Ok((g, sites))
     }
 
-    fn write(&self, keep: impl Fn(&NodeId) -> bool, mut sites: Option<&mut Sites>) -> Graph {
+    fn write(
+        &self,
+        keep: impl Fn(&NodeId) -> bool,
+        mut sites: Option<&mut Sites>,
+        fold: &dyn ParamFold,
+    ) -> Graph {
         let mut g = Graph::new();
         for n in self.nodes.iter().filter(|n| keep(&n.id)) {
             if let Ok(node) = g.add_node(n.id.clone(), &n.op) {
@@ -181,12 +216,25 @@ impl Flat {
             }
         }
         for (src, to) in self.wires.iter().filter(|(_, to)| keep(&to.node)) {
+            let param = self
+                .node(&to.node)
+                .and_then(|n| fold.param_type(n, &to.port));
             match self.resolve_site(src) {
+                (Resolved::Port(p), _) if param.is_some() && fold.known(&p).is_some() => {
+                    if let Some(v) = fold.known(&p) {
+                        write_value(&mut g, to, param, v);
+                    }
+                }
                 (Resolved::Port(p), _) if keep(&p.node) => g.connect(p, to.clone()),
                 (Resolved::Const(v), site) => {
-                    let _ = g.set_const(&to.node, &to.port, v);
+                    let into_param = write_value(&mut g, to, param, v);
                     if let (Some(sites), Some(site)) = (sites.as_deref_mut(), site) {
-                        sites.consumers.entry(site).or_default().push(to.clone());
+                        // A param's value is the plan's: an edit of it makes a new plan.
+                        if into_param {
+                            sites.plan_read.insert(site);
+                        } else {
+                            sites.consumers.entry(site).or_default().push(to.clone());
+                        }
                     }
                 }
                 _ => {}
@@ -234,6 +282,7 @@ impl Flat {
         ports: &[PortRef],
         known: &HashMap<PortRef, Value>,
         wired: &dyn Fn(&Node) -> bool,
+        fold: &dyn ParamFold,
     ) -> Graph {
         let keeps_wires = |id: &NodeId| self.node(id).is_some_and(wired);
         let mut keep: HashSet<NodeId> = HashSet::new();
@@ -272,16 +321,22 @@ impl Flat {
             let wires_stay = keeps_wires(id);
             for &w in self.into.get(id).map(Vec::as_slice).unwrap_or(&[]) {
                 let (src, to) = &self.wires[w];
+                let param = fold.param_type(&self.nodes[i], &to.port);
                 match self.resolve(src) {
                     Resolved::Port(p) => match known.get(&p).filter(|_| !wires_stay) {
                         Some(v) => {
-                            let _ = g.set_const(&to.node, &to.port, v.clone());
+                            write_value(&mut g, to, param, v.clone());
                         }
-                        None if keep.contains(&p.node) => g.connect(p, to.clone()),
-                        None => {}
+                        None => match fold.known(&p).filter(|_| param.is_some()) {
+                            Some(v) => {
+                                write_value(&mut g, to, param, v);
+                            }
+                            None if keep.contains(&p.node) => g.connect(p, to.clone()),
+                            None => {}
+                        },
                     },
                     Resolved::Const(v) => {
-                        let _ = g.set_const(&to.node, &to.port, v);
+                        write_value(&mut g, to, param, v);
                     }
                     _ => {}
                 }

@@ -35,6 +35,7 @@ mod flow;
 mod live;
 mod lowerer;
 pub mod ops;
+mod param_fold;
 mod report;
 mod scopes;
 mod step;

@@ -33,13 +33,13 @@ impl Gather {
             GATHER_OP,
             "The first `n` inputs as a list; with `nest`, each input is a list and they are joined.",
         )
-        .param(ParamSpec::new("n", ValueType::Int, Value::Int(0), "inputs used"))
+        .param(ParamSpec::new("n", ValueType::Int, Value::Int(0), "inputs used").plan_time())
         .param(ParamSpec::new(
             "nest",
             ValueType::Bool,
             Value::Bool(false),
             "join lists instead of listing values",
-        ))
+        ).plan_time())
         .output(OutputSpec::new("out", ValueType::List, "the list"));
         for p in GATHER_PORTS {
             spec = spec.input(InputSpec::optional(
@@ -115,7 +115,7 @@ impl Queue {
             QUEUE_OP,
             "The first `n` inputs queued into one list: a list input gives its elements, any other value itself.",
         )
-        .param(ParamSpec::new("n", ValueType::Int, Value::Int(0), "inputs used"))
+        .param(ParamSpec::new("n", ValueType::Int, Value::Int(0), "inputs used").plan_time())
         .output(OutputSpec::new("out", ValueType::List, "the queue"));
         for p in GATHER_PORTS {
             spec = spec.input(InputSpec::optional(
@@ -196,17 +196,15 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.register(Queue::new())?;
     reg.register(Get(OpSpec::new(GET_OP, "Element `index` of `list`.")
         .input(InputSpec::required("list", ValueType::List, "the list"))
-        .param(ParamSpec::new(
-            "index",
-            ValueType::Int,
-            Value::Int(0),
-            "from 0",
-        ))
-        .param(ParamSpec::new(
-            "type",
-            ValueType::String,
-            Value::str("any"),
-            "the element's type, when known (a plain type name)",
-        ))
+        .param(ParamSpec::new("index", ValueType::Int, Value::Int(0), "from 0").plan_time())
+        .param(
+            ParamSpec::new(
+                "type",
+                ValueType::String,
+                Value::str("any"),
+                "the element's type, when known (a plain type name)",
+            )
+            .plan_time(),
+        )
         .output(OutputSpec::new("out", ValueType::Any, "the element"))))
 }

@@ -287,7 +287,11 @@ impl<'d> Lowering<'d, '_> {
         let registry = self.registry;
         let delay =
             |n: &kiln_core::graph::Node| registry.get(&n.op).is_some_and(|o| o.spec().delay);
-        self.flat.cone_graph(ports, &self.cooked, &delay)
+        let fold = super::param_fold::PlanFold::of(self);
+        let g = self.flat.cone_graph(ports, &self.cooked, &delay, &fold);
+        // A plan that cooked a value stands on the whole context (`waited`), so the inputs
+        // read here need no record of their own.
+        g
     }
 
     /// The answer for one need.

@@ -27,6 +27,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             .required("mesh", MESH_TYPE, "the mesh")
             .param("scheme", "catmull-clark", "catmull-clark or loop")
             .param_ruled("levels", 1i64, "times to subdivide (0 to 8; the size limit applies)", SUBDIVIDE_LEVELS)
+.plan_time()
             .output_of("out", MESH_TYPE, "the subdivided mesh")
             .run(|call, out| {
                 let scheme = choice(call, 0, &["catmull-clark", "loop"])?;
@@ -196,6 +197,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             .required("mesh", MESH_TYPE, "the surface")
             .input("min_distance", 0.0, "the least distance between two points (0: any)")
             .param_ruled("count", 100i64, "points asked for (0 to 10000000; fewer when the distance leaves no room)", SCATTER_COUNT)
+.plan_time()
             .param("seed", 0i64, "the seed")
             .output_of("out", MESH_TYPE, "the points")
             .run(|call, out| {

@@ -59,7 +59,9 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         )
         .input_of("size", Value::Vec2([1.0, 1.0]), "extent along X and Z")
         .param_ruled("cols", 10i64, "quads along X (1 to 100000)", BANDS)
+        .plan_time()
         .param_ruled("rows", 10i64, "quads along Z (1 to 100000)", BANDS)
+        .plan_time()
         .output_of("out", MESH_TYPE, OUT)
         .run(|call, out| {
             let (c, r) = (count(call, 0, BANDS)?, count(call, 1, BANDS)?);
@@ -90,12 +92,14 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         )
         .input("radius", 1.0, "radius")
         .param_ruled("rows", 16i64, "bands of latitude (2 to 10000)", SPHERE_ROWS)
+        .plan_time()
         .param_ruled(
             "cols",
             32i64,
             "bands of longitude (3 to 10000)",
             SPHERE_COLS,
         )
+        .plan_time()
         .output_of("out", MESH_TYPE, OUT)
         .run(|call, out| {
             let (r, c) = (count(call, 0, SPHERE_ROWS)?, count(call, 1, SPHERE_COLS)?);
@@ -138,7 +142,9 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             .input("radius", 0.5, "radius of the base")
             .input("height", 1.0, "height along Y")
             .param_ruled("cols", 24i64, "sides (3 to 100000)", RING_STEPS)
+            .plan_time()
             .param_ruled("rows", 1i64, "bands along the height (1 to 100000)", BANDS)
+            .plan_time()
             .output_of("out", MESH_TYPE, OUT);
         reg.register(if cone {
             op.run(|call, out| {
@@ -166,12 +172,14 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
                 "steps around the ring (3 to 100000)",
                 RING_STEPS,
             )
+            .plan_time()
             .param_ruled(
                 "rows",
                 12i64,
                 "steps around the tube (3 to 100000)",
                 RING_STEPS,
             )
+            .plan_time()
             .output_of("out", MESH_TYPE, OUT)
             .run(|call, out| {
                 let (c, r) = (count(call, 0, RING_STEPS)?, count(call, 1, RING_STEPS)?);
@@ -187,6 +195,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         )
         .input("radius", 1.0, "radius")
         .param_ruled("segments", 32i64, "sides (3 to 1000000)", CIRCLE_SIDES)
+        .plan_time()
         .param("filled", true, "a polygon (true) or a polyline (false)")
         .output_of("out", MESH_TYPE, OUT)
         .run(|call, out| {
@@ -204,6 +213,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .input_of("start", Value::Vec3([0.0; 3]), "first point")
         .input_of("end", Value::Vec3([0.0, 1.0, 0.0]), "last point")
         .param_ruled("points", 10i64, "points (2 to 10000000)", LINE_POINTS)
+        .plan_time()
         .output_of("out", MESH_TYPE, OUT)
         .run(|call, out| {
             let n = count(call, 0, LINE_POINTS)?;
@@ -228,6 +238,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             "pieces between two given points (1 to 10000)",
             CURVE_PIECES,
         )
+        .plan_time()
         .output_of("out", MESH_TYPE, OUT)
         .run(|call, out| {
             let items = call.params[0]

@@ -145,6 +145,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
             "sides of a tube's cross-section (3 to 64)",
             TUBE_SIDES,
         )
+.plan_time()
         .output_of("out", MESH_TYPE, "the polylines or tubes, as one mesh")
         .run(|call, out| {
             let items = list_input(call, 0)?;
