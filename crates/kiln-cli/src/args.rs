@@ -382,6 +382,10 @@ pub(crate) enum Cmd {
         /// `render --seconds --rate HZ` would.
         #[arg(long, value_name = "HZ")]
         rate: Option<u32>,
+        /// Validate with a graph input, or any port of a node, set: NAME=VALUE or
+        /// NODE.PORT=VALUE (repeatable); a name the graph does not have is warned about.
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
     },
     /// Describe a graph: inputs, outputs, nodes by op and by determinism class.
     Info {

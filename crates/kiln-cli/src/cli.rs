@@ -43,8 +43,8 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
             set_memory_limit(args.memory_limit);
             demo::demo(&reg, &args)
         }
-        Cmd::Validate { graph, rate } => {
-            validate::validate(&graph, &mut open(&graph, &reg, &libs, &[])?, rate)
+        Cmd::Validate { graph, rate, set } => {
+            validate::validate(&graph, &mut open(&graph, &reg, &libs, &[])?, rate, &set)
         }
         Cmd::Info { graph } => info::info(&graph, &mut open(&graph, &reg, &libs, &[])?),
         Cmd::Dot { graph } => Ok(dot::dot(&plan(&mut open(&graph, &reg, &libs, &[])?)?.graph)),

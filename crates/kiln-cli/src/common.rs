@@ -21,7 +21,7 @@ pub(crate) fn project_error(e: kiln::ProjectError) -> CliError {
 }
 
 /// The error of a `--set` value.
-fn set_error(e: kiln::ProjectError) -> CliError {
+pub(crate) fn set_error(e: kiln::ProjectError) -> CliError {
     match e {
         kiln::ProjectError::InputValue { .. } | kiln::ProjectError::UnknownInput { .. } => {
             CliError(format!("--set {e}"))

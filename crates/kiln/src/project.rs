@@ -1,12 +1,12 @@
 //! [`Project`]: a graph file opened with everything it calls, its inputs, and the plan kept
 //! while nothing it stands on changes.
 
-use crate::node_port::NodePort;
 use crate::cache_dir::CacheDir;
 use crate::error::ProjectError;
 use crate::evaluator_kind::memo_budget;
 use crate::input_value::{input_colour, input_file, input_value};
 use crate::interface::{InputInfo, OutputInfo};
+use crate::node_port::NodePort;
 use kiln_core::cache::{Lru, Store};
 use kiln_core::prelude::*;
 use kiln_doc::assets::{AssetError, DocumentFile, LibraryPath};

@@ -400,3 +400,52 @@ fn inputs_that_nothing_reads_are_told() {
     let mut marble = Project::open(example("marble.json")).unwrap();
     assert!(marble.unread_inputs().unwrap().is_empty());
 }
+
+/// `NODE.PORT` sets any port of a node of any example (issue 29): here the first param of
+/// the first node of a registered op, to its current value or default, and the graph stays
+/// valid; a port the node lacks is refused naming what it has.
+#[test]
+fn every_example_takes_a_node_port_by_name() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    names.sort();
+    let mut set = 0;
+    for path in names {
+        let mut p = Project::open(&path).unwrap();
+        let reg = p.registry().clone();
+        let doc = &p.document().doc;
+        let found = doc.graph.nodes().iter().find_map(|n| {
+            if doc.calls.contains_key(&n.id) {
+                return None;
+            }
+            let spec = reg.get(&n.op)?.spec();
+            let param = spec.params.iter().find(|q| {
+                spec.input_index(&q.name).is_none()
+                    && !doc
+                        .graph
+                        .wires()
+                        .iter()
+                        .any(|w| w.to == PortRef::new(n.id.as_str(), &q.name))
+            })?;
+            let v = n
+                .params
+                .get(&param.name)
+                .or(param.default.as_ref())?
+                .clone();
+            Some((format!("{}.{}", n.id, param.name), v, n.id.to_string()))
+        });
+        let Some((at, v, node)) = found else { continue };
+        p.set(&at, v)
+            .unwrap_or_else(|e| panic!("{}: {at}: {e}", path.display()));
+        let diags = p.validate(Clock::default(), None).unwrap();
+        assert!(diags.is_empty(), "{}: {at}: {diags:?}", path.display());
+        let e = p.set(&format!("{node}.no_such_port"), 1).unwrap_err();
+        assert!(matches!(e, ProjectError::UnknownPort { .. }), "{e}");
+        set += 1;
+    }
+    assert!(set >= 20, "only {set} examples had a node param");
+}

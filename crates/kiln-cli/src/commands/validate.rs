@@ -1,7 +1,8 @@
-//! `kiln validate GRAPH [--rate HZ]`: check a graph (structure, types, and every param and
-//! constant against its op's rules, at the sample rate given) and print every problem; exits
-//! non-zero if there are any. A declared input that nothing reads is warned about on stderr
-//! (the exit code stays 0).
+//! `kiln validate GRAPH [--rate HZ] [--set NAME=VALUE]...`: check a graph (structure, types,
+//! and every param and constant against its op's rules, at the sample rate given, with the
+//! values set) and print every problem; exits non-zero if there are any. A declared input
+//! that nothing reads, and a `--set` of a name the graph does not have, are warned about on
+//! stderr (the exit code stays 0).
 
 use crate::common::{CliError, plan, project_error};
 use std::path::Path;
@@ -13,7 +14,23 @@ pub(crate) fn validate(
     path: &Path,
     project: &mut kiln::Project,
     rate: Option<u32>,
+    set: &[String],
 ) -> Result<ExitCode, CliError> {
+    for s in set {
+        let Some((name, text)) = s.split_once('=') else {
+            return Err(CliError(format!("--set `{s}`: expected NAME=VALUE")));
+        };
+        match project.set_text(name, text) {
+            Ok(()) => {}
+            // A name the graph lacks: likely a typo, but the graph itself may be valid.
+            Err(
+                e @ (kiln::ProjectError::UnknownInput { .. }
+                | kiln::ProjectError::UnknownNode { .. }
+                | kiln::ProjectError::UnknownPort { .. }),
+            ) => eprintln!("warning: --set {e}"),
+            Err(e) => return Err(crate::common::set_error(e)),
+        }
+    }
     let diags = project
         .validate(kiln::Clock::default(), rate)
         .map_err(project_error)?;
