@@ -47,6 +47,12 @@
 //!   [`memory`] (the process-wide memory budget, large buffers allocated without aborting).
 #![deny(missing_docs)]
 
+// The code the `#[op]` attribute writes names `::kiln_core`, here too.
+extern crate self as kiln_core;
+
+/// Write an op as one plain Rust function: see [`kiln_macros`] and `docs/writing-ops.md`.
+pub use kiln_macros::op;
+
 // Values and ops
 pub mod codec;
 pub mod error;

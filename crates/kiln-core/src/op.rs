@@ -9,6 +9,7 @@ use std::borrow::Cow;
 pub mod columns;
 pub mod fn_op;
 pub mod param_ports;
+pub mod port;
 pub mod rule;
 pub use columns::{BinaryColumns, Columns};
 pub use fn_op::FnOp;

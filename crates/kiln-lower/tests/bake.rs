@@ -188,6 +188,7 @@ fn every_plain_example_bakes_to_the_same_outputs_with_fewer_nodes() {
             "scattered_rocks",
             "stone",
             "terrain",
+            "unique_bricks",
             "veined_marble",
             "wall",
             "wood"

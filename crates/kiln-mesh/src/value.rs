@@ -11,6 +11,11 @@ pub const MESH: &str = "mesh";
 /// The port type of meshes.
 pub const MESH_TYPE: ValueType = ValueType::Heavy(MESH);
 
+/// Meshes are ports of ops written with `#[kiln_core::op]`.
+impl kiln_core::op::port::HeavyPort for Mesh {
+    const TYPE: ValueType = MESH_TYPE;
+}
+
 impl Mesh {
     /// Wrap into a value.
     pub fn into_value(self) -> Value {

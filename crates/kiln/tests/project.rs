@@ -249,8 +249,11 @@ fn the_interface_lists_inputs_with_defaults_docs_and_rules_and_outputs_with_type
     let inputs = p.inputs();
     let seed = inputs.iter().find(|i| i.name == "seed").expect("seed");
     assert_eq!(seed.ty, ValueType::Int);
-    assert_eq!(seed.default, Some(Value::Int(3)));
-    assert_eq!(seed.doc.as_deref(), Some("the stones' seed"));
+    assert_eq!(seed.default, Some(Value::Int(11)));
+    assert_eq!(
+        seed.doc.as_deref(),
+        Some("the stones' seed: their cells and their surface")
+    );
     let crack = inputs.iter().find(|i| i.name == "crack").expect("crack");
     assert_eq!(crack.default, Some(Value::Float(0.08)));
     let outputs = p.outputs();
@@ -389,16 +392,27 @@ fn cancelling_stops_a_cook_and_progress_is_reported() {
     assert!(e.to_string().contains("cancel"), "{e}");
 }
 
-/// Issue 29's finding: `stone.json` declares a `seed` that nothing reads, `wall.json` a
-/// `size`; every input of `marble.json` drives a node.
+/// Issue 29's finding was that `stone.json` declared a `seed` nothing read and `wall.json` a
+/// `size`; now they drive params (through the plan), and an input wired nowhere is told.
 #[test]
 fn inputs_that_nothing_reads_are_told() {
-    let mut stone = Project::open(example("stone.json")).unwrap();
-    assert_eq!(stone.unread_inputs().unwrap(), vec!["seed".to_string()]);
-    let mut wall = Project::open(example("wall.json")).unwrap();
-    assert_eq!(wall.unread_inputs().unwrap(), vec!["size".to_string()]);
-    let mut marble = Project::open(example("marble.json")).unwrap();
-    assert!(marble.unread_inputs().unwrap().is_empty());
+    for name in [
+        "stone.json",
+        "wall.json",
+        "marble.json",
+        "unique_bricks.json",
+    ] {
+        let mut p = Project::open(example(name)).unwrap();
+        assert!(p.unread_inputs().unwrap().is_empty(), "{name}");
+    }
+    let text = r#"{"kiln": 1,
+      "inputs": {"seed": {"type": "int", "default": 3}, "spare": {"type": "int", "default": 1}},
+      "nodes": {"cells": {"op": "image.cells", "inputs": {"seed": "seed"}}},
+      "outputs": {"pic": "cells"}}"#;
+    let mut p = OpenOptions::new()
+        .open_text(text, "spare.json", Path::new("."))
+        .unwrap();
+    assert_eq!(p.unread_inputs().unwrap(), vec!["spare".to_string()]);
 }
 
 /// `NODE.PORT` sets any port of a node of any example (issue 29): here the first param of

@@ -48,7 +48,6 @@ fn resolve_with(
         bindings: Vec::with_capacity(n),
     };
     r.nodes();
-    r.param_wires();
     r.wires();
     r.defaults();
     let (topo, partial, order) = r.order();
@@ -200,25 +199,29 @@ impl Resolver<'_> {
         }
     }
 
-    /// Nodes with wires into params run their op through [`ParamPorts`], whose spec has an
-    /// input for each wired param; a wire into a plan-time param is refused (the plan writes
-    /// the values it knows into params before the engine sees them).
-    fn param_wires(&mut self) {
-        let mut wired: Vec<(usize, usize)> = vec![];
-        for w in self.graph.wires() {
-            let Some(di) = self.graph.index_of(w.to.node.as_str()) else {
-                continue;
-            };
+    /// Bind the wires `wires()` found going into params, `(node, param, source node, source
+    /// port)` in wire order: a node with such wires runs its op through [`ParamPorts`], whose
+    /// spec has an input for each wired param after the op's own. A wire into a plan-time
+    /// param is refused (the plan writes the values it knows into params before the engine
+    /// sees them), as is a wire into a param that has a value, or a second wire.
+    fn param_wires(&mut self, found: Vec<(usize, usize, usize, usize)>) {
+        let mut wired: Vec<(usize, usize, usize, usize)> = vec![];
+        for (di, pi, si, sp) in found {
             let Some(op) = &self.ops[di] else { continue };
             let spec = op.spec();
-            if spec.input_index(&w.to.port).is_some() {
-                continue;
-            }
-            let Some(pi) = spec.param_index(&w.to.port) else {
-                continue;
-            };
             let node = &self.graph.nodes()[di];
             let p = &spec.params[pi];
+            let src = &self.graph.nodes()[si];
+            let from = match self.ops[si].as_ref().and_then(|o| o.spec().outputs.get(sp)) {
+                Some(o) => format!("{}.{}", src.id, o.name),
+                None => src.id.to_string(),
+            };
+            let refuse = |expected: &str, found: String| {
+                Diagnostic::new(DiagnosticKind::MultipleWires, &node.id, &node.op)
+                    .port(format!("param `{}`", p.name))
+                    .expected(expected.to_string())
+                    .found(found)
+            };
             if spec.param_at_plan_time(pi) {
                 self.diags.push(
                     Diagnostic::new(DiagnosticKind::PlanTimePort, &node.id, &node.op)
@@ -226,37 +229,37 @@ impl Resolver<'_> {
                         .expected(
                             "a value the plan knows: a constant, a graph input or a scope's item",
                         )
-                        .found(format!("a wire from `{}`, known only while cooking", w.from))
+                        .found(format!("a wire from `{from}`, known only while cooking"))
                         .hint(format!(
                             "`{}` shapes the node before it runs; give it a constant or a graph input",
                             p.name
                         )),
                 );
-                continue;
-            }
-            if node.params.contains_key(&p.name) {
-                self.diags.push(
-                    Diagnostic::new(DiagnosticKind::MultipleWires, &node.id, &node.op)
-                        .port(format!("param `{}`", p.name))
-                        .expected("a wire or a value, not both")
-                        .found(format!("a value and a wire from `{}`", w.from)),
+            } else if node.params.contains_key(&p.name) || node.consts.contains_key(&p.name) {
+                let d = refuse(
+                    "a wire or a value, not both",
+                    format!("a value and a wire from `{from}`"),
                 );
-                continue;
-            }
-            if !wired.contains(&(di, pi)) {
-                wired.push((di, pi));
+                self.diags.push(d);
+            } else if wired.iter().any(|&(d, q, _, _)| (d, q) == (di, pi)) {
+                let d = refuse("at most one wire", format!("another wire, from `{from}`"));
+                self.diags.push(d);
+            } else {
+                wired.push((di, pi, si, sp));
             }
         }
-        wired.sort_unstable();
+        // Stable: the wires of one node stay in wire order.
+        wired.sort_by_key(|w| w.0);
         let mut at = 0;
         while at < wired.len() {
             let di = wired[at].0;
-            let end = at + wired[at..].iter().take_while(|(d, _)| *d == di).count();
-            let bound: Vec<usize> = wired[at..end].iter().map(|&(_, p)| p).collect();
+            let end = at + wired[at..].iter().take_while(|w| w.0 == di).count();
+            let group = &wired[at..end];
             at = end;
             let Some(op) = self.ops[di].take() else {
                 continue;
             };
+            let bound: Vec<usize> = group.iter().map(|w| w.1).collect();
             // A required param that is wired is given.
             let node = &self.graph.nodes()[di];
             for &pi in &bound {
@@ -267,8 +270,15 @@ impl Resolver<'_> {
                         && d.port.as_deref() == Some(port.as_str()))
                 });
             }
+            let own = op.spec().inputs.len();
             let wrapped: Arc<dyn Op> = Arc::new(ParamPorts::new(op, &bound));
             self.bindings[di].resize(wrapped.spec().inputs.len(), Binding::Empty);
+            for (k, &(_, _, si, sp)) in group.iter().enumerate() {
+                self.bindings[di][own + k] = Binding::Wire {
+                    node: si as u32,
+                    port: sp as u16,
+                };
+            }
             self.ops[di] = Some(wrapped);
         }
     }
@@ -277,6 +287,7 @@ impl Resolver<'_> {
     fn wires(&mut self) {
         let mut wired: Vec<Vec<bool>> =
             self.bindings.iter().map(|b| vec![false; b.len()]).collect();
+        let mut into_params = vec![];
         for w in self.graph.wires() {
             let src = self.graph.index_of(w.from.node.as_str());
             let dst = self.graph.index_of(w.to.node.as_str());
@@ -323,8 +334,9 @@ impl Resolver<'_> {
                 continue;
             };
             let Some(ip) = dop.spec().input_index(&w.to.port) else {
-                // A wire into a param that `param_wires` refused, and reported.
-                if dop.spec().param_index(&w.to.port).is_some() {
+                // Every param is also an input port of its name (bound below).
+                if let Some(pi) = dop.spec().param_index(&w.to.port) {
+                    into_params.push((di, pi, si, op_port));
                     continue;
                 }
                 self.diags.push(unknown_input(
@@ -367,6 +379,7 @@ impl Resolver<'_> {
                 port: op_port as u16,
             };
         }
+        self.param_wires(into_params);
     }
 
     /// Required inputs present, defaults applied where nothing is bound.

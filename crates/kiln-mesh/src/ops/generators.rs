@@ -1,258 +1,166 @@
 //! The generator ops: `mesh.grid`, `mesh.box`, `mesh.sphere`, `mesh.icosphere`,
 //! `mesh.cylinder`, `mesh.cone`, `mesh.torus`, `mesh.circle`, `mesh.line`, `mesh.curve`
-//! (`mesh.heightfield` is with the other image ops).
+//! (`mesh.heightfield` is with the other image ops). Each is one function with the
+//! `#[op]` attribute: its ports, their ranges (checked by validation and the evaluators
+//! before the function runs) and its doc are declared there once.
 
-use super::ports::{count, float, vec2, vec3};
 use crate::generate;
-use crate::value::MESH_TYPE;
-use glam::Vec3;
-use kiln_core::op::{FnOp, OpError, Rule};
+use crate::geometry::Mesh;
+use glam::{Vec2, Vec3};
+use kiln_core::op;
+use kiln_core::op::{OpCall, OpError};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::Value;
 
-const OUT: &str = "the mesh";
+/// A count its range has checked (at least 1, at most a `u32`'s worth by every range here).
+fn n(x: i64) -> u32 {
+    u32::try_from(x).unwrap_or(u32::MAX)
+}
 
-/// Quads of a grid along each axis; bands along a cylinder's or cone's height.
-const BANDS: Rule = Rule::Ints {
-    min: 1,
-    max: 100_000,
-};
-/// Sides of a cylinder or cone; steps around a torus's ring and tube.
-const RING_STEPS: Rule = Rule::Ints {
-    min: 3,
-    max: 100_000,
-};
-/// Bands of latitude of a UV sphere.
-const SPHERE_ROWS: Rule = Rule::Ints {
-    min: 2,
-    max: 10_000,
-};
-/// Bands of longitude of a UV sphere.
-const SPHERE_COLS: Rule = Rule::Ints {
-    min: 3,
-    max: 10_000,
-};
-/// Subdivisions of an icosphere.
-const ICO_LEVEL: Rule = Rule::Ints { min: 0, max: 12 };
-/// Sides of a circle.
-const CIRCLE_SIDES: Rule = Rule::Ints {
-    min: 3,
-    max: 1_000_000,
-};
-/// Points of a line.
-const LINE_POINTS: Rule = Rule::Ints {
-    min: 2,
-    max: 10_000_000,
-};
-/// Pieces of a curve between two given points.
-const CURVE_PIECES: Rule = Rule::Ints {
-    min: 1,
-    max: 10_000,
-};
+fn v2(v: [f64; 2]) -> Vec2 {
+    Vec2::new(v[0] as f32, v[1] as f32)
+}
+
+fn v3(v: [f64; 3]) -> Vec3 {
+    Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
+}
+
+/// A grid of quads in the XZ plane (Y up), centred, with point `uv`.
+#[op("mesh.grid", out = "the mesh")]
+pub fn grid(
+    #[input("extent along X and Z", default = [1.0, 1.0])] size: [f64; 2],
+    #[param("quads along X", default = 10, range = 1..=100_000, plan_time)] cols: i64,
+    #[param("quads along Z", default = 10, range = 1..=100_000, plan_time)] rows: i64,
+    call: &OpCall,
+) -> Result<Mesh, OpError> {
+    Ok(generate::grid(call.node, v2(size), n(cols), n(rows))?)
+}
+
+/// An axis-aligned box centred on the origin: 8 points, 6 quads.
+#[op("mesh.box", out = "the mesh")]
+pub fn cube(#[input("extent along X, Y and Z", default = [1.0, 1.0, 1.0])] size: [f64; 3]) -> Mesh {
+    generate::cube(v3(size))
+}
+
+/// A UV sphere about the Y axis: rows of latitude, columns of longitude.
+#[op("mesh.sphere", out = "the mesh")]
+pub fn sphere(
+    #[input("radius", default = 1.0)] radius: f64,
+    #[param("bands of latitude", default = 16, range = 2..=10_000, plan_time)] rows: i64,
+    #[param("bands of longitude", default = 32, range = 3..=10_000, plan_time)] cols: i64,
+    call: &OpCall,
+) -> Result<Mesh, OpError> {
+    Ok(generate::uv_sphere(
+        call.node,
+        radius as f32,
+        n(rows),
+        n(cols),
+    )?)
+}
+
+/// A sphere of triangles: an icosahedron split `level` times (20 × 4^level faces).
+#[op("mesh.icosphere", out = "the mesh")]
+pub fn icosphere(
+    #[input("radius", default = 1.0)] radius: f64,
+    #[param("subdivisions (the size limit applies)", default = 2, range = 0..=12, plan_time)]
+    level: i64,
+    call: &OpCall,
+) -> Result<Mesh, OpError> {
+    Ok(generate::icosphere(call.node, radius as f32, n(level))?)
+}
+
+/// A closed cylinder about the Y axis, centred on the origin.
+#[op("mesh.cylinder", out = "the mesh")]
+pub fn cylinder(
+    #[input("radius of the base", default = 0.5)] radius: f64,
+    #[input("height along Y", default = 1.0)] height: f64,
+    #[param("sides", default = 24, range = 3..=100_000, plan_time)] cols: i64,
+    #[param("bands along the height", default = 1, range = 1..=100_000, plan_time)] rows: i64,
+    call: &OpCall,
+) -> Result<Mesh, OpError> {
+    let (r, h) = (radius as f32, height as f32);
+    Ok(generate::cylinder(call.node, r, h, n(cols), n(rows))?)
+}
+
+/// A closed cone about the Y axis, its tip at +height/2.
+#[op("mesh.cone", out = "the mesh")]
+pub fn cone(
+    #[input("radius of the base", default = 0.5)] radius: f64,
+    #[input("height along Y", default = 1.0)] height: f64,
+    #[param("sides", default = 24, range = 3..=100_000, plan_time)] cols: i64,
+    #[param("bands along the height", default = 1, range = 1..=100_000, plan_time)] rows: i64,
+    call: &OpCall,
+) -> Result<Mesh, OpError> {
+    let (r, h) = (radius as f32, height as f32);
+    Ok(generate::cone(call.node, r, h, n(cols), n(rows))?)
+}
+
+/// A torus about the Y axis.
+#[op("mesh.torus", out = "the mesh")]
+pub fn torus(
+    #[input("radius of the ring", default = 1.0)] major: f64,
+    #[input("radius of the tube", default = 0.25)] minor: f64,
+    #[param("steps around the ring", default = 32, range = 3..=100_000, plan_time)] cols: i64,
+    #[param("steps around the tube", default = 12, range = 3..=100_000, plan_time)] rows: i64,
+    call: &OpCall,
+) -> Result<Mesh, OpError> {
+    let (a, b) = (major as f32, minor as f32);
+    Ok(generate::torus(call.node, a, b, n(cols), n(rows))?)
+}
+
+/// A circle in the XZ plane: a polygon facing +Y, or a closed polyline.
+#[op("mesh.circle", out = "the mesh")]
+pub fn circle(
+    #[input("radius", default = 1.0)] radius: f64,
+    #[param("sides", default = 32, range = 3..=1_000_000, plan_time)] segments: i64,
+    #[param("a polygon (true) or a polyline (false)", default = true)] filled: bool,
+    call: &OpCall,
+) -> Result<Mesh, OpError> {
+    Ok(generate::circle(
+        call.node,
+        radius as f32,
+        n(segments),
+        filled,
+    )?)
+}
+
+/// A polyline of evenly spaced points from `start` to `end`.
+#[op("mesh.line", out = "the mesh")]
+pub fn line(
+    #[input("first point", default = [0.0, 0.0, 0.0])] start: [f64; 3],
+    #[input("last point", default = [0.0, 1.0, 0.0])] end: [f64; 3],
+    #[param("points", default = 10, range = 2..=10_000_000, plan_time)] points: i64,
+    call: &OpCall,
+) -> Result<Mesh, OpError> {
+    Ok(generate::line(call.node, v3(start), v3(end), n(points))?)
+}
+
+/// A smooth polyline (Catmull–Rom) through every given point.
+#[op("mesh.curve", out = "the mesh")]
+pub fn curve(
+    #[param("the points, a list of [x, y, z]", default = Vec::<Value>::new())] points: &[Value],
+    #[param("pieces between two given points", default = 8, range = 1..=10_000, plan_time)]
+    segments: i64,
+    call: &OpCall,
+) -> Result<Mesh, OpError> {
+    let pts = points
+        .iter()
+        .map(super::ports::point)
+        .collect::<Option<Vec<Vec3>>>()
+        .ok_or_else(|| OpError::param(0, "expected a list of [x, y, z]"))?;
+    Ok(generate::curve_through(call.node, &pts, n(segments))?)
+}
 
 /// Register the generators.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(
-        FnOp::new(
-            "mesh.grid",
-            "A grid of quads in the XZ plane (Y up), centred, with point `uv`.",
-        )
-        .input_of("size", Value::Vec2([1.0, 1.0]), "extent along X and Z")
-        .param_ruled("cols", 10i64, "quads along X (1 to 100000)", BANDS)
-        .plan_time()
-        .param_ruled("rows", 10i64, "quads along Z (1 to 100000)", BANDS)
-        .plan_time()
-        .output_of("out", MESH_TYPE, OUT)
-        .run(|call, out| {
-            let (c, r) = (count(call, 0, BANDS)?, count(call, 1, BANDS)?);
-            out[0] = generate::grid(call.node, vec2(call, 0)?, c, r)?.into_value();
-            Ok(())
-        }),
-    )?;
-    reg.register(
-        FnOp::new(
-            "mesh.box",
-            "An axis-aligned box centred on the origin: 8 points, 6 quads.",
-        )
-        .input_of(
-            "size",
-            Value::Vec3([1.0, 1.0, 1.0]),
-            "extent along X, Y and Z",
-        )
-        .output_of("out", MESH_TYPE, OUT)
-        .run(|call, out| {
-            out[0] = generate::cube(vec3(call, 0)?).into_value();
-            Ok(())
-        }),
-    )?;
-    reg.register(
-        FnOp::new(
-            "mesh.sphere",
-            "A UV sphere about the Y axis: rows of latitude, columns of longitude.",
-        )
-        .input("radius", 1.0, "radius")
-        .param_ruled("rows", 16i64, "bands of latitude (2 to 10000)", SPHERE_ROWS)
-        .plan_time()
-        .param_ruled(
-            "cols",
-            32i64,
-            "bands of longitude (3 to 10000)",
-            SPHERE_COLS,
-        )
-        .plan_time()
-        .output_of("out", MESH_TYPE, OUT)
-        .run(|call, out| {
-            let (r, c) = (count(call, 0, SPHERE_ROWS)?, count(call, 1, SPHERE_COLS)?);
-            out[0] = generate::uv_sphere(call.node, float(call, 0)?, r, c)?.into_value();
-            Ok(())
-        }),
-    )?;
-    reg.register(
-        FnOp::new(
-            "mesh.icosphere",
-            "A sphere of triangles: an icosahedron split `level` times (20 × 4^level faces).",
-        )
-        .input("radius", 1.0, "radius")
-        .param_ruled(
-            "level",
-            2i64,
-            "subdivisions (0 to 12; the size limit applies)",
-            ICO_LEVEL,
-        )
-        .output_of("out", MESH_TYPE, OUT)
-        .run(|call, out| {
-            let level = count(call, 0, ICO_LEVEL)?;
-            out[0] = generate::icosphere(call.node, float(call, 0)?, level)?.into_value();
-            Ok(())
-        }),
-    )?;
-    for (id, doc, cone) in [
-        (
-            "mesh.cylinder",
-            "A closed cylinder about the Y axis, centred on the origin.",
-            false,
-        ),
-        (
-            "mesh.cone",
-            "A closed cone about the Y axis, its tip at +height/2.",
-            true,
-        ),
-    ] {
-        let op = FnOp::new(id, doc)
-            .input("radius", 0.5, "radius of the base")
-            .input("height", 1.0, "height along Y")
-            .param_ruled("cols", 24i64, "sides (3 to 100000)", RING_STEPS)
-            .plan_time()
-            .param_ruled("rows", 1i64, "bands along the height (1 to 100000)", BANDS)
-            .plan_time()
-            .output_of("out", MESH_TYPE, OUT);
-        reg.register(if cone {
-            op.run(|call, out| {
-                let (c, r) = (count(call, 0, RING_STEPS)?, count(call, 1, BANDS)?);
-                let (rad, h) = (float(call, 0)?, float(call, 1)?);
-                out[0] = generate::cone(call.node, rad, h, c, r)?.into_value();
-                Ok(())
-            })
-        } else {
-            op.run(|call, out| {
-                let (c, r) = (count(call, 0, RING_STEPS)?, count(call, 1, BANDS)?);
-                let (rad, h) = (float(call, 0)?, float(call, 1)?);
-                out[0] = generate::cylinder(call.node, rad, h, c, r)?.into_value();
-                Ok(())
-            })
-        })?;
-    }
-    reg.register(
-        FnOp::new("mesh.torus", "A torus about the Y axis.")
-            .input("major", 1.0, "radius of the ring")
-            .input("minor", 0.25, "radius of the tube")
-            .param_ruled(
-                "cols",
-                32i64,
-                "steps around the ring (3 to 100000)",
-                RING_STEPS,
-            )
-            .plan_time()
-            .param_ruled(
-                "rows",
-                12i64,
-                "steps around the tube (3 to 100000)",
-                RING_STEPS,
-            )
-            .plan_time()
-            .output_of("out", MESH_TYPE, OUT)
-            .run(|call, out| {
-                let (c, r) = (count(call, 0, RING_STEPS)?, count(call, 1, RING_STEPS)?);
-                let (a, b) = (float(call, 0)?, float(call, 1)?);
-                out[0] = generate::torus(call.node, a, b, c, r)?.into_value();
-                Ok(())
-            }),
-    )?;
-    reg.register(
-        FnOp::new(
-            "mesh.circle",
-            "A circle in the XZ plane: a polygon facing +Y, or a closed polyline.",
-        )
-        .input("radius", 1.0, "radius")
-        .param_ruled("segments", 32i64, "sides (3 to 1000000)", CIRCLE_SIDES)
-        .plan_time()
-        .param("filled", true, "a polygon (true) or a polyline (false)")
-        .output_of("out", MESH_TYPE, OUT)
-        .run(|call, out| {
-            let n = count(call, 0, CIRCLE_SIDES)?;
-            let filled = call.param_bool(1)?;
-            out[0] = generate::circle(call.node, float(call, 0)?, n, filled)?.into_value();
-            Ok(())
-        }),
-    )?;
-    reg.register(
-        FnOp::new(
-            "mesh.line",
-            "A polyline of evenly spaced points from `start` to `end`.",
-        )
-        .input_of("start", Value::Vec3([0.0; 3]), "first point")
-        .input_of("end", Value::Vec3([0.0, 1.0, 0.0]), "last point")
-        .param_ruled("points", 10i64, "points (2 to 10000000)", LINE_POINTS)
-        .plan_time()
-        .output_of("out", MESH_TYPE, OUT)
-        .run(|call, out| {
-            let n = count(call, 0, LINE_POINTS)?;
-            let m = generate::line(call.node, vec3(call, 0)?, vec3(call, 1)?, n)?;
-            out[0] = m.into_value();
-            Ok(())
-        }),
-    )?;
-    reg.register(
-        FnOp::new(
-            "mesh.curve",
-            "A smooth polyline (Catmull–Rom) through every given point.",
-        )
-        .param(
-            "points",
-            Value::List(Vec::new().into()),
-            "the points, a list of [x, y, z]",
-        )
-        .param_ruled(
-            "segments",
-            8i64,
-            "pieces between two given points (1 to 10000)",
-            CURVE_PIECES,
-        )
-        .plan_time()
-        .output_of("out", MESH_TYPE, OUT)
-        .run(|call, out| {
-            let items = call.params[0]
-                .as_list()
-                .ok_or_else(|| OpError::param(0, "expected a list of [x, y, z]"))?;
-            let pts = items
-                .iter()
-                .map(super::ports::point)
-                .collect::<Option<Vec<Vec3>>>()
-                .ok_or_else(|| OpError::param(0, "expected a list of [x, y, z]"))?;
-            let s = count(call, 1, CURVE_PIECES)?;
-            out[0] = generate::curve_through(call.node, &pts, s)?.into_value();
-            Ok(())
-        }),
-    )?;
-    Ok(())
+    reg.register(GridOp::new())?;
+    reg.register(CubeOp::new())?;
+    reg.register(SphereOp::new())?;
+    reg.register(IcosphereOp::new())?;
+    reg.register(CylinderOp::new())?;
+    reg.register(ConeOp::new())?;
+    reg.register(TorusOp::new())?;
+    reg.register(CircleOp::new())?;
+    reg.register(LineOp::new())?;
+    reg.register(CurveOp::new())
 }

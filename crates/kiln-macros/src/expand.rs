@@ -1,0 +1,422 @@
+//! Writing the op of a function: the function itself (its port attributes taken off), a
+//! struct holding the op's spec, and its `Op` implementation reading each port by the place
+//! the macro gave it, so the function's author never names an index.
+
+use crate::attrs::{OpAttr, PortAttr};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::{Expr, FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
+
+/// What an argument of the function is.
+enum Role {
+    Input(PortAttr),
+    Param(PortAttr),
+    /// `&EvalContext`: the evaluation context.
+    Context,
+    /// `&OpCall`: the whole call (the node's id for messages, the cancellation token).
+    Call,
+}
+
+struct Arg {
+    name: Ident,
+    ty: Type,
+    role: Role,
+}
+
+/// The last path segment's name of a type, through one reference (`&EvalContext` →
+/// `EvalContext`).
+fn type_name(ty: &Type) -> Option<String> {
+    let ty = match ty {
+        Type::Reference(r) => &*r.elem,
+        t => t,
+    };
+    match ty {
+        Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
+
+fn is_f64(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.is_ident("f64"))
+}
+
+fn is_i64(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.path.is_ident("i64"))
+}
+
+/// The arguments of `f`, each with its role; the port attributes are taken off `f`.
+fn arguments(f: &mut ItemFn) -> syn::Result<Vec<Arg>> {
+    let mut args = vec![];
+    for input in f.sig.inputs.iter_mut() {
+        let FnArg::Typed(pt) = input else {
+            return Err(syn::Error::new_spanned(
+                input,
+                "an op is a plain function: no `self`",
+            ));
+        };
+        let Pat::Ident(pi) = &*pt.pat else {
+            return Err(syn::Error::new_spanned(
+                &pt.pat,
+                "name each port with a plain identifier: it is the port's name",
+            ));
+        };
+        let name = pi.ident.clone();
+        let mut role = None;
+        let mut kept = vec![];
+        for a in pt.attrs.drain(..) {
+            if a.path().is_ident("input") {
+                role = Some(Role::Input(a.parse_args()?));
+            } else if a.path().is_ident("param") {
+                role = Some(Role::Param(a.parse_args()?));
+            } else {
+                kept.push(a);
+            }
+        }
+        pt.attrs = kept;
+        let role = match role {
+            Some(r) => r,
+            None if type_name(&pt.ty).as_deref() == Some("EvalContext") => Role::Context,
+            None if type_name(&pt.ty).as_deref() == Some("OpCall") => Role::Call,
+            None => {
+                return Err(syn::Error::new_spanned(
+                    &pt.pat,
+                    format!(
+                        "document port `{name}`: #[input(\"what it is\")] or #[param(\"what it is\", default = ...)]"
+                    ),
+                ));
+            }
+        };
+        args.push(Arg {
+            name,
+            ty: (*pt.ty).clone(),
+            role,
+        });
+    }
+    Ok(args)
+}
+
+/// The op's doc: the function's doc comment, lines joined, paragraphs kept.
+fn doc_of(f: &ItemFn) -> String {
+    let mut lines = vec![];
+    for a in &f.attrs {
+        if let syn::Meta::NameValue(nv) = &a.meta
+            && nv.path.is_ident("doc")
+            && let Expr::Lit(l) = &nv.value
+            && let syn::Lit::Str(s) = &l.lit
+        {
+            lines.push(s.value().trim().to_string());
+        }
+    }
+    let mut doc = String::new();
+    for l in lines {
+        if l.is_empty() {
+            doc.push_str("\n\n");
+        } else {
+            if !doc.is_empty() && !doc.ends_with('\n') {
+                doc.push(' ');
+            }
+            doc.push_str(&l);
+        }
+    }
+    doc.trim().to_string()
+}
+
+/// `Foo` of `foo` (snake case to camel case), then `Op`.
+fn struct_name(f: &Ident) -> Ident {
+    let mut s = String::new();
+    let mut up = true;
+    for c in f.to_string().chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            s.extend(c.to_uppercase());
+            up = false;
+        } else {
+            s.push(c);
+        }
+    }
+    format_ident!("{}Op", s)
+}
+
+/// The port's default as a `Value`, when it has one.
+fn default_value(ty: &Type, attr: &PortAttr) -> Option<TokenStream> {
+    let d = attr.default.as_ref()?;
+    Some(match (ty, type_name(ty).as_deref()) {
+        (_, Some("str")) => quote!(::kiln_core::value::Value::str(#d)),
+        // A borrowed port (a list) takes an owned default (a `Vec`).
+        (Type::Reference(_), _) => quote!(::kiln_core::op::port::IntoPort::into_port(#d)),
+        _ => quote!(::kiln_core::op::port::IntoPort::into_port({ let d: #ty = #d; d })),
+    })
+}
+
+/// The port's rule: `rule = ...` as written, or `range = a..=b` (an int range for an `i64`
+/// port, a number range otherwise; `a..` is at least `a`).
+fn rule_of(ty: &Type, attr: &PortAttr) -> syn::Result<Option<TokenStream>> {
+    if let Some(r) = &attr.rule {
+        return Ok(Some(quote!(#r)));
+    }
+    let Some(range) = &attr.range else {
+        return Ok(None);
+    };
+    let lo = range.start.as_ref();
+    let hi = range.end.as_ref();
+    let closed = matches!(range.limits, syn::RangeLimits::Closed(_));
+    Ok(Some(match (lo, hi, closed, is_i64(ty)) {
+        (Some(lo), Some(hi), true, true) => {
+            quote!(::kiln_core::op::Rule::Ints { min: #lo, max: #hi })
+        }
+        (Some(lo), None, _, true) => quote!(::kiln_core::op::Rule::at_least(#lo)),
+        (Some(lo), Some(hi), true, false) => {
+            quote!(::kiln_core::op::Rule::between((#lo) as f64, (#hi) as f64))
+        }
+        (Some(lo), None, _, false) => quote!(::kiln_core::op::Rule::Number {
+            min: ::std::ops::Bound::Included((#lo) as f64),
+            max: ::std::ops::Bound::Unbounded,
+        }),
+        _ => {
+            return Err(syn::Error::new_spanned(
+                range,
+                "a range is `low..=high` or `low..`",
+            ));
+        }
+    }))
+}
+
+/// The type inside `Result<T, _>`, when the function returns a `Result`.
+fn result_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    let seg = p.path.segments.last()?;
+    if seg.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(a) = &seg.arguments else {
+        return None;
+    };
+    match a.args.first()? {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    }
+}
+
+/// The whole expansion.
+pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
+    let args = arguments(&mut f)?;
+    let doc = doc_of(&f);
+    if doc.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &f.sig.ident,
+            "document the op with a doc comment on the function",
+        ));
+    }
+    let fname = f.sig.ident.clone();
+    let sname = struct_name(&fname);
+    let vis = f.vis.clone();
+    let id = &attr.id;
+    let ret: Type = match &f.sig.output {
+        ReturnType::Type(_, t) => (**t).clone(),
+        ReturnType::Default => {
+            return Err(syn::Error::new_spanned(
+                &f.sig,
+                "an op returns its output (or a tuple of outputs, or a Result of either)",
+            ));
+        }
+    };
+    let (outputs_ty, fallible) = match result_inner(&ret) {
+        Some(inner) => (inner.clone(), true),
+        None => (ret.clone(), false),
+    };
+
+    // The spec.
+    let mut spec = quote!(::kiln_core::op::OpSpec::new(#id, #doc));
+    if let Some(v) = &attr.version {
+        spec = quote!(#spec.version(#v));
+    }
+    if let Some(p) = &attr.purity {
+        let variant = match p.value().as_str() {
+            "pure" => quote!(Pure),
+            "clock" => quote!(Clock),
+            "user-input" => quote!(UserInput),
+            "stateful" => quote!(Stateful),
+            "side-effect" => quote!(SideEffect),
+            other => {
+                return Err(syn::Error::new_spanned(
+                    p,
+                    format!(
+                        "unknown purity `{other}`: pure, clock, user-input, stateful or side-effect"
+                    ),
+                ));
+            }
+        };
+        spec = quote!(#spec.purity(::kiln_core::op::Purity::#variant));
+    }
+    if let Some(r) = &attr.reads {
+        for field in r
+            .value()
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            let c = Ident::new(&field.to_uppercase(), r.span());
+            spec = quote!(#spec.reads(::kiln_core::op::Reads::#c));
+        }
+    }
+    let mut reads = vec![];
+    let (mut n_in, mut n_par) = (0usize, 0usize);
+    for a in &args {
+        let name = LitStr::new(&a.name.to_string(), a.name.span());
+        let ty = &a.ty;
+        // Bound under names of their own: a port may share the function's name.
+        let vname = &format_ident!("port_{}", a.name);
+        match &a.role {
+            Role::Input(p) => {
+                let doc = &p.doc;
+                let port_ty = quote!(<#ty as ::kiln_core::op::port::FromPort>::port_type());
+                let mut input = match default_value(ty, p) {
+                    Some(d) => {
+                        quote!(::kiln_core::op::InputSpec::optional(#name, #port_ty, #d, #doc))
+                    }
+                    None => quote!(::kiln_core::op::InputSpec::required(#name, #port_ty, #doc)),
+                };
+                if let Some(r) = rule_of(ty, p)? {
+                    input = quote!(#input.with_rule(#r));
+                }
+                if p.plan_time {
+                    return Err(syn::Error::new_spanned(
+                        &a.name,
+                        "only a param is plan-time: #[param(..., plan_time)]",
+                    ));
+                }
+                spec = quote!(#spec.input(#input));
+                let i = n_in;
+                reads.push(
+                    quote!(let #vname: #ty = ::kiln_core::op::port::input(call.inputs, #i)?;),
+                );
+                n_in += 1;
+            }
+            Role::Param(p) => {
+                let doc = &p.doc;
+                let port_ty = quote!(<#ty as ::kiln_core::op::port::FromPort>::port_type());
+                let mut param = match default_value(ty, p) {
+                    Some(d) => quote!(::kiln_core::op::ParamSpec::new(#name, #port_ty, #d, #doc)),
+                    None => quote!(::kiln_core::op::ParamSpec::required(#name, #port_ty, #doc)),
+                };
+                if let Some(r) = rule_of(ty, p)? {
+                    param = quote!(#param.with_rule(#r));
+                }
+                if p.plan_time {
+                    param = quote!(#param.plan_time());
+                }
+                spec = quote!(#spec.param(#param));
+                let i = n_par;
+                reads.push(
+                    quote!(let #vname: #ty = ::kiln_core::op::port::param(call.params, #i)?;),
+                );
+                if p.rule.is_some() || p.range.is_some() {
+                    reads.push(
+                        quote!(::kiln_core::op::port::check_param(&self.spec, call.params, #i)?;),
+                    );
+                }
+                n_par += 1;
+            }
+            Role::Context => reads.push(quote!(let #vname: #ty = call.ctx;)),
+            Role::Call => reads.push(quote!(let #vname: #ty = call;)),
+        }
+    }
+    let names: Vec<Ident> = args
+        .iter()
+        .map(|a| format_ident!("port_{}", a.name))
+        .collect();
+    let out_names: Vec<LitStr> = attr.outputs.iter().map(|(n, _)| n.clone()).collect();
+    let out_docs: Vec<LitStr> = attr.outputs.iter().map(|(_, d)| d.clone()).collect();
+    let (out_names, out_docs) = if out_names.is_empty() {
+        (
+            vec![LitStr::new("out", Span::call_site())],
+            vec![LitStr::new("the result", Span::call_site())],
+        )
+    } else {
+        (out_names, out_docs)
+    };
+    let n_out = out_names.len();
+    let result = if fallible {
+        quote!(::kiln_core::op::port::Fallible(#fname(#(#names),*)))
+    } else {
+        quote!(#fname(#(#names),*))
+    };
+    // The function is the op's scalar kernel when it is a function of one to three float
+    // inputs giving a float: `execute` and the kernel then call the very same function.
+    // (An input with a rule has none: the kernel path runs no rule.)
+    let floats_only = args.iter().all(|a| {
+        matches!(&a.role, Role::Input(p) if p.rule.is_none() && p.range.is_none()) && is_f64(&a.ty)
+    });
+    let kernel = match (floats_only && !fallible && is_f64(&ret), args.len()) {
+        (true, 1) => Some(quote!(Unary)),
+        (true, 2) => Some(quote!(Binary)),
+        (true, 3) => Some(quote!(Ternary)),
+        _ => None,
+    };
+    let kernel = kernel.map(|k| {
+        quote! {
+            fn kernel(
+                &self,
+                _inputs: &[Option<::kiln_core::value::ValueType>],
+                _params: &[::kiln_core::value::Value],
+            ) -> Option<::kiln_core::op::Kernel> {
+                Some(::kiln_core::op::Kernel::#k(#fname))
+            }
+        }
+    });
+    let struct_doc = format!(
+        "The op `{}`, written as the function [`{fname}`].",
+        id.value()
+    );
+    Ok(quote! {
+        #f
+
+        #[doc = #struct_doc]
+        #vis struct #sname {
+            spec: ::kiln_core::op::OpSpec,
+        }
+
+        impl #sname {
+            /// The op, declared from its function.
+            #vis fn new() -> Self {
+                let types =
+                    <#outputs_ty as ::kiln_core::op::port::IntoOutputs>::types();
+                assert_eq!(
+                    types.len(),
+                    #n_out,
+                    "op `{}`: one output name per output",
+                    #id
+                );
+                let mut spec = #spec;
+                let names: [&'static str; #n_out] = [#(#out_names),*];
+                let docs: [&'static str; #n_out] = [#(#out_docs),*];
+                for ((name, doc), ty) in names.into_iter().zip(docs).zip(types) {
+                    spec = spec.output(::kiln_core::op::OutputSpec::new(name, ty, doc));
+                }
+                #sname { spec }
+            }
+        }
+
+        impl ::std::default::Default for #sname {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl ::kiln_core::op::Op for #sname {
+            fn spec(&self) -> &::kiln_core::op::OpSpec {
+                &self.spec
+            }
+            fn execute(
+                &self,
+                call: &::kiln_core::op::OpCall<'_>,
+                out: &mut [::kiln_core::value::Value],
+            ) -> ::std::result::Result<(), ::kiln_core::op::OpError> {
+                #(#reads)*
+                ::kiln_core::op::port::IntoOutputs::write(#result, out)
+            }
+            #kernel
+        }
+    })
+}

@@ -1,0 +1,51 @@
+//! # kiln-macros
+//!
+//! `#[op]`: a Kiln op written as one plain Rust function. The function's arguments are the
+//! op's ports (their names are the ports' names, their types the ports' types), its doc
+//! comment is the op's doc, and what it returns is the op's output (a tuple: several). The
+//! attribute writes the op's spec and its `Op` implementation, which reads every port for
+//! the function, so no op body reads a port by its index; the function itself stays as it
+//! is, callable and testable, and when it is a function of one to three floats it is also
+//! the op's scalar kernel.
+//!
+//! ```ignore
+//! /// Blend `a` to `b` by `t`.
+//! #[op("math.lerp", out = "a + (b - a) t")]
+//! pub fn lerp(
+//!     #[input("start")] a: f64,
+//!     #[input("end", default = 1.0)] b: f64,
+//!     #[input("amount", default = 0.5, range = 0.0..=1.0)] t: f64,
+//! ) -> f64 {
+//!     a + (b - a) * t
+//! }
+//! // registry.register(LerpOp::new())
+//! ```
+//!
+//! * `#[op("id", version = 2, purity = "clock", reads = "seed, time", out = "doc")]`; several
+//!   outputs are named `outputs("lo" = "doc", "hi" = "doc")` and returned as a tuple.
+//! * `#[input("doc", default = EXPR, range = A..=B, rule = EXPR)]` declares an input port;
+//!   `#[param("doc", default = EXPR, range = ..., plan_time)]` a param (also a port: see
+//!   `kiln_core::op::param_ports`); the range, declared here once, is what validation, the
+//!   evaluators, `kiln ops` and the studio's sliders check and show.
+//! * An argument of type `&EvalContext` is the evaluation context (declare what the op reads
+//!   with `reads`).
+//! * Returning `Result<T, OpError>` fails the node with that error, named by the evaluator.
+//!
+//! `docs/writing-ops.md` shows whole ops, compiled as doctests.
+#![deny(missing_docs)]
+
+mod attrs;
+mod expand;
+
+use proc_macro::TokenStream;
+
+/// Write the op of a function (see the crate docs).
+#[proc_macro_attribute]
+pub fn op(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let attr = syn::parse_macro_input!(attr as attrs::OpAttr);
+    let f = syn::parse_macro_input!(item as syn::ItemFn);
+    match expand::expand(attr, f) {
+        Ok(t) => t.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
