@@ -433,6 +433,10 @@ pub(crate) enum Cmd {
     Ops {
         /// Only ops whose id contains this text.
         filter: Option<String>,
+        /// Print instead the JSON Schema of every op's params (types and ranges, from the
+        /// ops' declarations), to check graph files with beside schema/kiln-graph.schema.json.
+        #[arg(long)]
+        schema: bool,
     },
 }
 

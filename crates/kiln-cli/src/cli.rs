@@ -55,6 +55,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
         Cmd::Studio { graph, args } => studio::studio(&graph, reg, &args, &libs),
         Cmd::Bake { graph, args } => bake::bake(&graph, &reg, &args, &libs),
         Cmd::Cache { action } => cache::cache(&action),
-        Cmd::Ops { filter } => Ok(ops::list_ops(&reg, filter.as_deref(), &libs)),
+        Cmd::Ops { schema: true, .. } => Ok(ops::print_schema(&reg)),
+        Cmd::Ops { filter, .. } => Ok(ops::list_ops(&reg, filter.as_deref(), &libs)),
     }
 }

@@ -53,6 +53,7 @@ pub mod edit;
 // What is made from a document without lowering it.
 pub mod bake;
 pub mod dot;
+pub mod ops_schema;
 
 // The entry point of the `graph_file` fuzz target.
 pub mod fuzzing;

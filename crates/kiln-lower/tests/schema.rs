@@ -198,3 +198,47 @@ fn the_schema_covers_calls_and_scopes() {
         "accepted: {inline}"
     );
 }
+
+/// The validator of the ops' params schema (`kiln ops --schema`), made from every domain's
+/// declarations.
+fn ops_validator() -> jsonschema::Validator {
+    let schema = kiln_doc::ops_schema::ops_schema(&domains::every_domain());
+    jsonschema::draft202012::new(&schema)
+        .unwrap_or_else(|e| panic!("the ops schema is invalid: {e}"))
+}
+
+/// Issue 29: a param's range, declared once with the param, is the JSON Schema's too. Every
+/// example's params fit it; a param out of its range, of the wrong type, or unknown to its
+/// op is refused by a real validator, as `kiln validate` refuses it.
+#[test]
+fn the_ops_schema_holds_every_example_and_refuses_what_validation_refuses() {
+    let validator = ops_validator();
+    for path in example_paths() {
+        let text = std::fs::read_to_string(&path).expect("reads");
+        assert_valid(&validator, &path.display().to_string(), &text);
+    }
+    let node = |params: &str| {
+        format!(
+            r#"{{"kiln": 1, "nodes": {{"g": {{"op": "mesh.grid", "params": {params}}}}}, "outputs": {{"o": "g"}}}}"#
+        )
+    };
+    assert_valid(
+        &validator,
+        "in range",
+        &node(r#"{"cols": 100000, "rows": 1}"#),
+    );
+    for (what, params, word) in [
+        ("above the range", r#"{"cols": 100001}"#, "100000"),
+        ("below the range", r#"{"rows": 0}"#, "minimum"),
+        ("a float for an int", r#"{"rows": 2.5}"#, "integer"),
+        ("an unknown param", r#"{"colls": 4}"#, "colls"),
+    ] {
+        let v = violations(&validator, &node(params));
+        assert!(v.iter().any(|m| m.contains(word)), "{what}: {v:?}");
+    }
+    // Inside an inline graph, and a choice among names.
+    let nested = r#"{"kiln": 1, "graphs": {"g": {"nodes": {"b": {"op": "image.blend", "params": {"mode": "glow"}}}, "outputs": {"o": "b"}}},
+        "nodes": {"c": {"op": "@g"}}, "outputs": {"o": "c"}}"#;
+    let v = violations(&validator, nested);
+    assert!(v.iter().any(|m| m.contains("glow")), "{v:?}");
+}

@@ -1,4 +1,5 @@
-//! `kiln ops [FILTER]`: list the registered ops with their ports, params and docs.
+//! `kiln ops [FILTER]`: list the registered ops with their ports, params and docs;
+//! `kiln ops --schema`: the JSON Schema of their params.
 
 use crate::report::show;
 use kiln_core::prelude::*;
@@ -13,6 +14,16 @@ pub(crate) fn list_ops(
 ) -> ExitCode {
     list_registered(reg, filter);
     crate::subgraphs::list_subgraphs(reg, filter, libs);
+    ExitCode::SUCCESS
+}
+
+/// Print the JSON Schema of every op's params (`kiln ops --schema`).
+pub(crate) fn print_schema(reg: &Registry) -> ExitCode {
+    let schema = kiln::doc::ops_schema::ops_schema(reg);
+    crate::outln!(
+        "{}",
+        serde_json::to_string_pretty(&schema).unwrap_or_default()
+    );
     ExitCode::SUCCESS
 }
 
