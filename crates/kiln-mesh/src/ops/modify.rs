@@ -1,184 +1,186 @@
 //! Ops that move points or set attributes in place: `mesh.transform`,
-//! `mesh.transform_by_attribute`, `mesh.displace`,
-//! `mesh.bend`, `mesh.twist`, `mesh.taper`, `mesh.normals`, `mesh.uv`, `mesh.reverse`,
-//! `mesh.triangulate`.
+//! `mesh.transform_by_attribute`, `mesh.displace`, `mesh.bend`, `mesh.twist`, `mesh.taper`,
+//! `mesh.normals`, `mesh.uv`, `mesh.reverse`, `mesh.triangulate`. Each is one function with
+//! the `#[op]` attribute.
 
-use super::ports::{choice, count, float, mesh, put, seed, vec3};
+use super::ports::V3;
+use crate::Mesh;
 use crate::edit::by_attribute::{self, DrivingAttributes};
 use crate::edit::{deform, normals, restructure, uv};
-use crate::value::MESH_TYPE;
 use glam::{Affine3A, EulerRot, Quat};
-use kiln_core::op::{FnOp, OpError, Rule};
-
-/// Noise layers of `mesh.displace`.
-const OCTAVES: Rule = Rule::Ints { min: 1, max: 12 };
+use kiln_core::op;
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::Value;
 
-const OUT: &str = "the changed mesh";
+/// Scale, then rotate (degrees about X, then Y, then Z), then translate the points; `N` turns with them.
+#[op("mesh.transform", out = "the changed mesh")]
+pub fn transform(
+    #[input("the mesh")] mesh: &Mesh,
+    #[input("the move", default = V3(glam::Vec3::ZERO))] translate: V3,
+    #[input("rotation in degrees about X, Y, Z", default = V3(glam::Vec3::ZERO))] rotate: V3,
+    #[input("scale along X, Y, Z (a number for all)", default = V3(glam::Vec3::ONE))] scale: V3,
+) -> Mesh {
+    let mut m = mesh.clone();
+    let r = rotate.0.map(f32::to_radians);
+    let rot = Quat::from_euler(EulerRot::ZYX, r.z, r.y, r.x);
+    deform::transform(
+        &mut m,
+        Affine3A::from_scale_rotation_translation(scale.0, rot, translate.0),
+    );
+    m
+}
 
-fn deformer(
-    id: &'static str,
-    doc: &'static str,
-    param: &'static str,
-    default: f64,
-    pdoc: &'static str,
-    f: fn(&mut crate::Mesh, f32),
-) -> FnOp {
-    FnOp::new(id, doc)
-        .required("mesh", MESH_TYPE, "the mesh")
-        .input(param, default, pdoc)
-        .output_of("out", MESH_TYPE, OUT)
-        .run(move |call, out| {
-            let mut m = mesh(call, 0)?.clone();
-            f(&mut m, float(call, 1)?);
-            put(out, m);
-            Ok(())
-        })
+/// Transform each point by its own point attributes: scaled by `scale` (float or vec3) times `pscale`, turned by `orient` (a vec4 quaternion, or a vec3 of degrees), both about `pivot`, then moved by `translate` (vec3); an absent attribute (or an empty name) leaves its part out; `N` turns with the points.
+#[op("mesh.transform_by_attribute", out = "the changed mesh")]
+pub fn transform_by_attribute(
+    #[input("the mesh")] mesh: &Mesh,
+    #[input("the centre of the scale and rotation", default = V3(glam::Vec3::ZERO))] pivot: V3,
+    #[param(
+        "the vec3 point attribute added to the position",
+        default = "translate"
+    )]
+    translate: &str,
+    #[param(
+        "the point attribute of the rotation (vec4 quaternion x, y, z, w, or vec3 degrees about X, Y, Z)",
+        default = "orient"
+    )]
+    orient: &str,
+    #[param(
+        "the point attribute of the scale (float, or vec3 per axis)",
+        default = "scale"
+    )]
+    scale: &str,
+    #[param("the float point attribute of the uniform scale", default = "pscale")] pscale: &str,
+    call: &OpCall,
+) -> Result<Mesh, OpError> {
+    let mut m = mesh.clone();
+    let by = DrivingAttributes {
+        translate: translate.into(),
+        orient: orient.into(),
+        scale: scale.into(),
+        pscale: pscale.into(),
+    };
+    by_attribute::transform_by_attributes(&mut m, &by, pivot.0).map_err(|e| {
+        OpError::new(format!(
+            "node `{}` (mesh.transform_by_attribute): {e}",
+            call.node
+        ))
+    })?;
+    Ok(m)
+}
+
+/// Push points along their normals by seeded fractal noise (rocks, terrain detail); removes `N`.
+#[op("mesh.displace", out = "the changed mesh")]
+pub fn displace(
+    #[input("the mesh")] mesh: &Mesh,
+    #[input("the largest push, about", default = 0.2)] amplitude: f64,
+    #[input("noise features per unit", default = 2.0)] frequency: f64,
+    #[param("noise layers", default = 4, range = 1..=12)] octaves: i64,
+    #[param("the noise's seed", default = 0)] seed: i64,
+) -> Mesh {
+    let mut m = mesh.clone();
+    let (a, f) = (amplitude as f32, frequency as f32);
+    deform::displace(&mut m, a, f, octaves as u32, seed as u64);
+    m
+}
+
+/// Bend about the Z axis over the mesh's height (Y); removes `N`.
+#[op("mesh.bend", out = "the changed mesh")]
+pub fn bend(
+    #[input("the mesh")] mesh: &Mesh,
+    #[input("total bend in degrees", default = 90.0)] angle: f64,
+) -> Mesh {
+    let mut m = mesh.clone();
+    deform::bend(&mut m, (angle as f32).to_radians());
+    m
+}
+
+/// Twist about the Y axis from the mesh's bottom to its top; removes `N`.
+#[op("mesh.twist", out = "the changed mesh")]
+pub fn twist(
+    #[input("the mesh")] mesh: &Mesh,
+    #[input("total twist in degrees", default = 90.0)] angle: f64,
+) -> Mesh {
+    let mut m = mesh.clone();
+    deform::twist(&mut m, (angle as f32).to_radians());
+    m
+}
+
+/// Scale X and Z from 1 at the mesh's bottom to `top` at its top; removes `N`.
+#[op("mesh.taper", out = "the changed mesh")]
+pub fn taper(
+    #[input("the mesh")] mesh: &Mesh,
+    #[input("the scale at the top", default = 0.5)] top: f64,
+) -> Mesh {
+    let mut m = mesh.clone();
+    deform::taper(&mut m, top as f32);
+    m
+}
+
+/// Set `N`: smooth (per point), flat (per vertex) or by angle (per vertex, smooth across edges under the angle).
+#[op("mesh.normals", out = "the changed mesh")]
+pub fn set_normals(
+    #[input("the mesh")] mesh: &Mesh,
+    #[param("smooth, flat or angle", default = "smooth", rule = Rule::OneOf(&["smooth", "flat", "angle"]))]
+    mode: &str,
+    #[param(
+        "with mode angle: the largest angle, in degrees, smoothed across",
+        default = 30.0
+    )]
+    angle: f64,
+) -> Mesh {
+    let mut m = mesh.clone();
+    match mode {
+        "smooth" => normals::set_smooth(&mut m),
+        "flat" => normals::set_by_angle(&mut m, None),
+        _ => normals::set_by_angle(&mut m, Some((angle as f32).to_radians())),
+    }
+    m
+}
+
+/// Set `uv` by projection fitted to the bounds: planar (point), box (vertex) or spherical (point).
+#[op("mesh.uv", out = "the changed mesh")]
+pub fn set_uv(
+    #[input("the mesh")] mesh: &Mesh,
+    #[param("planar, box or spherical", default = "planar", rule = Rule::OneOf(&["planar", "box", "spherical"]))]
+    mode: &str,
+    #[param("with mode planar: the axis projected along, x, y or z", default = "y", rule = Rule::OneOf(&["x", "y", "z"]))]
+    axis: &str,
+) -> Mesh {
+    let mut m = mesh.clone();
+    match mode {
+        "planar" => {
+            let axis = ["x", "y", "z"].iter().position(|a| *a == axis).unwrap_or(1);
+            uv::planar(&mut m, axis)
+        }
+        "box" => uv::cube(&mut m),
+        _ => uv::spherical(&mut m),
+    }
+    m
+}
+
+/// Reverse every primitive's winding and negate `N`: faces turn inside out.
+#[op("mesh.reverse", out = "the changed mesh")]
+pub fn reverse(#[input("the mesh")] mesh: &Mesh) -> Mesh {
+    restructure::reverse(mesh)
+}
+
+/// Fan every polygon into triangles from its first vertex (exact for convex polygons).
+#[op("mesh.triangulate", out = "the changed mesh")]
+pub fn triangulate(#[input("the mesh")] mesh: &Mesh) -> Mesh {
+    restructure::triangulate(mesh)
 }
 
 /// Register the ops of this file.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(
-        FnOp::new("mesh.transform", "Scale, then rotate (degrees about X, then Y, then Z), then translate the points; `N` turns with them.")
-            .required("mesh", MESH_TYPE, "the mesh")
-            .input("translate", Value::Vec3([0.0; 3]), "the move")
-            .input("rotate", Value::Vec3([0.0; 3]), "rotation in degrees about X, Y, Z")
-            .input("scale", Value::Vec3([1.0; 3]), "scale along X, Y, Z (a number for all)")
-            .output_of("out", MESH_TYPE, OUT)
-            .run(|call, out| {
-                let mut m = mesh(call, 0)?.clone();
-                let r = vec3(call, 2)?.map(f32::to_radians);
-                let rot = Quat::from_euler(EulerRot::ZYX, r.z, r.y, r.x);
-                let t = Affine3A::from_scale_rotation_translation(vec3(call, 3)?, rot, vec3(call, 1)?);
-                deform::transform(&mut m, t);
-                put(out, m);
-                Ok(())
-            }),
-    )?;
-    reg.register(
-        FnOp::new("mesh.transform_by_attribute", "Transform each point by its own point attributes: scaled by `scale` (float or vec3) times `pscale`, turned by `orient` (a vec4 quaternion, or a vec3 of degrees), both about `pivot`, then moved by `translate` (vec3); an absent attribute (or an empty name) leaves its part out; `N` turns with the points.")
-            .required("mesh", MESH_TYPE, "the mesh")
-            .input("pivot", Value::Vec3([0.0; 3]), "the centre of the scale and rotation")
-            .param("translate", "translate", "the vec3 point attribute added to the position")
-            .param("orient", "orient", "the point attribute of the rotation (vec4 quaternion x, y, z, w, or vec3 degrees about X, Y, Z)")
-            .param("scale", "scale", "the point attribute of the scale (float, or vec3 per axis)")
-            .param("pscale", "pscale", "the float point attribute of the uniform scale")
-            .output_of("out", MESH_TYPE, OUT)
-            .run(|call, out| {
-                let mut m = mesh(call, 0)?.clone();
-                let by = DrivingAttributes {
-                    translate: call.param_str(0)?.into(),
-                    orient: call.param_str(1)?.into(),
-                    scale: call.param_str(2)?.into(),
-                    pscale: call.param_str(3)?.into(),
-                };
-                by_attribute::transform_by_attributes(&mut m, &by, vec3(call, 1)?)
-                    .map_err(|e| OpError::new(format!("node `{}` (mesh.transform_by_attribute): {e}", call.node)))?;
-                put(out, m);
-                Ok(())
-            }),
-    )?;
-    reg.register(
-        FnOp::new("mesh.displace", "Push points along their normals by seeded fractal noise (rocks, terrain detail); removes `N`.")
-            .required("mesh", MESH_TYPE, "the mesh")
-            .input("amplitude", 0.2, "the largest push, about")
-            .input("frequency", 2.0, "noise features per unit")
-            .param_ruled("octaves", 4i64, "noise layers (1 to 12)", OCTAVES)
-            .param("seed", 0i64, "the noise's seed")
-            .output_of("out", MESH_TYPE, OUT)
-            .run(|call, out| {
-                let mut m = mesh(call, 0)?.clone();
-                let oct = count(call, 0, OCTAVES)?;
-                deform::displace(&mut m, float(call, 1)?, float(call, 2)?, oct, seed(call, 1)?);
-                put(out, m);
-                Ok(())
-            }),
-    )?;
-    reg.register(deformer(
-        "mesh.bend",
-        "Bend about the Z axis over the mesh's height (Y); removes `N`.",
-        "angle",
-        90.0,
-        "total bend in degrees",
-        |m, a| deform::bend(m, a.to_radians()),
-    ))?;
-    reg.register(deformer(
-        "mesh.twist",
-        "Twist about the Y axis from the mesh's bottom to its top; removes `N`.",
-        "angle",
-        90.0,
-        "total twist in degrees",
-        |m, a| deform::twist(m, a.to_radians()),
-    ))?;
-    reg.register(deformer(
-        "mesh.taper",
-        "Scale X and Z from 1 at the mesh's bottom to `top` at its top; removes `N`.",
-        "top",
-        0.5,
-        "the scale at the top",
-        deform::taper,
-    ))?;
-    reg.register(
-        FnOp::new("mesh.normals", "Set `N`: smooth (per point), flat (per vertex) or by angle (per vertex, smooth across edges under the angle).")
-            .required("mesh", MESH_TYPE, "the mesh")
-            .param("mode", "smooth", "smooth, flat or angle")
-            .param("angle", 30.0, "with mode angle: the largest angle, in degrees, smoothed across")
-            .output_of("out", MESH_TYPE, OUT)
-            .run(|call, out| {
-                let mut m = mesh(call, 0)?.clone();
-                match choice(call, 0, &["smooth", "flat", "angle"])? {
-                    "smooth" => normals::set_smooth(&mut m),
-                    "flat" => normals::set_by_angle(&mut m, None),
-                    _ => normals::set_by_angle(&mut m, Some((call.param_float(1)? as f32).to_radians())),
-                }
-                put(out, m);
-                Ok(())
-            }),
-    )?;
-    reg.register(
-        FnOp::new("mesh.uv", "Set `uv` by projection fitted to the bounds: planar (point), box (vertex) or spherical (point).")
-            .required("mesh", MESH_TYPE, "the mesh")
-            .param("mode", "planar", "planar, box or spherical")
-            .param("axis", "y", "with mode planar: the axis projected along, x, y or z")
-            .output_of("out", MESH_TYPE, OUT)
-            .run(|call, out| {
-                let mut m = mesh(call, 0)?.clone();
-                match choice(call, 0, &["planar", "box", "spherical"])? {
-                    "planar" => {
-                        let axis = ["x", "y", "z"].iter().position(|a| *a == choice(call, 1, &["x", "y", "z"]).unwrap_or("y")).unwrap_or(1);
-                        uv::planar(&mut m, axis)
-                    }
-                    "box" => uv::cube(&mut m),
-                    _ => uv::spherical(&mut m),
-                }
-                put(out, m);
-                Ok(())
-            }),
-    )?;
-    reg.register(
-        FnOp::new(
-            "mesh.reverse",
-            "Reverse every primitive's winding and negate `N`: faces turn inside out.",
-        )
-        .required("mesh", MESH_TYPE, "the mesh")
-        .output_of("out", MESH_TYPE, OUT)
-        .run(|call, out| {
-            put(out, restructure::reverse(mesh(call, 0)?));
-            Ok(())
-        }),
-    )?;
-    reg.register(
-        FnOp::new(
-            "mesh.triangulate",
-            "Fan every polygon into triangles from its first vertex (exact for convex polygons).",
-        )
-        .required("mesh", MESH_TYPE, "the mesh")
-        .output_of("out", MESH_TYPE, OUT)
-        .run(|call, out| {
-            put(out, restructure::triangulate(mesh(call, 0)?));
-            Ok(())
-        }),
-    )?;
-    Ok(())
+    reg.register(TransformOp::new())?;
+    reg.register(TransformByAttributeOp::new())?;
+    reg.register(DisplaceOp::new())?;
+    reg.register(BendOp::new())?;
+    reg.register(TwistOp::new())?;
+    reg.register(TaperOp::new())?;
+    reg.register(SetNormalsOp::new())?;
+    reg.register(SetUvOp::new())?;
+    reg.register(ReverseOp::new())?;
+    reg.register(TriangulateOp::new())
 }

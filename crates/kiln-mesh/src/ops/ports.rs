@@ -23,6 +23,28 @@ fn as_vec3(v: Option<&Value>) -> Option<Vec3> {
     }
 }
 
+/// A vec3 port read leniently (a number stands for the same number on every axis, a list of
+/// three numbers for the vector), for ops written with `#[op]`.
+pub(crate) struct V3(pub Vec3);
+
+impl<'a> kiln_core::op::port::FromPort<'a> for V3 {
+    fn port_type() -> kiln_core::value::ValueType {
+        kiln_core::value::ValueType::Vec3
+    }
+    fn from_port(v: &'a Value) -> Option<Self> {
+        as_vec3(Some(v)).map(V3)
+    }
+}
+
+impl kiln_core::op::port::IntoPort for V3 {
+    fn port_type() -> kiln_core::value::ValueType {
+        kiln_core::value::ValueType::Vec3
+    }
+    fn into_port(self) -> Value {
+        Value::Vec3([self.0.x as f64, self.0.y as f64, self.0.z as f64])
+    }
+}
+
 /// A list item as a point: a vec3 or a list of three numbers.
 pub(crate) fn point(v: &Value) -> Option<Vec3> {
     as_vec3(Some(v)).filter(|_| !matches!(v, Value::Float(_) | Value::Int(_)))
@@ -30,12 +52,6 @@ pub(crate) fn point(v: &Value) -> Option<Vec3> {
 
 fn found(v: Option<&Value>) -> &'static str {
     v.map_or("nothing", |v| v.type_name())
-}
-
-/// Input `i` as a vec3 (a number stands for the same number on every axis).
-pub(crate) fn vec3(call: &OpCall<'_>, i: usize) -> Result<Vec3, OpError> {
-    let v = call.inputs.get(i);
-    as_vec3(v).ok_or_else(|| OpError::input(i, format!("expected vec3, found {}", found(v))))
 }
 
 /// Input `i` as four floats: a number (in the first), a vector or a colour.
