@@ -255,3 +255,45 @@ fn an_edit_after_a_cook_is_what_the_next_cook_sees() {
     q.edit(&octaves).expect("fine has octaves");
     assert_eq!(after, fresh(&mut q));
 }
+
+/// Issue 29: a graph input wired into params (`stone.json`'s `seed` into its cells' and
+/// surface's seeds) drives them in a live session as in a fresh cook, and so does a node's
+/// port set by name (`cells.seed`); only the cones of the changed params cook again.
+#[test]
+fn a_live_session_follows_params_driven_by_inputs_and_by_name() {
+    let stone = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/stone.json");
+    let frame = |p: &Project, live: &mut Live| {
+        let mut value = None;
+        let report = p
+            .present(live, Clock::default(), |frame| {
+                value = frame.get("stone").cloned();
+                Ok(())
+            })
+            .expect("stone presents");
+        (report, value.expect("the frame holds stone"))
+    };
+    let fresh = |set: &[(&str, i64)]| {
+        let mut q = Project::open(&stone).expect("opens");
+        for (name, v) in set {
+            q.set(name, *v).expect("a knob");
+        }
+        let cooked = q.cook(&CookOptions::default()).expect("stone cooks");
+        cooked.get("stone").expect("an output").clone()
+    };
+    let mut live = Live::new(0);
+    let mut p = Project::open(&stone).expect("opens");
+    let (first, plain) = frame(&p, &mut live);
+    assert_eq!(plain, fresh(&[]));
+    p.set("seed", 5).expect("seed");
+    let (_, seeded) = frame(&p, &mut live);
+    assert_ne!(seeded, plain);
+    assert_eq!(seeded, fresh(&[("seed", 5)]));
+    // Back to the default seed, then one node's seed by name: only its cone cooks.
+    p.set("seed", 11).expect("seed");
+    let (_, again) = frame(&p, &mut live);
+    assert_eq!(again, plain);
+    p.set("cells.seed", 4).expect("a node's port");
+    let (by_name, changed) = frame(&p, &mut live);
+    assert!(by_name.cooked < first.cooked, "{by_name:?} vs {first:?}");
+    assert_eq!(changed, fresh(&[("cells.seed", 4)]));
+}
