@@ -346,15 +346,25 @@ impl Plan {
             if spec.delay {
                 return false;
             }
+            // A constant at a param's port is that param's value (see `validate`).
             if node.params.keys().any(|k| spec.param_index(k).is_none())
-                || node.consts.keys().any(|k| spec.input_index(k).is_none())
+                || node
+                    .consts
+                    .keys()
+                    .any(|k| spec.input_index(k).is_none() && spec.param_index(k).is_none())
             {
                 return false;
             }
             let mut params = Vec::with_capacity(spec.params.len());
             for p in &spec.params {
-                match node.params.get(&p.name).or(p.default.as_ref()) {
-                    Some(val) if crate::validate::value_fits(p.ty, val) => params.push(val.clone()),
+                if node.params.contains_key(&p.name)
+                    && node.consts.contains_key(&p.name)
+                    && spec.input_index(&p.name).is_none()
+                {
+                    return false;
+                }
+                match crate::validate::given_param(spec, node, p).or_else(|| p.default.clone()) {
+                    Some(val) if crate::validate::value_fits(p.ty, &val) => params.push(val),
                     _ => return false,
                 }
             }

@@ -53,12 +53,15 @@ pub(crate) trait ParamFold {
     fn param_type(&self, node: &Node, port: &str) -> Option<ValueType>;
     /// The value the plan knows `port` to have, if it is a graph input's.
     fn known(&self, port: &PortRef) -> Option<Value>;
+    /// Record that the value of `port` (a graph input) was written into a param: the plan
+    /// stands on that input.
+    fn read_into_param(&self, port: &PortRef);
 }
 
-/// Write the value `v` reaching port `port` of node `to` of `g`: into its params when
-/// `port` is a param (an int for a float param is that float), else as the input's constant.
-/// Whether it went into a param.
-fn write_value(g: &mut Graph, to: &PortRef, ty: Option<ValueType>, v: Value) -> bool {
+/// Write the value `v` reaching port `to` into `g`: into its node's params when `ty` (the
+/// port is a param of that type; an int for a float param is that float), else as the
+/// input's constant.
+fn write_value(g: &mut Graph, to: &PortRef, ty: Option<ValueType>, v: Value) {
     match ty {
         Some(ty) => {
             let v = match (ty, v) {
@@ -66,11 +69,9 @@ fn write_value(g: &mut Graph, to: &PortRef, ty: Option<ValueType>, v: Value) -> 
                 (_, v) => v,
             };
             let _ = g.set_param(&to.node, &to.port, v);
-            true
         }
         None => {
             let _ = g.set_const(&to.node, &to.port, v);
-            false
         }
     }
 }
@@ -216,25 +217,24 @@ impl Flat {
             }
         }
         for (src, to) in self.wires.iter().filter(|(_, to)| keep(&to.node)) {
-            let param = self
-                .node(&to.node)
-                .and_then(|n| fold.param_type(n, &to.port));
             match self.resolve_site(src) {
-                (Resolved::Port(p), _) if param.is_some() && fold.known(&p).is_some() => {
-                    if let Some(v) = fold.known(&p) {
-                        write_value(&mut g, to, param, v);
-                    }
+                // A graph input's value into a param: the param's constant.
+                (Resolved::Port(p), _)
+                    if let Some(v) = fold.known(&p)
+                        && let Some(ty) = self
+                            .node(&to.node)
+                            .and_then(|n| fold.param_type(n, &to.port)) =>
+                {
+                    fold.read_into_param(&p);
+                    write_value(&mut g, to, Some(ty), v);
                 }
                 (Resolved::Port(p), _) if keep(&p.node) => g.connect(p, to.clone()),
+                // A constant at a param's port is the param's value (validation reads it so,
+                // keyed as if written under `params`).
                 (Resolved::Const(v), site) => {
-                    let into_param = write_value(&mut g, to, param, v);
+                    let _ = g.set_const(&to.node, &to.port, v);
                     if let (Some(sites), Some(site)) = (sites.as_deref_mut(), site) {
-                        // A param's value is the plan's: an edit of it makes a new plan.
-                        if into_param {
-                            sites.plan_read.insert(site);
-                        } else {
-                            sites.consumers.entry(site).or_default().push(to.clone());
-                        }
+                        sites.consumers.entry(site).or_default().push(to.clone());
                     }
                 }
                 _ => {}
@@ -321,22 +321,24 @@ impl Flat {
             let wires_stay = keeps_wires(id);
             for &w in self.into.get(id).map(Vec::as_slice).unwrap_or(&[]) {
                 let (src, to) = &self.wires[w];
-                let param = fold.param_type(&self.nodes[i], &to.port);
+                let param = || fold.param_type(&self.nodes[i], &to.port);
                 match self.resolve(src) {
                     Resolved::Port(p) => match known.get(&p).filter(|_| !wires_stay) {
+                        // A value the plan cooked: a param's constant where it goes to one.
                         Some(v) => {
-                            write_value(&mut g, to, param, v.clone());
+                            write_value(&mut g, to, param(), v.clone());
                         }
-                        None => match fold.known(&p).filter(|_| param.is_some()) {
-                            Some(v) => {
-                                write_value(&mut g, to, param, v);
+                        None => match fold.known(&p).zip(param()) {
+                            Some((v, ty)) => {
+                                fold.read_into_param(&p);
+                                write_value(&mut g, to, Some(ty), v);
                             }
                             None if keep.contains(&p.node) => g.connect(p, to.clone()),
                             None => {}
                         },
                     },
                     Resolved::Const(v) => {
-                        write_value(&mut g, to, param, v);
+                        let _ = g.set_const(&to.node, &to.port, v);
                     }
                     _ => {}
                 }

@@ -10,20 +10,21 @@
 use super::expand::Lowering;
 use super::flat::{Flat, ParamFold};
 use kiln_core::context::EvalContext;
-use kiln_core::graph::{Node, PortRef};
+use kiln_core::graph::{Node, NodeId, PortRef};
 use kiln_core::op::Role;
 use kiln_core::registry::Registry;
 use kiln_core::value::{Value, ValueType};
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// The plan's [`ParamFold`]: params by the registry, known values by the context.
 pub(crate) struct PlanFold<'a> {
     registry: &'a Registry,
     ctx: &'a EvalContext,
     flat: &'a Flat,
-    /// Whether graph inputs are known (not in a flow body, whose inputs its executor feeds).
-    inputs_known: bool,
+    /// The graph input nodes of the flat graph (none in a flow body, whose inputs its
+    /// executor feeds), found once, so a wire from any other node costs one probe.
+    inputs: HashSet<NodeId>,
     /// The graph inputs whose values were written into params.
     pub read: RefCell<BTreeSet<String>>,
 }
@@ -31,11 +32,25 @@ pub(crate) struct PlanFold<'a> {
 impl<'a> PlanFold<'a> {
     /// The fold of `l`'s flat graph.
     pub(crate) fn of(l: &'a Lowering<'_, '_>) -> PlanFold<'a> {
+        let inputs = if l.entity_forms {
+            l.flat
+                .nodes
+                .iter()
+                .filter(|n| {
+                    l.registry
+                        .get(&n.op)
+                        .is_some_and(|o| o.spec().role == Role::GraphInput)
+                })
+                .map(|n| n.id.clone())
+                .collect()
+        } else {
+            HashSet::new()
+        };
         PlanFold {
             registry: l.registry,
             ctx: l.ctx,
             flat: &l.flat,
-            inputs_known: l.entity_forms,
+            inputs,
             read: RefCell::new(BTreeSet::new()),
         }
     }
@@ -51,28 +66,28 @@ impl ParamFold for PlanFold<'_> {
     }
 
     fn known(&self, port: &PortRef) -> Option<Value> {
-        if !self.inputs_known {
+        if !self.inputs.contains(&port.node) {
             return None;
         }
         let node = self.flat.node(&port.node)?;
-        let op = self.registry.get(&node.op)?;
-        if op.spec().role != Role::GraphInput {
-            return None;
-        }
-        let name = kiln_doc::document::input_name(node)
-            .unwrap_or(&node.id)
-            .to_string();
+        let name = kiln_doc::document::input_name(node).unwrap_or(&node.id);
         let v = self
             .ctx
             .inputs
-            .get(&name)
+            .get(name)
             .or_else(|| node.params.get("default"))?
             .clone();
         // A heavy value (an image file given as an input) is no param's.
         if matches!(v, Value::Heavy(_)) {
             return None;
         }
-        self.read.borrow_mut().insert(name);
         Some(v)
+    }
+
+    fn read_into_param(&self, port: &PortRef) {
+        if let Some(node) = self.flat.node(&port.node) {
+            let name = kiln_doc::document::input_name(node).unwrap_or(&node.id);
+            self.read.borrow_mut().insert(name.to_string());
+        }
     }
 }
