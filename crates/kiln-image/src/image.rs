@@ -26,6 +26,11 @@ pub struct Image {
     pub pixels: Vec<[f32; 4]>,
 }
 
+/// Images are ports of ops written with `#[kiln_core::op]`.
+impl kiln_core::op::port::HeavyPort for Image {
+    const TYPE: ValueType = IMAGE_TYPE;
+}
+
 impl Image {
     /// An image filled with one colour.
     pub fn filled(width: u32, height: u32, c: [f32; 4]) -> Image {

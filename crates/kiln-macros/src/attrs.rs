@@ -83,6 +83,8 @@ pub struct PortAttr {
     pub rule: Option<Expr>,
     pub range: Option<syn::ExprRange>,
     pub plan_time: bool,
+    /// A collective input (several wires queue into one list).
+    pub collective: bool,
 }
 
 impl Parse for PortAttr {
@@ -94,6 +96,7 @@ impl Parse for PortAttr {
             rule: None,
             range: None,
             plan_time: false,
+            collective: false,
         };
         while !input.is_empty() {
             input.parse::<Token![,]>()?;
@@ -103,6 +106,7 @@ impl Parse for PortAttr {
             let key: Ident = input.parse()?;
             match key.to_string().as_str() {
                 "plan_time" => attr.plan_time = true,
+                "collective" => attr.collective = true,
                 "default" => {
                     input.parse::<Token![=]>()?;
                     attr.default = Some(input.parse()?);
@@ -119,7 +123,7 @@ impl Parse for PortAttr {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown port setting `{other}`: expected default, range, rule or plan_time"
+                            "unknown port setting `{other}`: expected default, range, rule, plan_time or collective"
                         ),
                     ));
                 }

@@ -5,6 +5,7 @@
 use crate::attrs::{OpAttr, PortAttr};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
+use syn::ext::IdentExt;
 use syn::{Expr, FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
 
 /// What an argument of the function is.
@@ -263,10 +264,11 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
     let mut reads = vec![];
     let (mut n_in, mut n_par) = (0usize, 0usize);
     for a in &args {
-        let name = LitStr::new(&a.name.to_string(), a.name.span());
+        // `r#type` names the port `type`.
+        let name = LitStr::new(&a.name.unraw().to_string(), a.name.span());
         let ty = &a.ty;
         // Bound under names of their own: a port may share the function's name.
-        let vname = &format_ident!("port_{}", a.name);
+        let vname = &format_ident!("port_{}", a.name.unraw());
         match &a.role {
             Role::Input(p) => {
                 let doc = &p.doc;
@@ -285,6 +287,9 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
                         &a.name,
                         "only a param is plan-time: #[param(..., plan_time)]",
                     ));
+                }
+                if p.collective {
+                    input = quote!(#input.collective());
                 }
                 spec = quote!(#spec.input(#input));
                 let i = n_in;
@@ -306,6 +311,12 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
                 if p.plan_time {
                     param = quote!(#param.plan_time());
                 }
+                if p.collective {
+                    return Err(syn::Error::new_spanned(
+                        &a.name,
+                        "only an input is collective: #[input(..., collective)]",
+                    ));
+                }
                 spec = quote!(#spec.param(#param));
                 let i = n_par;
                 reads.push(
@@ -324,7 +335,7 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
     }
     let names: Vec<Ident> = args
         .iter()
-        .map(|a| format_ident!("port_{}", a.name))
+        .map(|a| format_ident!("port_{}", a.name.unraw()))
         .collect();
     let out_names: Vec<LitStr> = attr.outputs.iter().map(|(n, _)| n.clone()).collect();
     let out_docs: Vec<LitStr> = attr.outputs.iter().map(|(_, d)| d.clone()).collect();

@@ -27,8 +27,10 @@
 //!   `#[param("doc", default = EXPR, range = ..., plan_time)]` a param (also a port: see
 //!   `kiln_core::op::param_ports`); the range, declared here once, is what validation, the
 //!   evaluators, `kiln ops` and the studio's sliders check and show.
+//! * `#[input("doc", collective)]` makes a collective input (several wires queue into one
+//!   list).
 //! * An argument of type `&EvalContext` is the evaluation context (declare what the op reads
-//!   with `reads`).
+//!   with `reads`); one of type `&OpCall` the whole call.
 //! * Returning `Result<T, OpError>` fails the node with that error, named by the evaluator.
 //!
 //! `docs/writing-ops.md` shows whole ops, compiled as doctests.

@@ -4,6 +4,7 @@
 //! `#[op]` attribute: its ports, their ranges (checked by validation and the evaluators
 //! before the function runs) and its doc are declared there once.
 
+use super::ports::{V2, V3};
 use crate::generate;
 use crate::geometry::Mesh;
 use glam::{Vec2, Vec3};
@@ -17,29 +18,21 @@ fn n(x: i64) -> u32 {
     u32::try_from(x).unwrap_or(u32::MAX)
 }
 
-fn v2(v: [f64; 2]) -> Vec2 {
-    Vec2::new(v[0] as f32, v[1] as f32)
-}
-
-fn v3(v: [f64; 3]) -> Vec3 {
-    Vec3::new(v[0] as f32, v[1] as f32, v[2] as f32)
-}
-
 /// A grid of quads in the XZ plane (Y up), centred, with point `uv`.
 #[op("mesh.grid", out = "the mesh")]
 pub fn grid(
-    #[input("extent along X and Z", default = [1.0, 1.0])] size: [f64; 2],
+    #[input("extent along X and Z", default = V2(Vec2::ONE))] size: V2,
     #[param("quads along X", default = 10, range = 1..=100_000, plan_time)] cols: i64,
     #[param("quads along Z", default = 10, range = 1..=100_000, plan_time)] rows: i64,
     call: &OpCall,
 ) -> Result<Mesh, OpError> {
-    Ok(generate::grid(call.node, v2(size), n(cols), n(rows))?)
+    Ok(generate::grid(call.node, size.0, n(cols), n(rows))?)
 }
 
 /// An axis-aligned box centred on the origin: 8 points, 6 quads.
 #[op("mesh.box", out = "the mesh")]
-pub fn cube(#[input("extent along X, Y and Z", default = [1.0, 1.0, 1.0])] size: [f64; 3]) -> Mesh {
-    generate::cube(v3(size))
+pub fn cube(#[input("extent along X, Y and Z", default = V3(Vec3::ONE))] size: V3) -> Mesh {
+    generate::cube(size.0)
 }
 
 /// A UV sphere about the Y axis: rows of latitude, columns of longitude.
@@ -127,12 +120,12 @@ pub fn circle(
 /// A polyline of evenly spaced points from `start` to `end`.
 #[op("mesh.line", out = "the mesh")]
 pub fn line(
-    #[input("first point", default = [0.0, 0.0, 0.0])] start: [f64; 3],
-    #[input("last point", default = [0.0, 1.0, 0.0])] end: [f64; 3],
+    #[input("first point", default = V3(Vec3::ZERO))] start: V3,
+    #[input("last point", default = V3(Vec3::Y))] end: V3,
     #[param("points", default = 10, range = 2..=10_000_000, plan_time)] points: i64,
     call: &OpCall,
 ) -> Result<Mesh, OpError> {
-    Ok(generate::line(call.node, v3(start), v3(end), n(points))?)
+    Ok(generate::line(call.node, start.0, end.0, n(points))?)
 }
 
 /// A smooth polyline (Catmull–Rom) through every given point.

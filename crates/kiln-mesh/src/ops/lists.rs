@@ -3,13 +3,14 @@
 //! `mesh.segments` (line segments, vec4 `[x0, y0, x1, y1]`, as polylines or tubes) and
 //! `mesh.copy_to_poses` (a copy of a mesh at each record `{position, rotation}`).
 
-use super::ports::{float, mesh, point, put};
+use super::ports::point;
+use crate::Mesh;
 use crate::edit::poses::{Pose, copy_to_poses};
 use crate::edit::segments::{MAX_SIDES, MIN_SIDES, segments_mesh};
-use crate::value::MESH_TYPE;
 use glam::{Quat, Vec3, Vec4};
 use kiln_core::list_type::list_of;
-use kiln_core::op::{FnOp, OpError, Rule};
+use kiln_core::op;
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 use kiln_std::lists::MAX_LIST_LEN;
@@ -36,20 +37,36 @@ fn check_len(node: &str, i: Option<usize>, n: usize) -> Result<(), OpError> {
     })
 }
 
-/// Input `i` as a list, its length checked.
-fn list_input<'a>(call: &'a kiln_core::op::OpCall<'_>, i: usize) -> Result<&'a [Value], OpError> {
-    let v = call.inputs.get(i);
-    let items = v.and_then(Value::as_list).ok_or_else(|| {
-        OpError::input(
-            i,
-            format!(
-                "expected a list, found {}",
-                v.map_or("nothing", Value::type_name)
-            ),
-        )
-    })?;
-    check_len(call.node, Some(i), items.len())?;
-    Ok(items)
+/// A list at a typed list port (`list<vec4>`, `list<vec3>`, or any list), for ops written
+/// with `#[op]`: the elements, and as an output the list made.
+macro_rules! typed_list {
+    ($name:ident, $ty:expr, $what:literal) => {
+        #[doc = concat!("A `", $what, "` port.")]
+        pub(crate) struct $name<'a>(pub &'a [Value]);
+
+        impl<'a> kiln_core::op::port::FromPort<'a> for $name<'a> {
+            fn port_type() -> ValueType {
+                $ty
+            }
+            fn from_port(v: &'a Value) -> Option<Self> {
+                v.as_list().map($name)
+            }
+        }
+    };
+}
+typed_list!(Vec4s, list_of(ValueType::Vec4), "list<vec4>");
+typed_list!(Records, ValueType::List, "list");
+
+/// A list of vec3 as an output (`list<vec3>`).
+pub(crate) struct Vec3s(Value);
+
+impl kiln_core::op::port::IntoPort for Vec3s {
+    fn port_type() -> ValueType {
+        list_of(ValueType::Vec3)
+    }
+    fn into_port(self) -> Value {
+        self.0
+    }
 }
 
 /// A list item as four finite floats: a vec4 or a list of four numbers.
@@ -101,115 +118,86 @@ fn pose(i: usize, k: usize, v: &Value) -> Result<Pose, OpError> {
     })
 }
 
+/// A mesh's points as a list of vec3 positions, and their point normals `N` as a list of vec3 (empty when the mesh has no point `N`; `mesh.normals` makes them). Packed instances are not listed.
+#[op(
+    "mesh.point_list",
+    outputs(
+        "points" = "the positions, in point order",
+        "normals" = "the point normals, in point order (empty without point `N`)"
+    )
+)]
+pub fn point_list(
+    #[input("the mesh")] mesh: &Mesh,
+    call: &OpCall,
+) -> Result<(Vec3s, Vec3s), OpError> {
+    check_len(call.node, None, mesh.points.len())?;
+    Ok((
+        Vec3s(vec3_list(&mesh.points)),
+        Vec3s(vec3_list(mesh.point_attrs.vec3("N").unwrap_or(&[]))),
+    ))
+}
+
+/// Line segments of the XY plane (vec4 [x0, y0, x1, y1], as `sim.tree.lines` gives them) as a mesh: one open polyline per segment, or with `radius` > 0 a closed tube of `sides` sides around each (capped; primitive attribute `segment`).
+#[op("mesh.segments", out = "the polylines or tubes, as one mesh")]
+pub fn segments(
+    #[input("the segments, [x0, y0, x1, y1] each")] segments: Vec4s,
+    #[input("the tubes' radius (0: polylines)", default = 0.0)] radius: f64,
+    #[param("sides of a tube's cross-section", default = 6, rule = TUBE_SIDES, plan_time)]
+    sides: i64,
+    call: &OpCall,
+) -> Result<Mesh, OpError> {
+    let items = segments.0;
+    check_len(call.node, Some(0), items.len())?;
+    let radius = radius as f32;
+    if !(radius.is_finite() && radius >= 0.0) {
+        return Err(OpError::input(
+            1,
+            format!("expected a finite radius of 0 or more, found {radius}"),
+        ));
+    }
+    let segs = items
+        .iter()
+        .enumerate()
+        .map(|(k, v)| {
+            four(v).ok_or_else(|| {
+                OpError::input(
+                    0,
+                    format!(
+                        "element {k}: expected four finite numbers [x0, y0, x1, y1], found {}",
+                        v.type_name()
+                    ),
+                )
+            })
+        })
+        .collect::<Result<Vec<Vec4>, OpError>>()?;
+    Ok(segments_mesh(call.node, &segs, radius, sides as u32)?)
+}
+
+/// A copy of `source` at each pose of a list of records {position: vec3, rotation: vec4 (a quaternion x, y, z, w)}, as `sim.rigid.points` gives them: turned by the rotation about the source's origin, then moved to the position; with `packed`, instances instead of copied geometry.
+#[op("mesh.copy_to_poses", out = "every copy, as one mesh")]
+pub fn copy_to_pose_list(
+    #[input("the mesh copied")] source: &Mesh,
+    #[input("records {position, rotation}, one per copy")] poses: Records,
+    #[param(
+        "make packed instances (`mesh.unpack` expands them; files place or expand them)",
+        default = false
+    )]
+    packed: bool,
+    call: &OpCall,
+) -> Result<Mesh, OpError> {
+    let items = poses.0;
+    check_len(call.node, Some(1), items.len())?;
+    let poses = items
+        .iter()
+        .enumerate()
+        .map(|(k, v)| pose(1, k, v))
+        .collect::<Result<Vec<Pose>, OpError>>()?;
+    Ok(copy_to_poses(call.node, source, &poses, packed)?)
+}
+
 /// Register the ops of this file.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let points = list_of(ValueType::Vec3);
-    reg.register(
-        FnOp::new(
-            "mesh.point_list",
-            "A mesh's points as a list of vec3 positions, and their point normals `N` as a \
-             list of vec3 (empty when the mesh has no point `N`; `mesh.normals` makes them). \
-             Packed instances are not listed.",
-        )
-        .required("mesh", MESH_TYPE, "the mesh")
-        .output_of("points", points, "the positions, in point order")
-        .output_of(
-            "normals",
-            points,
-            "the point normals, in point order (empty without point `N`)",
-        )
-        .run(|call, out| {
-            let m = mesh(call, 0)?;
-            check_len(call.node, None, m.points.len())?;
-            out[0] = vec3_list(&m.points);
-            out[1] = vec3_list(m.point_attrs.vec3("N").unwrap_or(&[]));
-            Ok(())
-        }),
-    )?;
-    reg.register(
-        FnOp::new(
-            "mesh.segments",
-            "Line segments of the XY plane (vec4 [x0, y0, x1, y1], as `sim.tree.lines` gives \
-             them) as a mesh: one open polyline per segment, or with `radius` > 0 a closed \
-             tube of `sides` sides around each (capped; primitive attribute `segment`).",
-        )
-        .required(
-            "segments",
-            list_of(ValueType::Vec4),
-            "the segments, [x0, y0, x1, y1] each",
-        )
-        .input("radius", 0.0, "the tubes' radius (0: polylines)")
-        .param_ruled(
-            "sides",
-            6i64,
-            "sides of a tube's cross-section (3 to 64)",
-            TUBE_SIDES,
-        )
-.plan_time()
-        .output_of("out", MESH_TYPE, "the polylines or tubes, as one mesh")
-        .run(|call, out| {
-            let items = list_input(call, 0)?;
-            let radius = float(call, 1)?;
-            if !(radius.is_finite() && radius >= 0.0) {
-                return Err(OpError::input(
-                    1,
-                    format!("expected a finite radius of 0 or more, found {radius}"),
-                ));
-            }
-            let sides = super::ports::count(call, 0, TUBE_SIDES)?;
-            let segs = items
-                .iter()
-                .enumerate()
-                .map(|(k, v)| {
-                    four(v).ok_or_else(|| {
-                        OpError::input(
-                            0,
-                            format!(
-                                "element {k}: expected four finite numbers [x0, y0, x1, y1], found {}",
-                                v.type_name()
-                            ),
-                        )
-                    })
-                })
-                .collect::<Result<Vec<Vec4>, OpError>>()?;
-            put(out, segments_mesh(call.node, &segs, radius, sides)?);
-            Ok(())
-        }),
-    )?;
-    reg.register(
-        FnOp::new(
-            "mesh.copy_to_poses",
-            "A copy of `source` at each pose of a list of records {position: vec3, rotation: \
-             vec4 (a quaternion x, y, z, w)}, as `sim.rigid.points` gives them: turned by the \
-             rotation about the source's origin, then moved to the position; with `packed`, \
-             instances instead of copied geometry.",
-        )
-        .required("source", MESH_TYPE, "the mesh copied")
-        .required(
-            "poses",
-            ValueType::List,
-            "records {position, rotation}, one per copy",
-        )
-        .param(
-            "packed",
-            false,
-            "make packed instances (`mesh.unpack` expands them; files place or expand them)",
-        )
-        .output_of("out", MESH_TYPE, "every copy, as one mesh")
-        .run(|call, out| {
-            let source = mesh(call, 0)?;
-            let items = list_input(call, 1)?;
-            let poses = items
-                .iter()
-                .enumerate()
-                .map(|(k, v)| pose(1, k, v))
-                .collect::<Result<Vec<Pose>, OpError>>()?;
-            put(
-                out,
-                copy_to_poses(call.node, source, &poses, call.param_bool(0)?)?,
-            );
-            Ok(())
-        }),
-    )?;
-    Ok(())
+    reg.register(PointListOp::new())?;
+    reg.register(SegmentsOp::new())?;
+    reg.register(CopyToPoseListOp::new())
 }

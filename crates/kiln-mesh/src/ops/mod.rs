@@ -6,7 +6,6 @@ mod generators;
 mod lists;
 mod modify;
 pub(crate) mod ports;
-mod spec_op;
 mod with_image;
 
 use kiln_core::registry::{Registry, RegistryError};

@@ -1,14 +1,10 @@
-//! Reading an op call's mesh, vector and count ports.
+//! The Rust types of the mesh ops' ports that read leniently (`#[op]` port types) and the
+//! readings of values they share.
 
 use crate::geometry::Mesh;
 use glam::{Vec2, Vec3};
-use kiln_core::op::{OpCall, OpError, Rule, RuleEnv};
+use kiln_core::op::OpError;
 use kiln_core::value::Value;
-
-/// Input `i` as a mesh.
-pub(crate) fn mesh<'a>(call: &'a OpCall<'_>, i: usize) -> Result<&'a Mesh, OpError> {
-    call.heavy::<Mesh>(i, "a mesh")
-}
 
 fn as_vec3(v: Option<&Value>) -> Option<Vec3> {
     match v? {
@@ -54,84 +50,80 @@ fn found(v: Option<&Value>) -> &'static str {
     v.map_or("nothing", |v| v.type_name())
 }
 
-/// Input `i` as four floats: a number (in the first), a vector or a colour.
-pub(crate) fn vec4(call: &OpCall<'_>, i: usize) -> Result<glam::Vec4, OpError> {
-    let v = call.inputs.get(i);
+/// Input `i` (the value `v`) as four floats: a number (in the first), a vector or a colour.
+pub(crate) fn vec4_of(i: usize, v: &Value) -> Result<glam::Vec4, OpError> {
     let f = |x: f64| x as f32;
     match v {
-        Some(Value::Vec2(a)) => Ok(glam::Vec4::new(f(a[0]), f(a[1]), 0.0, 0.0)),
-        Some(Value::Vec3(a)) => Ok(glam::Vec4::new(f(a[0]), f(a[1]), f(a[2]), 0.0)),
-        Some(Value::Vec4(a)) => Ok(glam::Vec4::new(f(a[0]), f(a[1]), f(a[2]), f(a[3]))),
-        Some(Value::Color(c)) => Ok(glam::Vec4::from_array(*c)),
-        Some(x) if x.as_f64().is_some() => {
+        Value::Vec2(a) => Ok(glam::Vec4::new(f(a[0]), f(a[1]), 0.0, 0.0)),
+        Value::Vec3(a) => Ok(glam::Vec4::new(f(a[0]), f(a[1]), f(a[2]), 0.0)),
+        Value::Vec4(a) => Ok(glam::Vec4::new(f(a[0]), f(a[1]), f(a[2]), f(a[3]))),
+        Value::Color(c) => Ok(glam::Vec4::from_array(*c)),
+        x if x.as_f64().is_some() => {
             Ok(glam::Vec4::new(f(x.as_f64().unwrap_or(0.0)), 0.0, 0.0, 0.0))
         }
         _ => Err(OpError::input(
             i,
-            format!("expected a number or vector, found {}", found(v)),
+            format!("expected a number or vector, found {}", found(Some(v))),
         )),
     }
 }
 
-/// Param `i` as an attribute class name (`point`, `vertex`, `primitive`, `detail`).
-pub(crate) fn class(call: &OpCall<'_>, i: usize) -> Result<crate::AttribClass, OpError> {
-    let s = call.param_str(i)?;
-    crate::AttribClass::parse(s).ok_or_else(|| {
-        OpError::param(
-            i,
-            format!("expected point, vertex, primitive or detail, found `{s}`"),
-        )
-    })
+/// The attribute classes a class param names.
+pub(crate) const CLASSES: [&str; 4] = ["point", "vertex", "primitive", "detail"];
+
+/// A class param's value (one of [`CLASSES`], which its rule keeps) as its class.
+pub(crate) fn class_of(s: &str) -> crate::AttribClass {
+    crate::AttribClass::parse(s).unwrap_or(crate::AttribClass::Point)
 }
 
-/// Output slot 0 set to `mesh`.
-pub(crate) fn put(out: &mut [Value], mesh: Mesh) {
-    out[0] = mesh.into_value();
-}
+/// A vec2 port read leniently (a number stands for the same number on both axes), for ops
+/// written with `#[op]`.
+pub(crate) struct V2(pub Vec2);
 
-/// Input `i` as a vec2 (a number stands for the same number on both axes).
-pub(crate) fn vec2(call: &OpCall<'_>, i: usize) -> Result<Vec2, OpError> {
-    match call.inputs.get(i) {
-        Some(Value::Vec2(a)) => Ok(Vec2::new(a[0] as f32, a[1] as f32)),
-        Some(v) if v.as_f64().is_some() => Ok(Vec2::splat(v.as_f64().unwrap_or(0.0) as f32)),
-        v => Err(OpError::input(
-            i,
-            format!("expected vec2, found {}", found(v)),
-        )),
+impl<'a> kiln_core::op::port::FromPort<'a> for V2 {
+    fn port_type() -> kiln_core::value::ValueType {
+        kiln_core::value::ValueType::Vec2
+    }
+    fn from_port(v: &'a Value) -> Option<Self> {
+        match v {
+            Value::Vec2(a) => Some(V2(Vec2::new(a[0] as f32, a[1] as f32))),
+            v => v.as_f64().map(|x| V2(Vec2::splat(x as f32))),
+        }
     }
 }
 
-/// Input `i` as an f32.
-pub(crate) fn float(call: &OpCall<'_>, i: usize) -> Result<f32, OpError> {
-    call.float(i).map(|x| x as f32)
+impl kiln_core::op::port::IntoPort for V2 {
+    fn port_type() -> kiln_core::value::ValueType {
+        kiln_core::value::ValueType::Vec2
+    }
+    fn into_port(self) -> Value {
+        Value::Vec2([self.0.x as f64, self.0.y as f64])
+    }
 }
 
-/// Param `i` as a count that keeps `rule` (an int range), the rule the op declares for
-/// the param (see [`kiln_core::op::rule`]): the same check, with the same message, as
-/// validation and the evaluators apply, for the callers that run the body directly.
-pub(crate) fn count(call: &OpCall<'_>, i: usize, rule: Rule) -> Result<u32, OpError> {
-    let n = call.param_int(i)?;
-    rule.check(&Value::Int(n), &RuleEnv::default())
-        .map_err(|e| OpError::param(i, e.to_string()))?;
-    u32::try_from(n).map_err(|_| OpError::param(i, format!("expected a count, found {n}")))
+/// A list of meshes at a `list<mesh>` port (a collective input's), for ops written with
+/// `#[op]`.
+pub(crate) struct Meshes<'a>(pub Vec<&'a Mesh>);
+
+impl<'a> kiln_core::op::port::FromPort<'a> for Meshes<'a> {
+    fn port_type() -> kiln_core::value::ValueType {
+        kiln_core::list_type::list_of(crate::value::MESH_TYPE)
+    }
+    fn from_port(v: &'a Value) -> Option<Self> {
+        let items = v.as_list()?;
+        items
+            .iter()
+            .map(|x| x.as_heavy::<Mesh>())
+            .collect::<Option<Vec<_>>>()
+            .map(Meshes)
+    }
 }
 
-/// Param `i` as a seed (any integer, its bits kept).
-pub(crate) fn seed(call: &OpCall<'_>, i: usize) -> Result<u64, OpError> {
-    call.param_int(i).map(|s| s as u64)
-}
-
-/// Param `i` as one of `choices`, or an error listing them.
-pub(crate) fn choice<'a>(
-    call: &OpCall<'_>,
-    i: usize,
-    choices: &[&'a str],
-) -> Result<&'a str, OpError> {
-    let s = call.param_str(i)?;
-    choices.iter().copied().find(|c| *c == s).ok_or_else(|| {
-        OpError::param(
-            i,
-            format!("expected one of {}, found `{s}`", choices.join(", ")),
-        )
-    })
+impl kiln_core::op::port::IntoPort for Meshes<'_> {
+    fn port_type() -> kiln_core::value::ValueType {
+        kiln_core::list_type::list_of(crate::value::MESH_TYPE)
+    }
+    fn into_port(self) -> Value {
+        Value::List(self.0.into_iter().map(|m| m.clone().into_value()).collect())
+    }
 }
