@@ -261,10 +261,21 @@ fn draw(doc: &Json, registry: &Registry, calls: &dyn Fn(&str) -> Option<Arc<Asse
                     p.default.as_ref().map(value_json),
                     widget(p.ty, p.rule.as_ref()),
                 );
+                // Every param is also an input port of its name: a wired one is drawn as a
+                // port with its wire; a constant at its port is its value.
+                let at_port = file_inputs
+                    .filter(|_| spec.input_index(&p.name).is_none())
+                    .and_then(|m| m.get(p.name.as_ref()));
+                if let (Some(_), None) = source_of(at_port) {
+                    put_source(&mut s, at_port);
+                    inputs.push(s);
+                    continue;
+                }
                 s.insert(
                     "value".into(),
                     file_params
                         .and_then(|m| m.get(p.name.as_ref()))
+                        .or(at_port)
                         .cloned()
                         .unwrap_or(Json::Null),
                 );
@@ -277,9 +288,12 @@ fn draw(doc: &Json, registry: &Registry, calls: &dyn Fn(&str) -> Option<Arc<Asse
             n.insert("kind".into(), json!("node"));
             n.insert("doc".into(), json!(format!("unknown op `{op}`")));
         }
-        // What the file gives that the op does not declare is shown too (validation flags it).
+        // What the file gives that the op does not declare is shown too (validation flags it);
+        // a constant at a param's port is that param's value, shown with the params.
         for (k, v) in file_inputs.into_iter().flatten() {
-            if !inputs.iter().any(|s| s["name"] == json!(k)) {
+            if !inputs.iter().any(|s| s["name"] == json!(k))
+                && !params.iter().any(|s| s["name"] == json!(k))
+            {
                 let mut s = slot(
                     k,
                     "any",
@@ -511,4 +525,57 @@ pub fn view(file: &Json, doc: Option<&Document>, registry: &Registry) -> Json {
         "wires": d.wires,
         "bodies": bodies,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every param is also an input port (issue 29): a wired one is drawn as a port with its
+    /// wire, a constant at its port is shown as its value, the others stay params.
+    #[test]
+    fn a_wired_param_is_drawn_as_a_port_with_its_wire() {
+        let file: Json = serde_json::from_str(
+            r#"{"kiln": 1,
+              "inputs": {"seed": {"type": "int", "default": 3}},
+              "nodes": {"cells": {"op": "image.cells", "params": {"cells": 6.0},
+                                  "inputs": {"seed": "seed", "jitter": 0.5}}},
+              "outputs": {"o": "cells"}}"#,
+        )
+        .unwrap();
+        let v = view(&file, None, &kiln::registry());
+        let cells = v["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["id"] == "cells")
+            .unwrap();
+        let names = |k: &str| -> Vec<String> {
+            cells[k]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["name"].as_str().unwrap().to_string())
+                .collect()
+        };
+        assert_eq!(names("inputs"), ["seed"]);
+        assert!(names("params").contains(&"jitter".to_string()));
+        assert!(!names("params").contains(&"seed".to_string()));
+        let jitter = cells["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "jitter")
+            .unwrap();
+        assert_eq!(jitter["value"], json!(0.5));
+        assert!(
+            v["wires"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|w| w["to"] == "cells" && w["to_port"] == "seed"),
+            "{}",
+            v["wires"]
+        );
+    }
 }

@@ -204,7 +204,10 @@ impl Resolver<'_> {
     /// spec has an input for each wired param after the op's own. A wire into a plan-time
     /// param is refused (the plan writes the values it knows into params before the engine
     /// sees them), as is a wire into a param that has a value, or a second wire.
-    fn param_wires(&mut self, found: Vec<(usize, usize, usize, usize)>) {
+    fn param_wires(&mut self, mut found: Vec<(usize, usize, usize, usize)>) {
+        // By node, then param; wires into one param stay in wire order (a stable sort), so
+        // a second wire is the one reported.
+        found.sort_by_key(|w| (w.0, w.1));
         let mut wired: Vec<(usize, usize, usize, usize)> = vec![];
         for (di, pi, si, sp) in found {
             let Some(op) = &self.ops[di] else { continue };
@@ -241,15 +244,13 @@ impl Resolver<'_> {
                     format!("a value and a wire from `{from}`"),
                 );
                 self.diags.push(d);
-            } else if wired.iter().any(|&(d, q, _, _)| (d, q) == (di, pi)) {
+            } else if wired.last().is_some_and(|&(d, q, _, _)| (d, q) == (di, pi)) {
                 let d = refuse("at most one wire", format!("another wire, from `{from}`"));
                 self.diags.push(d);
             } else {
                 wired.push((di, pi, si, sp));
             }
         }
-        // Stable: the wires of one node stay in wire order.
-        wired.sort_by_key(|w| w.0);
         let mut at = 0;
         while at < wired.len() {
             let di = wired[at].0;
