@@ -144,6 +144,15 @@ impl ValueType {
         }
     }
 
+    /// `v` as a port of this type reads it: the one implicit conversion, an int at a float
+    /// port, made (see [`ValueType::accepts`]); any other value as it is.
+    pub fn conform(&self, v: Value) -> Value {
+        match (self, v) {
+            (ValueType::Float, Value::Int(i)) => Value::Float(i as f64),
+            (_, v) => v,
+        }
+    }
+
     /// Whether values of this type are lists (`list` or `list<T>`).
     pub fn is_list(&self) -> bool {
         matches!(self, ValueType::List | ValueType::ListOf(_))

@@ -77,10 +77,7 @@ impl NodePort {
     /// The edit that gives this port `value` (an int for a float port as that float), or an
     /// error when the value does not fit.
     pub fn edit(&self, value: Value) -> Result<Edit, ProjectError> {
-        let value = match (&value, self.ty) {
-            (Value::Int(i), ValueType::Float) => Value::Float(*i as f64),
-            _ => value,
-        };
+        let value = self.ty.conform(value);
         if !value
             .value_type()
             .is_some_and(|found| self.ty.accepts(found))

@@ -340,11 +340,7 @@ impl Project {
             return self.set_port(at?, value.into());
         }
         let (ty, _) = self.input_type(name)?;
-        let value = value.into();
-        let value = match (&value, ty) {
-            (Value::Int(i), ValueType::Float) => Value::Float(*i as f64),
-            _ => value,
-        };
+        let value = ty.conform(value.into());
         if !value.value_type().is_some_and(|found| ty.accepts(found)) {
             return Err(ProjectError::InputValue {
                 name: name.to_string(),

@@ -67,11 +67,7 @@ impl ParamPorts {
         let n = self.own_inputs();
         for (k, &i) in self.bound.iter().enumerate() {
             let v = call.inputs.get(n + k).cloned().unwrap_or(Value::Empty);
-            let ty = self.inner.spec().params[i].ty;
-            params[i] = match (ty, v) {
-                (ValueType::Float, Value::Int(x)) => Value::Float(x as f64),
-                (_, v) => v,
-            };
+            params[i] = self.inner.spec().params[i].ty.conform(v);
         }
         params
     }

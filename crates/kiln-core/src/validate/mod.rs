@@ -206,17 +206,8 @@ pub(crate) fn given_param(
         node.consts
             .get(&p.name)
             .filter(|_| spec.input_index(&p.name).is_none())
-            .map(|v| conform_param(p.ty, v))
+            .map(|v| p.ty.conform(v.clone()))
     })
-}
-
-/// A constant given at a param's port, read as the param reads it: an int for a float
-/// param is that float (as a graph file types a param's constant).
-pub(crate) fn conform_param(ty: ValueType, v: &Value) -> Value {
-    match (ty, v) {
-        (ValueType::Float, Value::Int(i)) => Value::Float(*i as f64),
-        _ => v.clone(),
-    }
 }
 
 fn unknown_input(node: NodeId, op_id: &str, name: &str, op: &dyn Op) -> Diagnostic {

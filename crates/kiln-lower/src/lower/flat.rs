@@ -64,11 +64,7 @@ pub(crate) trait ParamFold {
 fn write_value(g: &mut Graph, to: &PortRef, ty: Option<ValueType>, v: Value) {
     match ty {
         Some(ty) => {
-            let v = match (ty, v) {
-                (ValueType::Float, Value::Int(i)) => Value::Float(i as f64),
-                (_, v) => v,
-            };
-            let _ = g.set_param(&to.node, &to.port, v);
+            let _ = g.set_param(&to.node, &to.port, ty.conform(v));
         }
         None => {
             let _ = g.set_const(&to.node, &to.port, v);
