@@ -91,10 +91,16 @@ impl Op for ParamPorts {
     fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
         let n = self.own_inputs();
         let params = self.params(call);
-        if let Some(e) = call.inputs[n..].iter().find_map(|v| match v {
-            Value::Error(e) => Some(e.clone()),
-            _ => None,
-        }) {
+        if let Some(e) = call
+            .inputs
+            .get(n..)
+            .unwrap_or(&[])
+            .iter()
+            .find_map(|v| match v {
+                Value::Error(e) => Some(e.clone()),
+                _ => None,
+            })
+        {
             return Err(OpError::new(e.to_string()));
         }
         rule::check_params(self.inner.spec(), &params, &rule::RuleEnv::default())
