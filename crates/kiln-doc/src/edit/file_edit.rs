@@ -113,6 +113,12 @@ fn object_at<'a>(doc: &'a mut Json, key: &str) -> Result<&'a mut Map<String, Jso
     entry.as_object_mut().ok_or(FileEditError::NotAGraph)
 }
 
+/// Whether a file's `inputs` value is a wire (a reference), not a constant (a `#colour`
+/// string is a constant).
+fn is_wire(v: &Json) -> bool {
+    v.as_str().is_some_and(|s| !s.starts_with('#'))
+}
+
 fn node_entry<'a>(doc: &'a mut Json, node: &str) -> Result<(Section, &'a mut Json), FileEditError> {
     let s = section_of(doc, node).ok_or_else(|| FileEditError::NoSuchNode(node.into()))?;
     let entry = doc
@@ -206,6 +212,18 @@ fn apply_in_place(doc: &mut Json, edit: &FileEdit) -> Result<(), FileEditError> 
                 Section::Outputs if param == "color" => set_output_colour(entry, node, value)?,
                 Section::Nodes => {
                     insert_sorted(sub_object(entry, "params", node)?, param, value.clone());
+                    // A param's value is written in one place: a constant the file gave at
+                    // its port (every param is also an input port) gives way to it.
+                    if let Some(ins) = entry.get_mut("inputs").and_then(Json::as_object_mut)
+                        && ins.get(param).is_some_and(|v| !is_wire(v))
+                    {
+                        ins.remove(param);
+                        if ins.is_empty()
+                            && let Some(obj) = entry.as_object_mut()
+                        {
+                            obj.remove("inputs");
+                        }
+                    }
                     reorder_node(entry);
                 }
                 _ => {
@@ -304,7 +322,13 @@ impl FileEdit {
         let g = &after.graph;
         match self {
             FileEdit::SetParam { node, param, .. } => {
-                if param == "color" {
+                // A constant at the param's port that the edit took away is no document edit.
+                let at_port = before
+                    .get("nodes")
+                    .and_then(|n| n.get(node.as_str()))
+                    .and_then(|n| n.get("inputs"))
+                    .and_then(|i| i.get(param.as_str()));
+                if param == "color" || at_port.is_some_and(|v| !is_wire(v)) {
                     return None;
                 }
                 let n = g.node(node)?;
@@ -619,6 +643,31 @@ mod tests {
                 "outputs": {"out": "b.out"}}"#,
         )
         .unwrap()
+    }
+
+    /// Every param is also an input port (issue 29): setting a param whose constant the
+    /// file gave at its port replaces that constant; a wire into another param stays.
+    #[test]
+    fn setting_a_param_takes_the_constant_at_its_port_away() {
+        let mut d: Json = serde_json::from_str(
+            r#"{"kiln": 1,
+                "inputs": {"s": {"type": "int", "default": 3}},
+                "nodes": {"c": {"op": "image.cells", "inputs": {"jitter": 0.5, "seed": "s"}}},
+                "outputs": {"out": "c"}}"#,
+        )
+        .unwrap();
+        let before = d.clone();
+        let edit = FileEdit::SetParam {
+            node: "c".into(),
+            param: "jitter".into(),
+            value: Json::from(0.25),
+        };
+        apply(&mut d, &edit).unwrap();
+        assert_eq!(d["nodes"]["c"]["params"]["jitter"], Json::from(0.25));
+        assert_eq!(d["nodes"]["c"]["inputs"], serde_json::json!({"seed": "s"}));
+        // The document's edits cannot say a constant taken away: the whole document instead.
+        let after = crate::document::Document::from_graph(kiln_core::graph::Graph::new());
+        assert!(edit.doc_edits(&before, &after).is_none());
     }
 
     #[test]
