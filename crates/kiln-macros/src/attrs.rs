@@ -5,6 +5,29 @@
 use syn::parse::{Parse, ParseStream};
 use syn::{Expr, Ident, LitInt, LitStr, Token};
 
+/// Parse `, key ...` settings after an attribute's first value until the input ends, giving
+/// each key and the stream to `each` (a trailing comma is allowed).
+fn settings(
+    input: ParseStream,
+    mut each: impl FnMut(Ident, ParseStream) -> syn::Result<()>,
+) -> syn::Result<()> {
+    while !input.is_empty() {
+        input.parse::<Token![,]>()?;
+        if input.is_empty() {
+            break;
+        }
+        let key: Ident = input.parse()?;
+        each(key, input)?;
+    }
+    Ok(())
+}
+
+/// The value of a `key = value` setting, after its key.
+fn value<T: Parse>(input: ParseStream) -> syn::Result<T> {
+    input.parse::<Token![=]>()?;
+    input.parse()
+}
+
 /// The op attribute.
 pub struct OpAttr {
     pub id: LitStr,
@@ -25,41 +48,25 @@ impl Parse for OpAttr {
             reads: None,
             outputs: vec![],
         };
-        while !input.is_empty() {
-            input.parse::<Token![,]>()?;
-            if input.is_empty() {
-                break;
-            }
-            let key: Ident = input.parse()?;
+        settings(input, |key, input| {
             match key.to_string().as_str() {
                 "outputs" => {
                     let inner;
                     syn::parenthesized!(inner in input);
                     while !inner.is_empty() {
                         let name: LitStr = inner.parse()?;
-                        inner.parse::<Token![=]>()?;
-                        let doc: LitStr = inner.parse()?;
+                        let doc: LitStr = value(&inner)?;
                         attr.outputs.push((name, doc));
                         if !inner.is_empty() {
                             inner.parse::<Token![,]>()?;
                         }
                     }
                 }
-                "version" => {
-                    input.parse::<Token![=]>()?;
-                    attr.version = Some(input.parse()?);
-                }
-                "purity" => {
-                    input.parse::<Token![=]>()?;
-                    attr.purity = Some(input.parse()?);
-                }
-                "reads" => {
-                    input.parse::<Token![=]>()?;
-                    attr.reads = Some(input.parse()?);
-                }
+                "version" => attr.version = Some(value(input)?),
+                "purity" => attr.purity = Some(value(input)?),
+                "reads" => attr.reads = Some(value(input)?),
                 "out" => {
-                    input.parse::<Token![=]>()?;
-                    let doc: LitStr = input.parse()?;
+                    let doc: LitStr = value(input)?;
                     attr.outputs.push((LitStr::new("out", doc.span()), doc));
                 }
                 other => {
@@ -71,7 +78,8 @@ impl Parse for OpAttr {
                     ));
                 }
             }
-        }
+            Ok(())
+        })?;
         Ok(attr)
     }
 }
@@ -98,27 +106,13 @@ impl Parse for PortAttr {
             plan_time: false,
             collective: false,
         };
-        while !input.is_empty() {
-            input.parse::<Token![,]>()?;
-            if input.is_empty() {
-                break;
-            }
-            let key: Ident = input.parse()?;
+        settings(input, |key, input| {
             match key.to_string().as_str() {
                 "plan_time" => attr.plan_time = true,
                 "collective" => attr.collective = true,
-                "default" => {
-                    input.parse::<Token![=]>()?;
-                    attr.default = Some(input.parse()?);
-                }
-                "rule" => {
-                    input.parse::<Token![=]>()?;
-                    attr.rule = Some(input.parse()?);
-                }
-                "range" => {
-                    input.parse::<Token![=]>()?;
-                    attr.range = Some(input.parse()?);
-                }
+                "default" => attr.default = Some(value(input)?),
+                "rule" => attr.rule = Some(value(input)?),
+                "range" => attr.range = Some(value(input)?),
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
@@ -128,7 +122,8 @@ impl Parse for PortAttr {
                     ));
                 }
             }
-        }
+            Ok(())
+        })?;
         Ok(attr)
     }
 }

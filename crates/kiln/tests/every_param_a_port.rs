@@ -294,7 +294,8 @@ fn a_wired_value_out_of_its_range_names_the_node_and_port() {
     g.set_param("k", "value", Value::Float(-3.0)).unwrap();
     g.add_node("n", "image.cells").unwrap();
     g.connect(PortRef::new("k", "out"), PortRef::new("n", "jitter"));
-    let range = reg.get("image.cells").unwrap().spec().params[5]
+    let spec = reg.get("image.cells").unwrap().spec();
+    let range = spec.params[spec.param_index("jitter").unwrap()]
         .rule
         .unwrap()
         .check(&Value::Float(-3.0), &RuleEnv::default())

@@ -48,6 +48,7 @@ fn list_registered(reg: &Registry, filter: Option<&str>) {
             if i.collective {
                 extra.push("collective".into());
             }
+            extra.extend(i.rule.as_ref().and_then(|r| r.describe()));
             crate::outln!(
                 "    in  {}: {} [{}] — {}",
                 i.name,
@@ -56,7 +57,7 @@ fn list_registered(reg: &Registry, filter: Option<&str>) {
                 i.doc
             );
         }
-        for p in &s.params {
+        for (pi, p) in s.params.iter().enumerate() {
             let d = p
                 .default
                 .as_ref()
@@ -66,7 +67,7 @@ fn list_registered(reg: &Registry, filter: Option<&str>) {
             // (every param is also an input port of its name).
             let mut notes = vec![d];
             notes.extend(p.rule.as_ref().and_then(|r| r.describe()));
-            if p.plan_time {
+            if s.param_at_plan_time(pi) {
                 notes.push("plan-time".into());
             }
             crate::outln!(

@@ -369,7 +369,7 @@ impl FileEdit {
             FileEdit::Disconnect { node, port } => {
                 // Only a wire is taken away by a document edit; a constant is not.
                 let held = before.get("nodes")?.get(node)?.get("inputs")?.get(port)?;
-                if held.as_str().is_none_or(|r| r.starts_with('#')) {
+                if !is_wire(held) {
                     return None;
                 }
                 Some(vec![Edit::Disconnect {
