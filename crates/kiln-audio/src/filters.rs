@@ -1,11 +1,12 @@
 //! Filters: `filter.onepole` (a one-pole low/high-pass) and `filter.biquad` (the RBJ cookbook
 //! biquads in transposed direct form II).
 
-use crate::{AudioOp, float_param, input, sample_rate, signal_out, str_param};
-use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec, Rule, RuleEnv, Violation};
+use crate::{input, sample_rate};
+use kiln_core::op::port::SignalIn;
+use kiln_core::op::{OpError, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::value::Value;
 use std::f64::consts::TAU;
 
 /// What `filter.onepole` outputs.
@@ -197,105 +198,67 @@ fn biquad_cutoff(v: &Value, env: &RuleEnv) -> Result<(), Violation> {
     cutoff_rule(v, env, true)
 }
 
-/// The `mode` param `i`, read by `parse` (its rule, one of the modes, checked before the
-/// processor is built).
-fn mode_param<M>(
+/// A one-pole filter: y += a · (x - y) with a = 1 - exp(-2π · cutoff / sample rate);
+/// `highpass` outputs x - y.
+#[kiln_core::op("filter.onepole", signal, out = "the filtered signal")]
+fn onepole(
+    #[input("the signal to filter")] r#in: SignalIn,
+    #[param(
+        "cutoff frequency in Hz (0 to below Nyquist)",
+        default = 1000.0,
+        rule = Rule::Check(onepole_cutoff)
+    )]
+    cutoff: f64,
+    #[param(
+        "`lowpass` or `highpass`",
+        default = "lowpass",
+        rule = Rule::OneOf(&["lowpass", "highpass"])
+    )]
+    mode: &str,
     call: &SignalCall<'_>,
-    i: usize,
-    parse: impl Fn(&str) -> Option<M>,
-) -> Result<M, OpError> {
-    let mode = str_param(call, i, "mode")?;
-    parse(mode).ok_or_else(|| OpError::param(i, format!("unknown mode `{mode}`")))
+) -> Result<OnePole, OpError> {
+    let mode = match mode {
+        "highpass" => OnePoleMode::Highpass,
+        _ => OnePoleMode::Lowpass,
+    };
+    Ok(OnePole::new(mode, cutoff, sample_rate(call)?))
 }
 
-fn build_onepole(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-    let sr = sample_rate(call)?;
-    let cutoff = call.param_float(0)?;
-    let mode = mode_param(call, 1, |m| match m {
-        "lowpass" => Some(OnePoleMode::Lowpass),
-        "highpass" => Some(OnePoleMode::Highpass),
-        _ => None,
-    })?;
-    Ok(Box::new(OnePole::new(mode, cutoff, sr)))
-}
-
-fn build_biquad(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-    let sr = sample_rate(call)?;
-    let mode = mode_param(call, 0, BiquadMode::parse)?;
-    let cutoff = call.param_float(1)?;
-    let q = call.param_float(2)?;
-    Ok(Box::new(Biquad::new(mode, cutoff, q, sr)))
-}
-
-/// A filter's spec: its `in` and `out` ports (the caller adds the params).
-fn filter_spec(id: &'static str, doc: &'static str) -> OpSpec {
-    OpSpec::new(id, doc)
-        .input(InputSpec::required(
-            "in",
-            ValueType::Signal,
-            "the signal to filter",
-        ))
-        .output(signal_out("the filtered signal"))
-}
-
-/// The `mode` param (default `lowpass`), one of `modes`, documented by `doc`.
-fn mode_spec(doc: &'static str, modes: &'static [&'static str]) -> ParamSpec {
-    ParamSpec::new("mode", ValueType::String, Value::str("lowpass"), doc)
-        .with_rule(Rule::OneOf(modes))
+/// A second-order filter with the RBJ cookbook coefficients, in transposed direct form II.
+// The `q` default is the documented 0.7071, not `FRAC_1_SQRT_2`.
+#[allow(clippy::approx_constant)]
+#[kiln_core::op("filter.biquad", signal, out = "the filtered signal")]
+fn biquad(
+    #[input("the signal to filter")] r#in: SignalIn,
+    #[param(
+        "`lowpass`, `highpass`, `bandpass` or `notch`",
+        default = "lowpass",
+        rule = Rule::OneOf(&["lowpass", "highpass", "bandpass", "notch"])
+    )]
+    mode: &str,
+    #[param(
+        "cutoff (or centre) frequency in Hz, above 0 and below Nyquist",
+        default = 1000.0,
+        rule = Rule::Check(biquad_cutoff)
+    )]
+    cutoff: f64,
+    #[param(
+        "quality factor, above 0 (0.7071: maximally flat)",
+        default = 0.7071,
+        rule = Rule::POSITIVE
+    )]
+    q: f64,
+    call: &SignalCall<'_>,
+) -> Result<Biquad, OpError> {
+    let mode = BiquadMode::parse(mode)
+        .ok_or_else(|| OpError::param(0, format!("unknown mode `{mode}`")))?;
+    Ok(Biquad::new(mode, cutoff, q, sample_rate(call)?))
 }
 
 /// Register the filters.
-// The `q` default is the documented 0.7071, not `FRAC_1_SQRT_2`.
-#[allow(clippy::approx_constant)]
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register_signal(AudioOp::new(
-        filter_spec(
-            "filter.onepole",
-            "A one-pole filter: y += a · (x - y) with a = 1 - exp(-2π · cutoff / sample rate); \
-             `highpass` outputs x - y.",
-        )
-        .param(
-            float_param(
-                "cutoff",
-                1000.0,
-                "cutoff frequency in Hz (0 to below Nyquist)",
-            )
-            .with_rule(Rule::Check(onepole_cutoff)),
-        )
-        .param(mode_spec(
-            "`lowpass` or `highpass`",
-            &["lowpass", "highpass"],
-        )),
-        build_onepole,
-    ))?;
-    reg.register_signal(AudioOp::new(
-        filter_spec(
-            "filter.biquad",
-            "A second-order filter with the RBJ cookbook coefficients, in transposed direct \
-             form II.",
-        )
-        .param(mode_spec(
-            "`lowpass`, `highpass`, `bandpass` or `notch`",
-            &["lowpass", "highpass", "bandpass", "notch"],
-        ))
-        .param(
-            float_param(
-                "cutoff",
-                1000.0,
-                "cutoff (or centre) frequency in Hz, above 0 and below Nyquist",
-            )
-            .with_rule(Rule::Check(biquad_cutoff)),
-        )
-        .param(
-            float_param(
-                "q",
-                0.7071,
-                "quality factor, above 0 (0.7071: maximally flat)",
-            )
-            .with_rule(Rule::POSITIVE),
-        ),
-        build_biquad,
-    ))?;
+    reg.register_signal(OnepoleOp::new())?;
+    reg.register_signal(BiquadOp::new())?;
     Ok(())
 }
 

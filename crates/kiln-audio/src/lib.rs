@@ -88,7 +88,7 @@ pub use sequence::Sequence;
 pub use vocoder::{MAX_BANDS, Vocoder, VocoderSettings};
 
 pub(crate) use ports::{
-    apply_amp, constant, float_param, input, sample_rate, signal_in, signal_out, str_param,
+    apply_amp, constant, float_param, input, sample_rate, signal_in, signal_out,
 };
 pub(crate) use signal_op::AudioOp;
 

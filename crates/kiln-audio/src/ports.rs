@@ -33,18 +33,6 @@ pub(crate) fn sample_rate(call: &SignalCall<'_>) -> Result<f64, OpError> {
     }
 }
 
-/// A string param, or an error naming it.
-pub(crate) fn str_param<'a>(
-    call: &'a SignalCall<'_>,
-    i: usize,
-    name: &str,
-) -> Result<&'a str, OpError> {
-    call.params
-        .get(i)
-        .and_then(Value::as_str)
-        .ok_or_else(|| OpError::param(i, format!("`{name}` must be a string")))
-}
-
 /// Signal input `i`, or an empty slice when the evaluator passed fewer inputs (a broken
 /// contract must not panic: the output is then left partly unwritten).
 #[inline]

@@ -13,6 +13,7 @@
 //! report per band), or fused with the per-pixel ops around it into one `image.fused` node.
 //! `build_rows` is the sequential row loop of the ops that are not per-pixel (the blur).
 
+use crate::field::{Binary, Px, Tape};
 use crate::fn_op::FnOp;
 use crate::image::{IMAGE_TYPE, Image, with_fixed_size_params};
 use crate::per_pixel;
@@ -61,20 +62,6 @@ pub(crate) fn build_rows(
     })
 }
 
-fn binary(id: &'static str, doc: &'static str, exec: crate::fn_op::ExecFn) -> FnOp {
-    FnOp::new(
-        OpSpec::new(id, doc)
-            .input(InputSpec::required("a", IMAGE_TYPE, "first image"))
-            .input(InputSpec::required(
-                "b",
-                IMAGE_TYPE,
-                "second image, the same size as `a`",
-            ))
-            .output(OutputSpec::new("out", IMAGE_TYPE, "the combined image")),
-        exec,
-    )
-}
-
 fn unary(id: &'static str, doc: &'static str, exec: crate::fn_op::ExecFn) -> FnOp {
     FnOp::new(
         OpSpec::new(id, doc)
@@ -82,6 +69,64 @@ fn unary(id: &'static str, doc: &'static str, exec: crate::fn_op::ExecFn) -> FnO
             .output(OutputSpec::new("out", IMAGE_TYPE, "the processed image")),
         exec,
     )
+}
+
+/// `op(x, y)` per channel of two pixels.
+fn zip(t: &mut Tape<'_>, x: Px, y: Px, op: Binary) -> Result<Px, OpError> {
+    let mut px = [0; 4];
+    for c in 0..4 {
+        px[c] = t.binary32(op, x[c], y[c])?;
+    }
+    Ok(px)
+}
+
+/// Per-channel sum `a + b` of two images of the same size (alpha included).
+#[kiln_core::op("image.add", per_pixel, out = "the combined image")]
+pub fn add(
+    tape: &mut Tape<'_>,
+    #[input("first image")] a: Px,
+    #[input("second image, the same size as `a`")] b: Px,
+) -> Result<Px, OpError> {
+    zip(tape, a, b, Binary::Add)
+}
+
+/// Per-channel difference `a - b` of two images of the same size (alpha included).
+#[kiln_core::op("image.sub", per_pixel, out = "the combined image")]
+pub fn sub(
+    tape: &mut Tape<'_>,
+    #[input("first image")] a: Px,
+    #[input("second image, the same size as `a`")] b: Px,
+) -> Result<Px, OpError> {
+    zip(tape, a, b, Binary::Sub)
+}
+
+/// Per-channel product `a * b` of two images of the same size (alpha included).
+#[kiln_core::op("image.mul", per_pixel, out = "the combined image")]
+pub fn mul(
+    tape: &mut Tape<'_>,
+    #[input("first image")] a: Px,
+    #[input("second image, the same size as `a`")] b: Px,
+) -> Result<Px, OpError> {
+    zip(tape, a, b, Binary::Mul)
+}
+
+/// Per-channel blend `a * (1 - t) + b * t` of two images of the same size.
+#[kiln_core::op("image.mix", per_pixel, out = "the blended image")]
+pub fn mix(
+    tape: &mut Tape<'_>,
+    #[input("the image at t = 0")] a: Px,
+    #[input("the image at t = 1, the same size as `a`")] b: Px,
+    #[input("blend factor (0 gives `a`, 1 gives `b`)", default = 0.5, rule = Rule::Finite)] t: f64,
+) -> Result<Px, OpError> {
+    let f = t as f32;
+    let (s, f) = (tape.constant((1.0 - f) as f64)?, tape.constant(f as f64)?);
+    let mut px = [0; 4];
+    for c in 0..4 {
+        let l = tape.binary32(Binary::Mul, a[c], s)?;
+        let r = tape.binary32(Binary::Mul, b[c], f)?;
+        px[c] = tape.binary32(Binary::Add, l, r)?;
+    }
+    Ok(px)
 }
 
 /// Register the ops of this module.
@@ -98,44 +143,10 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .output(OutputSpec::new("out", IMAGE_TYPE, "the filled image")),
         |call, out| per_pixel::exec(call, out, per_pixel::fill),
     ))?;
-    reg.register(binary(
-        "image.add",
-        "Per-channel sum `a + b` of two images of the same size (alpha included).",
-        |call, out| per_pixel::exec(call, out, per_pixel::add),
-    ))?;
-    reg.register(binary(
-        "image.sub",
-        "Per-channel difference `a - b` of two images of the same size (alpha included).",
-        |call, out| per_pixel::exec(call, out, per_pixel::sub),
-    ))?;
-    reg.register(binary(
-        "image.mul",
-        "Per-channel product `a * b` of two images of the same size (alpha included).",
-        |call, out| per_pixel::exec(call, out, per_pixel::mul),
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.mix",
-            "Per-channel blend `a * (1 - t) + b * t` of two images of the same size.",
-        )
-        .input(InputSpec::required("a", IMAGE_TYPE, "the image at t = 0"))
-        .input(InputSpec::required(
-            "b",
-            IMAGE_TYPE,
-            "the image at t = 1, the same size as `a`",
-        ))
-        .input(
-            InputSpec::optional(
-                "t",
-                ValueType::Float,
-                Value::Float(0.5),
-                "blend factor (0 gives `a`, 1 gives `b`)",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the blended image")),
-        |call, out| per_pixel::exec(call, out, per_pixel::mix),
-    ))?;
+    reg.register(AddOp::new())?;
+    reg.register(SubOp::new())?;
+    reg.register(MulOp::new())?;
+    reg.register(MixOp::new())?;
     reg.register(FnOp::new(
         OpSpec::new(
             "image.gain",

@@ -53,6 +53,9 @@
 //! ```
 #![deny(missing_docs)]
 
+// `#[op(.., per_pixel)]` names this crate's items by its name, here too.
+extern crate self as kiln_image;
+
 // The image and the one way to write a per-pixel op.
 pub mod expr;
 pub mod field;

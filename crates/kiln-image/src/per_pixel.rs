@@ -25,15 +25,23 @@ pub enum Arg<'v> {
 pub type Build =
     for<'a> fn(&mut Tape<'a>, &[Arg<'_>], &[Value], &EvalContext) -> Result<Px, OpError>;
 
+/// The per-pixel ops written with `#[op(.., per_pixel)]`: each one's id and builder, both
+/// from its function.
+const PER_PIXEL: &[(&str, Build)] = &[
+    crate::image_ops::AddOp::PER_PIXEL,
+    crate::image_ops::SubOp::PER_PIXEL,
+    crate::image_ops::MulOp::PER_PIXEL,
+    crate::image_ops::MixOp::PER_PIXEL,
+];
+
 /// The builder of a per-pixel op, by op id (`None`: not a per-pixel op).
 pub fn builder(op: &str) -> Option<Build> {
+    if let Some((_, b)) = PER_PIXEL.iter().find(|(id, _)| *id == op) {
+        return Some(*b);
+    }
     Some(match op {
         "image.noise" => noise,
         "image.fill" => fill,
-        "image.add" => add,
-        "image.sub" => sub,
-        "image.mul" => mul,
-        "image.mix" => mix,
         "image.gain" => gain,
         "image.invert" => invert,
         "image.clamp" => clamp,
@@ -80,7 +88,8 @@ pub fn exec(call: &OpCall<'_>, out: &mut [Value], build: Build) -> Result<(), Op
     Ok(())
 }
 
-fn pixels(args: &[Arg<'_>], i: usize) -> Result<Px, OpError> {
+/// The pixel registers of image input `i`, or an error naming the port.
+pub fn pixels(args: &[Arg<'_>], i: usize) -> Result<Px, OpError> {
     match args.get(i) {
         Some(Arg::Pixels(p)) => Ok(*p),
         Some(Arg::Value(v)) => Err(OpError::input(
@@ -91,7 +100,8 @@ fn pixels(args: &[Arg<'_>], i: usize) -> Result<Px, OpError> {
     }
 }
 
-fn value<'v>(args: &[Arg<'v>], i: usize) -> Result<&'v Value, OpError> {
+/// The value at non-image input `i`, or an error naming the port.
+pub fn value<'v>(args: &[Arg<'v>], i: usize) -> Result<&'v Value, OpError> {
     match args.get(i) {
         Some(Arg::Value(v)) => Ok(v),
         _ => Err(OpError::input(i, "expected a value, found an image")),
@@ -185,60 +195,6 @@ pub(crate) fn fill<'a>(
     let (w, h) = check_size(param_int(p, 0)?, param_int(p, 1)?, 0, 1)?;
     t.set_size(w, h, 0)?;
     consts(t, color(a, 0)?)
-}
-
-pub(crate) fn add<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    _: &[Value],
-    _: &EvalContext,
-) -> Result<Px, OpError> {
-    zip(t, a, Binary::Add)
-}
-
-pub(crate) fn sub<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    _: &[Value],
-    _: &EvalContext,
-) -> Result<Px, OpError> {
-    zip(t, a, Binary::Sub)
-}
-
-pub(crate) fn mul<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    _: &[Value],
-    _: &EvalContext,
-) -> Result<Px, OpError> {
-    zip(t, a, Binary::Mul)
-}
-
-fn zip(t: &mut Tape<'_>, a: &[Arg<'_>], f: Binary) -> Result<Px, OpError> {
-    let (x, y) = (pixels(a, 0)?, pixels(a, 1)?);
-    let mut px = [0; 4];
-    for c in 0..4 {
-        px[c] = t.binary32(f, x[c], y[c])?;
-    }
-    Ok(px)
-}
-
-pub(crate) fn mix<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    _: &[Value],
-    _: &EvalContext,
-) -> Result<Px, OpError> {
-    let (x, y) = (pixels(a, 0)?, pixels(a, 1)?);
-    let f = float(a, 2)? as f32;
-    let (s, f) = (t.constant((1.0 - f) as f64)?, t.constant(f as f64)?);
-    let mut px = [0; 4];
-    for c in 0..4 {
-        let l = t.binary32(Binary::Mul, x[c], s)?;
-        let r = t.binary32(Binary::Mul, y[c], f)?;
-        px[c] = t.binary32(Binary::Add, l, r)?;
-    }
-    Ok(px)
 }
 
 pub(crate) fn gain<'a>(

@@ -36,6 +36,32 @@ pub struct OpAttr {
     pub reads: Option<LitStr>,
     /// `(name, doc)` of each output; `out = "doc"` names the one output `out`.
     pub outputs: Vec<(LitStr, LitStr)>,
+    /// `out_type = EXPR`: the one output's type, when the Rust type does not say it (a
+    /// `Value` returned as a `number`).
+    pub out_type: Option<Expr>,
+    /// `infer = path`: the output types from the input types (`Op::infer_outputs`).
+    pub infer: Option<Expr>,
+    /// `kernel = f`: the float function the op applies when every input is a float (the
+    /// kernel and, for one or two inputs, its column forms).
+    pub kernel: Option<Expr>,
+    /// `next_lazy = path`: which lazy input to pull next (`Op::next_lazy`).
+    pub next_lazy: Option<Expr>,
+    /// `hash_context = path`: what the op reads of the context, into its key.
+    pub hash_context: Option<Expr>,
+    /// What kind of op the function is.
+    pub kind: Kind,
+}
+
+/// What kind of op a function is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A function of its ports' values: the op's `execute`.
+    Value,
+    /// `signal`: the function builds the processor a streaming node runs (a `SignalOp`).
+    Signal,
+    /// `per_pixel`: the function appends the op's steps to an image field tape, the op's
+    /// whole definition both alone and fused with its neighbours.
+    PerPixel,
 }
 
 impl Parse for OpAttr {
@@ -47,6 +73,12 @@ impl Parse for OpAttr {
             purity: None,
             reads: None,
             outputs: vec![],
+            out_type: None,
+            infer: None,
+            kernel: None,
+            next_lazy: None,
+            hash_context: None,
+            kind: Kind::Value,
         };
         settings(input, |key, input| {
             match key.to_string().as_str() {
@@ -65,6 +97,13 @@ impl Parse for OpAttr {
                 "version" => attr.version = Some(value(input)?),
                 "purity" => attr.purity = Some(value(input)?),
                 "reads" => attr.reads = Some(value(input)?),
+                "out_type" => attr.out_type = Some(value(input)?),
+                "infer" => attr.infer = Some(value(input)?),
+                "kernel" => attr.kernel = Some(value(input)?),
+                "next_lazy" => attr.next_lazy = Some(value(input)?),
+                "hash_context" => attr.hash_context = Some(value(input)?),
+                "signal" => attr.kind = Kind::Signal,
+                "per_pixel" => attr.kind = Kind::PerPixel,
                 "out" => {
                     let doc: LitStr = value(input)?;
                     attr.outputs.push((LitStr::new("out", doc.span()), doc));
@@ -73,7 +112,7 @@ impl Parse for OpAttr {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown op setting `{other}`: expected version, purity, reads, out or outputs"
+                            "unknown op setting `{other}`: expected version, purity, reads, out, outputs, out_type, infer, kernel, next_lazy, hash_context, signal or per_pixel"
                         ),
                     ));
                 }
@@ -93,6 +132,13 @@ pub struct PortAttr {
     pub plan_time: bool,
     /// A collective input (several wires queue into one list).
     pub collective: bool,
+    /// A lazy input (pulled only when `next_lazy` asks for it).
+    pub lazy: bool,
+    /// An input that receives error values instead of failing the node.
+    pub catching_errors: bool,
+    /// `ty = EXPR`: the port's type, when the Rust type does not say it (a `&Value` port
+    /// that takes a `number`).
+    pub ty: Option<Expr>,
 }
 
 impl Parse for PortAttr {
@@ -105,11 +151,17 @@ impl Parse for PortAttr {
             range: None,
             plan_time: false,
             collective: false,
+            lazy: false,
+            catching_errors: false,
+            ty: None,
         };
         settings(input, |key, input| {
             match key.to_string().as_str() {
                 "plan_time" => attr.plan_time = true,
                 "collective" => attr.collective = true,
+                "lazy" => attr.lazy = true,
+                "catching_errors" => attr.catching_errors = true,
+                "ty" => attr.ty = Some(value(input)?),
                 "default" => attr.default = Some(value(input)?),
                 "rule" => attr.rule = Some(value(input)?),
                 "range" => attr.range = Some(value(input)?),
@@ -117,7 +169,7 @@ impl Parse for PortAttr {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown port setting `{other}`: expected default, range, rule, plan_time or collective"
+                            "unknown port setting `{other}`: expected default, range, rule, ty, plan_time, collective, lazy or catching_errors"
                         ),
                     ));
                 }

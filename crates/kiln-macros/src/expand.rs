@@ -2,7 +2,7 @@
 //! struct holding the op's spec, and its `Op` implementation reading each port by the place
 //! the macro gave it, so the function's author never names an index.
 
-use crate::attrs::{OpAttr, PortAttr};
+use crate::attrs::{Kind, OpAttr, PortAttr};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::ext::IdentExt;
@@ -16,6 +16,10 @@ enum Role {
     Context,
     /// `&OpCall`: the whole call (the node's id for messages, the cancellation token).
     Call,
+    /// `&SignalCall`: what a signal op's builder is given (the rate, the node's seed).
+    SignalCall,
+    /// `&mut Tape`: the field tape a per-pixel op appends its steps to.
+    Tape,
 }
 
 struct Arg {
@@ -78,6 +82,8 @@ fn arguments(f: &mut ItemFn) -> syn::Result<Vec<Arg>> {
             Some(r) => r,
             None if type_name(&pt.ty).as_deref() == Some("EvalContext") => Role::Context,
             None if type_name(&pt.ty).as_deref() == Some("OpCall") => Role::Call,
+            None if type_name(&pt.ty).as_deref() == Some("SignalCall") => Role::SignalCall,
+            None if type_name(&pt.ty).as_deref() == Some("Tape") => Role::Tape,
             None => {
                 return Err(syn::Error::new_spanned(
                     &pt.pat,
@@ -199,6 +205,38 @@ fn result_inner(ty: &Type) -> Option<&Type> {
     }
 }
 
+/// The op's purity as a `Purity` variant.
+fn purity_variant(p: &LitStr) -> syn::Result<TokenStream> {
+    Ok(match p.value().as_str() {
+        "pure" => quote!(Pure),
+        "clock" => quote!(Clock),
+        "user-input" => quote!(UserInput),
+        "stateful" => quote!(Stateful),
+        "side-effect" => quote!(SideEffect),
+        other => {
+            return Err(syn::Error::new_spanned(
+                p,
+                format!(
+                    "unknown purity `{other}`: pure, clock, user-input, stateful or side-effect"
+                ),
+            ));
+        }
+    })
+}
+
+/// The code checking a value `v` (of input `i`, port `name`) against its rule, inline: a
+/// per-pixel op's builder runs fused, where nothing checked its inputs before.
+fn inline_input_check(rule: &TokenStream, i: usize, name: &LitStr) -> TokenStream {
+    quote! {
+        {
+            let rule: ::kiln_core::op::Rule = #rule;
+            rule.check(v, &::kiln_core::op::RuleEnv::default()).map_err(|e| {
+                ::kiln_core::op::OpError::input(#i, format!("input `{}`: {}", #name, e))
+            })?;
+        }
+    }
+}
+
 /// The whole expansion.
 pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
     let args = arguments(&mut f)?;
@@ -209,6 +247,7 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
             "document the op with a doc comment on the function",
         ));
     }
+    let kind = attr.kind;
     let fname = f.sig.ident.clone();
     let sname = struct_name(&fname);
     let vis = f.vis.clone();
@@ -233,21 +272,7 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
         spec = quote!(#spec.version(#v));
     }
     if let Some(p) = &attr.purity {
-        let variant = match p.value().as_str() {
-            "pure" => quote!(Pure),
-            "clock" => quote!(Clock),
-            "user-input" => quote!(UserInput),
-            "stateful" => quote!(Stateful),
-            "side-effect" => quote!(SideEffect),
-            other => {
-                return Err(syn::Error::new_spanned(
-                    p,
-                    format!(
-                        "unknown purity `{other}`: pure, clock, user-input, stateful or side-effect"
-                    ),
-                ));
-            }
-        };
+        let variant = purity_variant(p)?;
         spec = quote!(#spec.purity(::kiln_core::op::Purity::#variant));
     }
     if let Some(r) = &attr.reads {
@@ -261,6 +286,12 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
             spec = quote!(#spec.reads(::kiln_core::op::Reads::#c));
         }
     }
+    // Where each kind of op finds its inputs and params.
+    let (inputs_at, params_at) = match kind {
+        Kind::Value => (quote!(call.inputs), quote!(call.params)),
+        Kind::Signal => (quote!(call.controls), quote!(call.params)),
+        Kind::PerPixel => (quote!(args), quote!(params)),
+    };
     let mut reads = vec![];
     let (mut n_in, mut n_par) = (0usize, 0usize);
     for a in &args {
@@ -272,14 +303,22 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
         match &a.role {
             Role::Input(p) => {
                 let doc = &p.doc;
-                let port_ty = quote!(<#ty as ::kiln_core::op::port::FromPort>::port_type());
+                let is_px = kind == Kind::PerPixel && type_name(ty).as_deref() == Some("Px");
+                let port_ty = match (&p.ty, is_px) {
+                    (Some(t), _) => quote!(#t),
+                    (None, true) => quote!(::kiln_image::image::IMAGE_TYPE),
+                    (None, false) => {
+                        quote!(<#ty as ::kiln_core::op::port::FromPort>::port_type())
+                    }
+                };
                 let mut input = match default_value(ty, p) {
                     Some(d) => {
                         quote!(::kiln_core::op::InputSpec::optional(#name, #port_ty, #d, #doc))
                     }
                     None => quote!(::kiln_core::op::InputSpec::required(#name, #port_ty, #doc)),
                 };
-                if let Some(r) = rule_of(ty, p)? {
+                let rule = rule_of(ty, p)?;
+                if let Some(r) = &rule {
                     input = quote!(#input.with_rule(#r));
                 }
                 if p.plan_time {
@@ -291,46 +330,105 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
                 if p.collective {
                     input = quote!(#input.collective());
                 }
+                if p.lazy {
+                    input = quote!(#input.lazy());
+                }
+                if p.catching_errors {
+                    input = quote!(#input.catching_errors());
+                }
                 spec = quote!(#spec.input(#input));
                 let i = n_in;
-                reads.push(
-                    quote!(let #vname: #ty = ::kiln_core::op::port::input(call.inputs, #i)?;),
-                );
+                reads.push(match (kind, is_px) {
+                    (Kind::PerPixel, true) => {
+                        quote!(let #vname: #ty = ::kiln_image::per_pixel::pixels(args, #i)?;)
+                    }
+                    (Kind::PerPixel, false) => {
+                        let check = rule
+                            .as_ref()
+                            .map(|r| inline_input_check(r, i, &name))
+                            .unwrap_or_default();
+                        quote! {
+                            let #vname: #ty = {
+                                let v = ::kiln_image::per_pixel::value(args, #i)?;
+                                #check
+                                ::kiln_core::op::port::input(::std::slice::from_ref(v), 0)
+                                    .map_err(|e| ::kiln_core::op::OpError::input(#i, e.message))?
+                            };
+                        }
+                    }
+                    _ => quote!(let #vname: #ty = ::kiln_core::op::port::input(#inputs_at, #i)?;),
+                });
                 n_in += 1;
             }
             Role::Param(p) => {
                 let doc = &p.doc;
-                let port_ty = quote!(<#ty as ::kiln_core::op::port::FromPort>::port_type());
+                let port_ty = match &p.ty {
+                    Some(t) => quote!(#t),
+                    None => quote!(<#ty as ::kiln_core::op::port::FromPort>::port_type()),
+                };
                 let mut param = match default_value(ty, p) {
                     Some(d) => quote!(::kiln_core::op::ParamSpec::new(#name, #port_ty, #d, #doc)),
                     None => quote!(::kiln_core::op::ParamSpec::required(#name, #port_ty, #doc)),
                 };
-                if let Some(r) = rule_of(ty, p)? {
+                let rule = rule_of(ty, p)?;
+                if let Some(r) = &rule {
                     param = quote!(#param.with_rule(#r));
                 }
                 if p.plan_time {
                     param = quote!(#param.plan_time());
                 }
-                if p.collective {
+                if p.collective || p.lazy || p.catching_errors {
                     return Err(syn::Error::new_spanned(
                         &a.name,
-                        "only an input is collective: #[input(..., collective)]",
+                        "only an input is collective, lazy or catching errors",
                     ));
                 }
                 spec = quote!(#spec.param(#param));
                 let i = n_par;
-                reads.push(
-                    quote!(let #vname: #ty = ::kiln_core::op::port::param(call.params, #i)?;),
-                );
-                if p.rule.is_some() || p.range.is_some() {
-                    reads.push(
-                        quote!(::kiln_core::op::port::check_param(&self.spec, call.params, #i)?;),
-                    );
+                reads
+                    .push(quote!(let #vname: #ty = ::kiln_core::op::port::param(#params_at, #i)?;));
+                if let Some(r) = &rule {
+                    reads.push(match kind {
+                        // A signal op checks every rule first; a per-pixel builder has no
+                        // spec at hand.
+                        Kind::Signal => quote!(),
+                        Kind::PerPixel => quote! {
+                            {
+                                let rule: ::kiln_core::op::Rule = #r;
+                                if let Some(v) = params.get(#i) {
+                                    rule.check(v, &::kiln_core::op::RuleEnv::default())
+                                        .map_err(|e| ::kiln_core::op::OpError::param(#i, e.to_string()))?;
+                                }
+                            }
+                        },
+                        Kind::Value => quote!(::kiln_core::op::port::check_param(&self.spec, call.params, #i)?;),
+                    });
                 }
                 n_par += 1;
             }
-            Role::Context => reads.push(quote!(let #vname: #ty = call.ctx;)),
-            Role::Call => reads.push(quote!(let #vname: #ty = call;)),
+            Role::Context => reads.push(match kind {
+                Kind::PerPixel => quote!(let #vname: #ty = ctx;),
+                _ => quote!(let #vname: #ty = call.ctx;),
+            }),
+            Role::Call | Role::SignalCall | Role::Tape => {
+                let ok = matches!(
+                    (&a.role, kind),
+                    (Role::Call, Kind::Value)
+                        | (Role::SignalCall, Kind::Signal)
+                        | (Role::Tape, Kind::PerPixel)
+                );
+                if !ok {
+                    return Err(syn::Error::new_spanned(
+                        &a.name,
+                        "`&OpCall` belongs to an op, `&SignalCall` to a `signal` op and `&mut Tape` to a `per_pixel` op",
+                    ));
+                }
+                let src = match a.role {
+                    Role::Tape => quote!(tape),
+                    _ => quote!(call),
+                };
+                reads.push(quote!(let #vname: #ty = #src;));
+            }
         }
     }
     let names: Vec<Ident> = args
@@ -348,39 +446,205 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
         (out_names, out_docs)
     };
     let n_out = out_names.len();
+    let call_fn = quote!(#fname(#(#names),*));
     let result = if fallible {
-        quote!(::kiln_core::op::port::Fallible(#fname(#(#names),*)))
+        quote!(::kiln_core::op::port::Fallible(#call_fn))
     } else {
-        quote!(#fname(#(#names),*))
+        call_fn.clone()
     };
-    // The function is the op's scalar kernel when it is a function of one to three float
-    // inputs giving a float: `execute` and the kernel then call the very same function.
-    // (An input with a rule has none: the kernel path runs no rule.)
+    // The output types: what the attribute says, else the returned Rust type's.
+    let types = match (&attr.out_type, kind) {
+        (Some(t), _) => quote!(vec![#t; #n_out]),
+        (None, Kind::Signal) => quote!(vec![::kiln_core::value::ValueType::Signal; #n_out]),
+        (None, Kind::PerPixel) => quote!(vec![::kiln_image::image::IMAGE_TYPE]),
+        (None, Kind::Value) => quote!(<#outputs_ty as ::kiln_core::op::port::IntoOutputs>::types()),
+    };
+
+    // The kernel: `kernel = f` as given, or the function itself when it is a function of one
+    // to three float inputs giving a float (`execute` and the kernel then call the very same
+    // function). An input with a rule has none: the kernel path runs no rule.
     let floats_only = args.iter().all(|a| {
         matches!(&a.role, Role::Input(p) if p.rule.is_none() && p.range.is_none()) && is_f64(&a.ty)
     });
-    let kernel = match (floats_only && !fallible && is_f64(&ret), args.len()) {
-        (true, 1) => Some(quote!(Unary)),
-        (true, 2) => Some(quote!(Binary)),
-        (true, 3) => Some(quote!(Ternary)),
-        _ => None,
+    let n_inputs = args
+        .iter()
+        .filter(|a| matches!(a.role, Role::Input(_)))
+        .count();
+    let kernel_fn = match &attr.kernel {
+        Some(k) => Some(quote!(#k)),
+        None if kind == Kind::Value && floats_only && !fallible && is_f64(&ret) => {
+            Some(quote!(#fname))
+        }
+        None => None,
     };
-    let kernel = kernel.map(|k| {
-        quote! {
+    let mut extra = vec![];
+    if let Some(k) = kernel_fn {
+        let (variant, columns) = match n_inputs {
+            1 => (quote!(Unary), Some(quote!(::kiln_core::unary_columns!(#k)))),
+            2 => (
+                quote!(Binary),
+                Some(quote!(::kiln_core::binary_columns!(#k))),
+            ),
+            3 => (quote!(Ternary), None),
+            _ => {
+                return Err(syn::Error::new_spanned(
+                    &fname,
+                    "a kernel is a float function of the op's one to three inputs",
+                ));
+            }
+        };
+        extra.push(quote! {
             fn kernel(
                 &self,
                 _inputs: &[Option<::kiln_core::value::ValueType>],
                 _params: &[::kiln_core::value::Value],
             ) -> Option<::kiln_core::op::Kernel> {
-                Some(::kiln_core::op::Kernel::#k(#fname))
+                Some(::kiln_core::op::Kernel::#variant(#k))
             }
+        });
+        // Column forms only for a kernel given explicitly: those ops run in batches.
+        if let (Some(c), Some(_)) = (columns, &attr.kernel) {
+            extra.push(quote! {
+                fn columns(
+                    &self,
+                    _inputs: &[Option<::kiln_core::value::ValueType>],
+                    _params: &[::kiln_core::value::Value],
+                ) -> Option<::kiln_core::op::Columns> {
+                    Some(#c)
+                }
+            });
         }
-    });
+    }
+    if let Some(i) = &attr.infer {
+        extra.push(quote! {
+            fn infer_outputs(
+                &self,
+                inputs: &[Option<::kiln_core::value::ValueType>],
+                params: &[::kiln_core::value::Value],
+            ) -> ::std::result::Result<Vec<::kiln_core::value::ValueType>, String> {
+                #i(inputs, params)
+            }
+        });
+    }
+    if let Some(n) = &attr.next_lazy {
+        extra.push(quote! {
+            fn next_lazy(
+                &self,
+                call: &::kiln_core::op::OpCall<'_>,
+                pulled: &[bool],
+            ) -> ::std::result::Result<Option<usize>, ::kiln_core::op::OpError> {
+                #n(call, pulled)
+            }
+        });
+    }
+    if let Some(h) = &attr.hash_context {
+        extra.push(quote! {
+            fn hash_context(
+                &self,
+                params: &[::kiln_core::value::Value],
+                ctx: &::kiln_core::context::EvalContext,
+                h: &mut ::kiln_core::key::KeyHasher,
+            ) {
+                #h(params, ctx, h)
+            }
+        });
+    }
+    if kind != Kind::Value && !extra.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &fname,
+            "kernel, infer, next_lazy and hash_context belong to a value op",
+        ));
+    }
+
     let struct_doc = format!(
         "The op `{}`, written as the function [`{fname}`].",
         id.value()
     );
+    let imp = match kind {
+        Kind::Value => quote! {
+            impl ::kiln_core::op::Op for #sname {
+                fn spec(&self) -> &::kiln_core::op::OpSpec {
+                    &self.spec
+                }
+                fn execute(
+                    &self,
+                    call: &::kiln_core::op::OpCall<'_>,
+                    out: &mut [::kiln_core::value::Value],
+                ) -> ::std::result::Result<(), ::kiln_core::op::OpError> {
+                    #(#reads)*
+                    ::kiln_core::op::port::IntoOutputs::write(#result, out)
+                }
+                #(#extra)*
+            }
+        },
+        Kind::Signal => {
+            let built = if fallible {
+                quote!(#call_fn?)
+            } else {
+                call_fn.clone()
+            };
+            quote! {
+                impl ::kiln_core::signal::SignalOp for #sname {
+                    fn spec(&self) -> &::kiln_core::op::OpSpec {
+                        &self.spec
+                    }
+                    fn build(
+                        &self,
+                        call: &::kiln_core::signal::SignalCall<'_>,
+                    ) -> ::std::result::Result<
+                        ::std::boxed::Box<dyn ::kiln_core::signal::SignalProc>,
+                        ::kiln_core::op::OpError,
+                    > {
+                        // The rules first, so a processor built outside a stream refuses
+                        // what a stream does.
+                        call.check_rules(&self.spec)?;
+                        #(#reads)*
+                        Ok(::std::boxed::Box::new(#built))
+                    }
+                }
+            }
+        }
+        Kind::PerPixel => {
+            let built = if fallible {
+                quote!(#call_fn)
+            } else {
+                quote!(Ok(#call_fn))
+            };
+            quote! {
+                impl #sname {
+                    /// The op's builder: its steps appended to `tape`, given its inputs
+                    /// (an image input's pixel registers) and params.
+                    #vis fn build<'a>(
+                        tape: &mut ::kiln_image::field::Tape<'a>,
+                        args: &[::kiln_image::per_pixel::Arg<'_>],
+                        params: &[::kiln_core::value::Value],
+                        ctx: &::kiln_core::context::EvalContext,
+                    ) -> ::std::result::Result<::kiln_image::field::Px, ::kiln_core::op::OpError> {
+                        let _ = (&args, &params, &ctx);
+                        #(#reads)*
+                        #built
+                    }
+                    /// The op's id and builder, for fusion's table.
+                    #vis const PER_PIXEL: (&'static str, ::kiln_image::per_pixel::Build) =
+                        (#id, Self::build);
+                }
+                impl ::kiln_core::op::Op for #sname {
+                    fn spec(&self) -> &::kiln_core::op::OpSpec {
+                        &self.spec
+                    }
+                    fn execute(
+                        &self,
+                        call: &::kiln_core::op::OpCall<'_>,
+                        out: &mut [::kiln_core::value::Value],
+                    ) -> ::std::result::Result<(), ::kiln_core::op::OpError> {
+                        ::kiln_image::per_pixel::exec(call, out, Self::build)
+                    }
+                }
+            }
+        }
+    };
     Ok(quote! {
+        #[allow(unused_variables)]
         #f
 
         #[doc = #struct_doc]
@@ -391,8 +655,7 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
         impl #sname {
             /// The op, declared from its function.
             #vis fn new() -> Self {
-                let types =
-                    <#outputs_ty as ::kiln_core::op::port::IntoOutputs>::types();
+                let types: Vec<::kiln_core::value::ValueType> = #types;
                 assert_eq!(
                     types.len(),
                     #n_out,
@@ -415,19 +678,6 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
             }
         }
 
-        impl ::kiln_core::op::Op for #sname {
-            fn spec(&self) -> &::kiln_core::op::OpSpec {
-                &self.spec
-            }
-            fn execute(
-                &self,
-                call: &::kiln_core::op::OpCall<'_>,
-                out: &mut [::kiln_core::value::Value],
-            ) -> ::std::result::Result<(), ::kiln_core::op::OpError> {
-                #(#reads)*
-                ::kiln_core::op::port::IntoOutputs::write(#result, out)
-            }
-            #kernel
-        }
+        #imp
     })
 }

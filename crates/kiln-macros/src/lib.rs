@@ -32,6 +32,24 @@
 //! * An argument of type `&EvalContext` is the evaluation context (declare what the op reads
 //!   with `reads`); one of type `&OpCall` the whole call.
 //! * Returning `Result<T, OpError>` fails the node with that error, named by the evaluator.
+//! * Polymorphic ops: `#[input("doc", ty = ValueType::Number)]` gives a port (a `&Value`
+//!   argument) its declared type, `out_type = ValueType::Number` the output's, and
+//!   `infer = f` (`fn(&[Option<ValueType>], &[Value]) -> Result<Vec<ValueType>, String>`) the
+//!   output types from the input types; `kernel = f` is the float function the op applies
+//!   when every input is a float (its scalar kernel, and for one or two inputs its column
+//!   forms).
+//! * `#[input("doc", lazy)]` with `next_lazy = f` (`fn(&OpCall, &[bool]) -> Result<Option<usize>,
+//!   OpError>`) pulls inputs only when needed; `#[input("doc", catching_errors)]` receives an
+//!   upstream error as a value; `hash_context = f` feeds what the op reads of the context
+//!   into its key.
+//! * `#[op("id", signal)]`: the function builds the processor a streaming node runs (it
+//!   returns a `SignalProc`, or a `Result` of one); signal inputs are `SignalIn` arguments (the
+//!   constant a node was given), an argument of type `&SignalCall` gives the rate and the
+//!   node's seed, and every rule is checked before the function runs.
+//! * `#[op("id", per_pixel)]` (in `kiln-image`): the function appends the op's steps to an
+//!   image field tape (`tape: &mut Tape`), image inputs are `Px` arguments (their pixel's
+//!   registers) and it returns the output pixel's registers; the same function runs the op
+//!   alone and fused with its neighbours (`Op::PER_PIXEL` is its entry in fusion's table).
 //!
 //! `docs/writing-ops.md` shows whole ops, compiled as doctests.
 #![deny(missing_docs)]

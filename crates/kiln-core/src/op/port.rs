@@ -155,6 +155,24 @@ impl<T: HeavyPort> IntoPort for T {
     }
 }
 
+/// A signal input of a signal op (`#[op(.., signal)]`), as its processor builder sees it:
+/// the constant the node was given (a constant signal), or `None` when another signal op
+/// feeds it (its samples reach the processor, not the builder).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SignalIn(pub Option<f64>);
+
+impl<'a> FromPort<'a> for SignalIn {
+    fn port_type() -> ValueType {
+        ValueType::Signal
+    }
+    fn from_port(v: &'a Value) -> Option<Self> {
+        match v {
+            Value::Empty => Some(SignalIn(None)),
+            v => v.as_f64().map(|x| SignalIn(Some(x))),
+        }
+    }
+}
+
 /// What an op function returns: one output, several (a tuple), or either in a `Result`.
 pub trait IntoOutputs {
     /// The outputs' types, in order.
