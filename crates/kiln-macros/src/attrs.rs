@@ -48,6 +48,8 @@ pub struct OpAttr {
     pub next_lazy: Option<Expr>,
     /// `hash_context = path`: what the op reads of the context, into its key.
     pub hash_context: Option<Expr>,
+    /// `injective`: distinct inputs give distinct outputs (see `OpSpec::injective`).
+    pub injective: bool,
     /// What kind of op the function is.
     pub kind: Kind,
 }
@@ -78,6 +80,7 @@ impl Parse for OpAttr {
             kernel: None,
             next_lazy: None,
             hash_context: None,
+            injective: false,
             kind: Kind::Value,
         };
         settings(input, |key, input| {
@@ -103,6 +106,7 @@ impl Parse for OpAttr {
                 "next_lazy" => attr.next_lazy = Some(value(input)?),
                 "hash_context" => attr.hash_context = Some(value(input)?),
                 "signal" => attr.kind = Kind::Signal,
+                "injective" => attr.injective = true,
                 "per_pixel" => attr.kind = Kind::PerPixel,
                 "out" => {
                     let doc: LitStr = value(input)?;
@@ -112,7 +116,7 @@ impl Parse for OpAttr {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown op setting `{other}`: expected version, purity, reads, out, outputs, out_type, infer, kernel, next_lazy, hash_context, signal or per_pixel"
+                            "unknown op setting `{other}`: expected version, purity, reads, out, outputs, out_type, infer, kernel, next_lazy, hash_context, injective, signal or per_pixel"
                         ),
                     ));
                 }
@@ -139,6 +143,9 @@ pub struct PortAttr {
     /// `ty = EXPR`: the port's type, when the Rust type does not say it (a `&Value` port
     /// that takes a `number`).
     pub ty: Option<Expr>,
+    /// `ports = NAMES`: one input per name of `NAMES` (a `[&str; N]`), all alike, read
+    /// together as a `&[Value]` slice (a gather's or a mixer's inputs).
+    pub ports: Option<Expr>,
 }
 
 impl Parse for PortAttr {
@@ -154,6 +161,7 @@ impl Parse for PortAttr {
             lazy: false,
             catching_errors: false,
             ty: None,
+            ports: None,
         };
         settings(input, |key, input| {
             match key.to_string().as_str() {
@@ -162,6 +170,7 @@ impl Parse for PortAttr {
                 "lazy" => attr.lazy = true,
                 "catching_errors" => attr.catching_errors = true,
                 "ty" => attr.ty = Some(value(input)?),
+                "ports" => attr.ports = Some(value(input)?),
                 "default" => attr.default = Some(value(input)?),
                 "rule" => attr.rule = Some(value(input)?),
                 "range" => attr.range = Some(value(input)?),
@@ -169,7 +178,7 @@ impl Parse for PortAttr {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown port setting `{other}`: expected default, range, rule, ty, plan_time, collective, lazy or catching_errors"
+                            "unknown port setting `{other}`: expected default, range, rule, ty, ports, plan_time, collective, lazy or catching_errors"
                         ),
                     ));
                 }

@@ -226,7 +226,7 @@ fn purity_variant(p: &LitStr) -> syn::Result<TokenStream> {
 
 /// The code checking a value `v` (of input `i`, port `name`) against its rule, inline: a
 /// per-pixel op's builder runs fused, where nothing checked its inputs before.
-fn inline_input_check(rule: &TokenStream, i: usize, name: &LitStr) -> TokenStream {
+fn inline_input_check(rule: &TokenStream, i: &TokenStream, name: &LitStr) -> TokenStream {
     quote! {
         {
             let rule: ::kiln_core::op::Rule = #rule;
@@ -275,6 +275,9 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
         let variant = purity_variant(p)?;
         spec = quote!(#spec.purity(::kiln_core::op::Purity::#variant));
     }
+    if attr.injective {
+        spec = quote!(#spec.injective());
+    }
     if let Some(r) = &attr.reads {
         for field in r
             .value()
@@ -293,7 +296,9 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
         Kind::PerPixel => (quote!(args), quote!(params)),
     };
     let mut reads = vec![];
-    let (mut n_in, mut n_par) = (0usize, 0usize);
+    // The index of the next input: a sum, as `ports = NAMES` inputs count `NAMES.len()`.
+    let mut n_in = quote!(0usize);
+    let mut n_par = 0usize;
     for a in &args {
         // `r#type` names the port `type`.
         let name = LitStr::new(&a.name.unraw().to_string(), a.name.span());
@@ -301,6 +306,43 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
         // Bound under names of their own: a port may share the function's name.
         let vname = &format_ident!("port_{}", a.name.unraw());
         match &a.role {
+            Role::Input(p) if p.ports.is_some() => {
+                let doc = &p.doc;
+                let names = &p.ports;
+                let port_ty = match &p.ty {
+                    Some(t) => quote!(#t),
+                    None => quote!(::kiln_core::value::ValueType::Any),
+                };
+                let default = match &p.default {
+                    Some(d) => quote!(::kiln_core::op::port::IntoPort::into_port(#d)),
+                    None => quote!(::kiln_core::value::Value::Empty),
+                };
+                if kind == Kind::PerPixel || p.rule.is_some() || p.range.is_some() || p.lazy {
+                    return Err(syn::Error::new_spanned(
+                        &a.name,
+                        "`ports` inputs are plain optional inputs of a value or signal op",
+                    ));
+                }
+                let mut each = quote!(::kiln_core::op::InputSpec::optional(name, #port_ty, #default, #doc));
+                if p.catching_errors {
+                    each = quote!(#each.catching_errors());
+                }
+                spec = quote!({
+                    let mut spec = #spec;
+                    for name in #names {
+                        spec = spec.input(#each);
+                    }
+                    spec
+                });
+                let i = &n_in;
+                reads.push(quote! {
+                    let #vname: #ty = {
+                        let n = #names.len();
+                        #inputs_at.get(#i..#i + n).unwrap_or(&[])
+                    };
+                });
+                n_in = quote!(#n_in + #names.len());
+            }
             Role::Input(p) => {
                 let doc = &p.doc;
                 let is_px = kind == Kind::PerPixel && type_name(ty).as_deref() == Some("Px");
@@ -337,7 +379,7 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
                     input = quote!(#input.catching_errors());
                 }
                 spec = quote!(#spec.input(#input));
-                let i = n_in;
+                let i = &n_in;
                 reads.push(match (kind, is_px) {
                     (Kind::PerPixel, true) => {
                         quote!(let #vname: #ty = ::kiln_image::per_pixel::pixels(args, #i)?;)
@@ -358,7 +400,7 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
                     }
                     _ => quote!(let #vname: #ty = ::kiln_core::op::port::input(#inputs_at, #i)?;),
                 });
-                n_in += 1;
+                n_in = quote!(#n_in + 1usize);
             }
             Role::Param(p) => {
                 let doc = &p.doc;
@@ -653,6 +695,9 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
         }
 
         impl #sname {
+            /// The op's id.
+            #vis const ID: &'static str = #id;
+
             /// The op, declared from its function.
             #vis fn new() -> Self {
                 let types: Vec<::kiln_core::value::ValueType> = #types;

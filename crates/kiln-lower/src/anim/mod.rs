@@ -52,9 +52,9 @@ pub use sample_op::CurveSampleOp;
 use kiln_core::registry::{Registry, RegistryError};
 
 /// The op id of the curve sampler.
-pub const CURVE_SAMPLE_OP: &str = "curve.sample";
+pub const CURVE_SAMPLE_OP: &str = CurveSampleOp::ID;
 
 /// Register the curve sampler ([`CURVE_SAMPLE_OP`]).
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(CurveSampleOp::default())
+    reg.register(CurveSampleOp::new())
 }

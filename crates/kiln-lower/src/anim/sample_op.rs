@@ -1,52 +1,45 @@
 //! The `curve.sample` op: a keyframed curve sampled at the clock, keyed by the sampled
 //! value.
 
-use super::CURVE_SAMPLE_OP;
 use super::curve::{Curve, CurveError};
 use kiln_core::context::EvalContext;
 use kiln_core::key::KeyHasher;
+use kiln_core::op::OpError;
 use kiln_core::op::rule::{Rule, RuleEnv, Violation};
-use kiln_core::op::{Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Reads};
 use kiln_core::value::{Value, ValueType};
 
-/// The `curve.sample` op (see the [module docs](super)).
-pub struct CurveSampleOp(OpSpec);
-
-impl Default for CurveSampleOp {
-    fn default() -> Self {
-        CurveSampleOp(
-            OpSpec::new(
-                CURVE_SAMPLE_OP,
-                "A keyframed curve's value at the clock's time. Keyed by the value sampled, so \
-                 where the curve holds still nothing downstream cooks again.",
-            )
-            .param(
-                ParamSpec::required(
-                    "keys",
-                    ValueType::List,
-                    "the keys: [t, v] each, or [t, v, [dt, dv], [dt, dv]] with Bézier handles",
-                )
-                .plan_time()
-                .with_rule(Rule::Check(keys_rule)),
-            )
-            .param(
-                ParamSpec::new(
-                    "interp",
-                    ValueType::String,
-                    Value::str("linear"),
-                    "step, linear or bezier",
-                )
-                .plan_time()
-                .with_rule(Rule::OneOf(&["step", "linear", "bezier"])),
-            )
-            .output(OutputSpec::new(
-                "out",
-                ValueType::Any,
-                "the value at the clock's time (of the keys' type)",
-            ))
-            .reads(Reads::TIME),
-        )
-    }
+/// A keyframed curve's value at the clock's time. Keyed by the value sampled, so where the
+/// curve holds still nothing downstream cooks again.
+#[kiln_core::op(
+    "curve.sample",
+    reads = "time",
+    out_type = ValueType::Any,
+    infer = curve_type,
+    hash_context = hash_sample,
+    out = "the value at the clock's time (of the keys' type)"
+)]
+pub fn curve_sample(
+    #[param(
+        "the keys: [t, v] each, or [t, v, [dt, dv], [dt, dv]] with Bézier handles",
+        ty = ValueType::List,
+        rule = Rule::Check(keys_rule),
+        plan_time
+    )]
+    keys: &Value,
+    #[param(
+        "step, linear or bezier",
+        default = "linear",
+        rule = Rule::OneOf(&["step", "linear", "bezier"]),
+        plan_time
+    )]
+    interp: &str,
+    ctx: &EvalContext,
+) -> Result<Value, OpError> {
+    let c = Curve::from_params(keys, &Value::str(interp)).map_err(|e| match e {
+        CurveError::BadInterp(_) => OpError::param(1, e.to_string()),
+        e => OpError::param(0, e.to_string()),
+    })?;
+    Ok(c.sample(ctx.time))
 }
 
 /// The rule of `keys`: they make a curve (checked with linear interpolation; the handles
@@ -65,43 +58,25 @@ fn curve(params: &[Value]) -> Result<Curve, CurveError> {
     )
 }
 
-impl Op for CurveSampleOp {
-    fn spec(&self) -> &OpSpec {
-        &self.0
-    }
+/// The output's type: the keys' (a curve that cannot be made is its params' rules' to
+/// report).
+fn curve_type(_inputs: &[Option<ValueType>], params: &[Value]) -> Result<Vec<ValueType>, String> {
+    Ok(vec![
+        curve(params)
+            .map(|c| c.kind().value_type())
+            .unwrap_or(ValueType::Any),
+    ])
+}
 
-    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-        let c = curve(call.params).map_err(|e| match e {
-            CurveError::BadInterp(_) => OpError::param(1, e.to_string()),
-            e => OpError::param(0, e.to_string()),
-        })?;
-        out[0] = c.sample(call.ctx.time);
-        Ok(())
-    }
-
-    fn infer_outputs(
-        &self,
-        _inputs: &[Option<ValueType>],
-        params: &[Value],
-    ) -> Result<Vec<ValueType>, String> {
-        // A curve that cannot be made is its params' rules' to report.
-        Ok(vec![
-            curve(params)
-                .map(|c| c.kind().value_type())
-                .unwrap_or(ValueType::Any),
-        ])
-    }
-
-    /// The value sampled at the context's time, not the time: where the curve holds still,
-    /// the node keys equal.
-    fn hash_context(&self, params: &[Value], ctx: &EvalContext, h: &mut KeyHasher) {
-        match curve(params) {
-            Ok(c) => {
-                h.u8(1);
-                c.sample(ctx.time).hash_into(h);
-            }
-            // A bad curve fails the same way at every time.
-            Err(_) => h.u8(0),
+/// The value sampled at the context's time, not the time: where the curve holds still, the
+/// node keys equal.
+fn hash_sample(params: &[Value], ctx: &EvalContext, h: &mut KeyHasher) {
+    match curve(params) {
+        Ok(c) => {
+            h.u8(1);
+            c.sample(ctx.time).hash_into(h);
         }
+        // A bad curve fails the same way at every time.
+        Err(_) => h.u8(0),
     }
 }

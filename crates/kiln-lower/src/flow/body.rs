@@ -212,6 +212,11 @@ impl std::fmt::Debug for FlowBody {
     }
 }
 
+/// The `body` param of `scope.flow` is a flow body.
+impl kiln_core::op::port::HeavyPort for FlowBody {
+    const TYPE: kiln_core::value::ValueType = kiln_core::value::ValueType::Heavy(FLOW_BODY_TYPE);
+}
+
 impl HeavyData for FlowBody {
     fn type_name(&self) -> &'static str {
         FLOW_BODY_TYPE

@@ -76,7 +76,7 @@ use kiln_core::registry::{Registry, RegistryError};
 use std::sync::Arc;
 
 /// The op id of the flow executor node.
-pub const FLOW_OP: &str = "scope.flow";
+pub const FLOW_OP: &str = FlowOp::ID;
 /// The heavy type name of [`FlowBody`] (the type of the `body` param).
 pub const FLOW_BODY_TYPE: &str = "flow-body";
 /// The iteration cap of a loop port whose file sets none.
@@ -84,7 +84,7 @@ pub use kiln_doc::document::DEFAULT_LOOP_MAX;
 
 /// Register the flow op ([`FLOW_OP`]).
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FlowOp::default())
+    reg.register(FlowOp::new())
 }
 
 /// The last trace of every `scope.flow` node of `graph` that has run, in node order. A node

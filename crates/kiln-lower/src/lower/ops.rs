@@ -5,10 +5,9 @@
 //! A `for` over many items collects each output through a tree of gathers of at most
 //! [`GATHER_WIDTH`] inputs each, so an edit of one copy re-cooks one gather per level.
 
-use kiln_core::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec};
+use kiln_core::op::OpError;
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
-use std::sync::Arc;
 
 /// The op id of the gather.
 pub const GATHER_OP: &str = "scope.gather";
@@ -25,73 +24,40 @@ pub const GATHER_PORTS: [&str; GATHER_WIDTH] = [
     "i28", "i29", "i30", "i31",
 ];
 
-struct Gather(OpSpec);
-
-impl Gather {
-    fn new() -> Gather {
-        let mut spec = OpSpec::new(
-            GATHER_OP,
-            "The first `n` inputs as a list; with `nest`, each input is a list and they are joined.",
-        )
-        .param(ParamSpec::new("n", ValueType::Int, Value::Int(0), "inputs used").plan_time())
-        .param(ParamSpec::new(
-            "nest",
-            ValueType::Bool,
-            Value::Bool(false),
-            "join lists instead of listing values",
-        ).plan_time())
-        .output(OutputSpec::new("out", ValueType::List, "the list"));
-        for p in GATHER_PORTS {
-            spec = spec.input(InputSpec::optional(
-                p,
-                ValueType::Any,
-                Value::Empty,
-                "an element",
-            ));
+/// The first `n` inputs as a list; with `nest`, each input is a list and they are joined.
+// The plan's gathers join parts of fixed lengths, so a changed part changes the list (were it
+// not so, a skipped comparison would only cost a cutoff, never a value).
+#[kiln_core::op("scope.gather", injective, out = "the list")]
+fn gather(
+    #[input("an element", ports = GATHER_PORTS)] items: &[Value],
+    #[param("inputs used", default = 0, plan_time)] n: i64,
+    #[param("join lists instead of listing values", default = false, plan_time)] nest: bool,
+) -> Result<Vec<Value>, OpError> {
+    let n = n.clamp(0, GATHER_WIDTH as i64) as usize;
+    let used = items.get(..n).unwrap_or(items);
+    if !nest {
+        return Ok(used.iter().map(copy_item).collect());
+    }
+    let mut total = 0;
+    for (i, v) in used.iter().enumerate() {
+        match v {
+            Value::List(l) => total += l.len(),
+            other => {
+                return Err(OpError::input(
+                    i,
+                    format!("expected list, found {}", other.type_name()),
+                ));
+            }
         }
-        // The plan's gathers join parts of fixed lengths, so a changed part changes the list
-        // (were it not so, a skipped comparison would only cost a cutoff, never a value).
-        spec.injective = true;
-        Gather(spec)
     }
-}
-
-impl Op for Gather {
-    fn spec(&self) -> &OpSpec {
-        &self.0
+    // One tight copy per part (a slice's items map with a known length).
+    let mut all = Vec::with_capacity(total);
+    for v in used {
+        if let Value::List(l) = v {
+            all.extend(l.iter().map(copy_item));
+        }
     }
-    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-        let n = call.param_int(0)?.clamp(0, GATHER_WIDTH as i64) as usize;
-        let nest = call.param_bool(1)?;
-        let used = call.inputs.get(..n).unwrap_or(call.inputs);
-        let list: Arc<[Value]> = if nest {
-            let mut total = 0;
-            for (i, v) in used.iter().enumerate() {
-                match v {
-                    Value::List(l) => total += l.len(),
-                    other => {
-                        return Err(OpError::input(
-                            i,
-                            format!("expected list, found {}", other.type_name()),
-                        ));
-                    }
-                }
-            }
-            // One tight copy per part (a slice's items map with a known length), then one
-            // move into the shared list.
-            let mut all = Vec::with_capacity(total);
-            for v in used {
-                if let Value::List(l) = v {
-                    all.extend(l.iter().map(copy_item));
-                }
-            }
-            all.into()
-        } else {
-            used.iter().map(copy_item).collect()
-        };
-        out[0] = Value::List(list);
-        Ok(())
-    }
+    Ok(all)
 }
 
 /// A clone of a list item; numbers, the common items, are written out without copying the
@@ -105,106 +71,69 @@ fn copy_item(v: &Value) -> Value {
     }
 }
 
-/// The wires into a collective input, queued: each input that is a list contributes its
-/// elements in order, any other value one element.
-struct Queue(OpSpec);
-
-impl Queue {
-    fn new() -> Queue {
-        let mut spec = OpSpec::new(
-            QUEUE_OP,
-            "The first `n` inputs queued into one list: a list input gives its elements, any other value itself.",
-        )
-        .param(ParamSpec::new("n", ValueType::Int, Value::Int(0), "inputs used").plan_time())
-        .output(OutputSpec::new("out", ValueType::List, "the queue"));
-        for p in GATHER_PORTS {
-            spec = spec.input(InputSpec::optional(
-                p,
-                ValueType::Any,
-                Value::Empty,
-                "a source",
-            ));
+/// The first `n` inputs queued into one list: a list input gives its elements, any other
+/// value itself.
+#[kiln_core::op("scope.queue", out = "the queue")]
+fn queue(
+    #[input("a source", ports = GATHER_PORTS)] sources: &[Value],
+    #[param("inputs used", default = 0, plan_time)] n: i64,
+) -> Vec<Value> {
+    let n = n.clamp(0, GATHER_WIDTH as i64) as usize;
+    let used = sources.get(..n).unwrap_or(sources);
+    let total: usize = used
+        .iter()
+        .map(|v| match v {
+            Value::List(l) => l.len(),
+            _ => 1,
+        })
+        .sum();
+    let mut items = Vec::with_capacity(total);
+    for v in used {
+        match v {
+            Value::List(l) => items.extend(l.iter().map(copy_item)),
+            other => items.push(other.clone()),
         }
-        Queue(spec)
     }
+    items
 }
 
-impl Op for Queue {
-    fn spec(&self) -> &OpSpec {
-        &self.0
-    }
-    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-        let n = call.param_int(0)?.clamp(0, GATHER_WIDTH as i64) as usize;
-        let used = call.inputs.get(..n).unwrap_or(call.inputs);
-        let total: usize = used
-            .iter()
-            .map(|v| match v {
-                Value::List(l) => l.len(),
-                _ => 1,
-            })
-            .sum();
-        let mut items = Vec::with_capacity(total);
-        for v in used {
-            match v {
-                Value::List(l) => items.extend(l.iter().map(copy_item)),
-                other => items.push(other.clone()),
-            }
-        }
-        out[0] = Value::List(items.into());
-        Ok(())
-    }
-}
-
-struct Get(OpSpec);
-
-impl Op for Get {
-    fn spec(&self) -> &OpSpec {
-        &self.0
-    }
-    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-        let i = call.param_int(0)?;
-        let Some(Value::List(l)) = call.inputs.first() else {
-            return Err(OpError::input(0, "expected list"));
-        };
-        let Some(v) = usize::try_from(i).ok().and_then(|i| l.get(i)) else {
-            return Err(OpError::param(
+/// Element `index` of `list`.
+#[kiln_core::op("scope.get", out = "the element", out_type = ValueType::Any, infer = element_type)]
+fn get(
+    #[input("the list")] list: &[Value],
+    #[param("from 0", default = 0, plan_time)] index: i64,
+    #[param(
+        "the element's type, when known (a plain type name)",
+        default = "any",
+        plan_time
+    )]
+    r#type: &str,
+) -> Result<Value, OpError> {
+    usize::try_from(index)
+        .ok()
+        .and_then(|i| list.get(i))
+        .cloned()
+        .ok_or_else(|| {
+            OpError::param(
                 0,
-                format!("index {i} is outside the list of {}", l.len()),
-            ));
-        };
-        out[0] = v.clone();
-        Ok(())
-    }
-    fn infer_outputs(
-        &self,
-        _inputs: &[Option<ValueType>],
-        params: &[Value],
-    ) -> Result<Vec<ValueType>, String> {
-        // The plan names the element's type when it knows it (a state's declared type).
-        let ty = params
-            .get(1)
-            .and_then(Value::as_str)
-            .and_then(ValueType::parse_plain)
-            .unwrap_or(ValueType::Any);
-        Ok(vec![ty])
-    }
+                format!("index {index} is outside the list of {}", list.len()),
+            )
+        })
+}
+
+/// The element's type: the plan names it when it knows it (a state's declared type).
+fn element_type(_inputs: &[Option<ValueType>], params: &[Value]) -> Result<Vec<ValueType>, String> {
+    let ty = params
+        .get(1)
+        .and_then(Value::as_str)
+        .and_then(ValueType::parse_plain)
+        .unwrap_or(ValueType::Any);
+    Ok(vec![ty])
 }
 
 /// Register `scope.gather`, `scope.queue` and `scope.get`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(Gather::new())?;
-    reg.register(Queue::new())?;
-    reg.register(Get(OpSpec::new(GET_OP, "Element `index` of `list`.")
-        .input(InputSpec::required("list", ValueType::List, "the list"))
-        .param(ParamSpec::new("index", ValueType::Int, Value::Int(0), "from 0").plan_time())
-        .param(
-            ParamSpec::new(
-                "type",
-                ValueType::String,
-                Value::str("any"),
-                "the element's type, when known (a plain type name)",
-            )
-            .plan_time(),
-        )
-        .output(OutputSpec::new("out", ValueType::Any, "the element"))))
+    reg.register(GatherOp::new())?;
+    reg.register(QueueOp::new())?;
+    reg.register(GetOp::new())
 }

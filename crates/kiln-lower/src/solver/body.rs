@@ -252,6 +252,11 @@ impl std::fmt::Debug for StepBody {
     }
 }
 
+/// The `body` param of `scope.step` is a step body.
+impl kiln_core::op::port::HeavyPort for StepBody {
+    const TYPE: kiln_core::value::ValueType = kiln_core::value::ValueType::Heavy(STEP_BODY_TYPE);
+}
+
 impl HeavyData for StepBody {
     fn type_name(&self) -> &'static str {
         STEP_BODY_TYPE

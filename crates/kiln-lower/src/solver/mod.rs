@@ -53,7 +53,7 @@ pub use steps::steps_at;
 use kiln_core::registry::{Registry, RegistryError};
 
 /// The op id of the step solver.
-pub const STEP_OP: &str = "scope.step";
+pub const STEP_OP: &str = StepOp::ID;
 /// The heavy type name of [`StepBody`] (the type of the `body` param).
 pub const STEP_BODY_TYPE: &str = "step-body";
 /// The most body runs one `scope.step` call may do (steps to run × substeps).
@@ -73,5 +73,5 @@ pub const STEP_INPUTS: [&str; 4] = [INPUT_DT, INPUT_TIME, INPUT_INDEX, INPUT_SUB
 
 /// Register the step solver op ([`STEP_OP`]).
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(StepOp::default())
+    reg.register(StepOp::new())
 }
