@@ -104,7 +104,7 @@ pub mod prelude {
     pub use crate::graph::{Graph, GraphError, Node, NodeId, PortRef, Wire};
     pub use crate::key::Key;
     pub use crate::op::{
-        FnOp, InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads,
+        InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads,
     };
     pub use crate::registry::{Registry, RegistryError};
     pub use crate::validate::{Diagnostic, DiagnosticKind, Diagnostics, validate};

@@ -7,12 +7,10 @@ use crate::value::{Value, ValueType};
 use std::borrow::Cow;
 
 pub mod columns;
-pub mod fn_op;
 pub mod param_ports;
 pub mod port;
 pub mod rule;
 pub use columns::{BinaryColumns, Columns};
-pub use fn_op::FnOp;
 pub use rule::{Rule, RuleEnv, Violation};
 
 /// How a node's result may change between evaluations with the same inputs and params.

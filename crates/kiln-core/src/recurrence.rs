@@ -17,91 +17,61 @@
 use crate::context::EvalContext;
 use crate::eval::{EvalError, Evaluator, Outputs, Request};
 use crate::graph::{Graph, Revision};
-use crate::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity};
+use crate::op::{OpCall, OpError};
 use crate::plan::{Plan, Source};
 use crate::registry::{Registry, RegistryError};
 use crate::value::{Value, ValueType};
 use std::collections::BTreeMap;
 
 /// The op id of the latch.
-pub const LATCH_OP: &str = "latch";
+pub const LATCH_OP: &str = LatchOp::ID;
 
-/// The latch op (see the module docs).
-pub struct LatchOp(OpSpec);
-
-impl Default for LatchOp {
-    fn default() -> Self {
-        let mut spec = OpSpec::new(
-            LATCH_OP,
-            "A seeded unit delay: outputs `init` at the first tick, then the `signal` it \
-             captured at its previous advance. The only way to close a cycle.",
+/// A seeded unit delay: outputs `init` at the first tick, then the `signal` it captured at
+/// its previous advance. The only way to close a cycle.
+#[crate::op(
+    "latch",
+    delay,
+    purity = "user-input",
+    out_type = ValueType::Any,
+    infer = latch_type,
+    out = "the stored value"
+)]
+pub fn latch(
+    #[input("the seed (must be wired to a node)")] init: &Value,
+    #[input("the value to hold from the next advance on (may close a cycle)")] signal: &Value,
+    #[param(
+        "advance every n base ticks (n >= 1) and hold in between",
+        default = 1,
+        range = 1..
+    )]
+    every: i64,
+    #[param(
+        "the tick offset of the advances: ticks t with t % every == phase % every",
+        default = 0,
+        range = 0..
+    )]
+    phase: i64,
+    call: &OpCall<'_>,
+) -> Result<Value, OpError> {
+    call.ctx.latches.get(call.node).cloned().ok_or_else(|| {
+        OpError::new(
+            "the latch holds no value: latches are run by a recurrent driver \
+             (`kiln_core::recurrence::Recurrent`), and a latch's init may not depend on a \
+             latch",
         )
-        .input(InputSpec::required(
-            "init",
-            ValueType::Any,
-            "the seed (must be wired to a node)",
-        ))
-        .input(InputSpec::required(
-            "signal",
-            ValueType::Any,
-            "the value to hold from the next advance on (may close a cycle)",
-        ))
-        .output(OutputSpec::new("out", ValueType::Any, "the stored value"))
-        .param(
-            ParamSpec::new(
-                "every",
-                ValueType::Int,
-                Value::Int(1),
-                "advance every n base ticks (n >= 1) and hold in between",
-            )
-            .with_rule(crate::op::Rule::at_least(1)),
-        )
-        .param(
-            ParamSpec::new(
-                "phase",
-                ValueType::Int,
-                Value::Int(0),
-                "the tick offset of the advances: ticks t with t % every == phase % every",
-            )
-            .with_rule(crate::op::Rule::at_least(0)),
-        )
-        .purity(Purity::UserInput);
-        spec.delay = true;
-        LatchOp(spec)
-    }
+    })
 }
 
-impl Op for LatchOp {
-    fn spec(&self) -> &OpSpec {
-        &self.0
-    }
-    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-        match call.ctx.latches.get(call.node) {
-            Some(v) => {
-                out[0] = v.clone();
-                Ok(())
-            }
-            None => Err(OpError::new(
-                "the latch holds no value: latches are run by a recurrent driver \
-                 (`kiln_core::recurrence::Recurrent`), and a latch's init may not depend on a \
-                 latch",
-            )),
-        }
-    }
-    fn infer_outputs(
-        &self,
-        inputs: &[Option<ValueType>],
-        _params: &[Value],
-    ) -> Result<Vec<ValueType>, String> {
-        Ok(vec![
-            inputs.first().copied().flatten().unwrap_or(ValueType::Any),
-        ])
-    }
+/// The latch's output type: its init's.
+fn latch_type(inputs: &[Option<ValueType>], _params: &[Value]) -> Result<Vec<ValueType>, String> {
+    Ok(vec![
+        inputs.first().copied().flatten().unwrap_or(ValueType::Any),
+    ])
 }
 
 /// Register the latch.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(LatchOp::default())
+    reg.register(LatchOp::new())
 }
 
 /// What [`Recurrent::seek`] does when asked for a tick other than the next one.

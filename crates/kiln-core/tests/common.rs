@@ -218,7 +218,7 @@ pub fn env() -> Env {
         false,
         Box::new(|c, o| {
             let x = c.float(0)?;
-            if x > c.param_float(1)? {
+            if x > c.params.get(1).and_then(Value::as_f64).unwrap_or(0.0) {
                 return Err(OpError::input(0, format!("{x} is over the limit")));
             }
             o[0] = Value::Float(x);
@@ -328,7 +328,7 @@ pub fn env_ext() -> ExtEnv {
             .output(OutputSpec::new("out", f, "x")),
         Box::new(move |c, o| {
             st.store(true, Ordering::SeqCst);
-            if c.param_bool(1)? {
+            if c.params.get(1).and_then(Value::as_bool).unwrap_or(true) {
                 for _ in 0..600_000u32 {
                     c.check_cancel()?;
                     std::thread::sleep(std::time::Duration::from_micros(100));

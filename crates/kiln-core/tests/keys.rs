@@ -28,6 +28,39 @@ impl Op for Clock {
     }
 }
 
+/// A number.
+#[kiln_core::op("num", out = "value")]
+fn num(
+    #[param("the number", default = 0.0)] value: f64,
+    #[param("a label", default = "")] label: &str,
+) -> f64 {
+    value
+}
+
+/// Params of every plain kind.
+#[kiln_core::op("mixed", out = "n")]
+fn mixed(
+    #[param("an int", default = 0)] n: i64,
+    #[param("a bool", default = false)] on: bool,
+    #[param("a vec3", default = [0.0; 3])] at: [f64; 3],
+    #[param("a colour", default = [0.0; 4])] tint: [f32; 4],
+    #[param("a list", default = Vec::<Value>::new())] items: &[Value],
+) -> f64 {
+    n as f64
+}
+
+/// a + b
+#[kiln_core::op("add")]
+fn add(#[input("a", default = 0.0)] a: f64, #[input("b", default = 0.0)] b: f64) -> f64 {
+    a + b
+}
+
+/// floor and ceiling
+#[kiln_core::op("split", outputs("lo" = "floor", "hi" = "ceiling"))]
+fn split(#[input("x", default = 0.0)] x: f64) -> (f64, f64) {
+    (x.floor(), x.ceil())
+}
+
 /// The ops of the pinned graph:
 /// - `num` (params `value`: float, `label`: string) → out = value
 /// - `mixed` (params int, bool, vec3, color, list) → out = the int, as a float
@@ -36,50 +69,10 @@ impl Op for Clock {
 /// - `clock` (reads time and frame) → time + frame
 fn key_registry() -> Registry {
     let mut reg = Registry::new();
-    reg.register(
-        FnOp::new("num", "A number.")
-            .param("value", 0.0, "the number")
-            .param("label", "", "a label")
-            .output("out", "value")
-            .run(|c, o| {
-                o[0] = Value::Float(c.param_float(0)?);
-                Ok(())
-            }),
-    )
-    .unwrap();
-    reg.register(
-        FnOp::new("mixed", "Params of every plain kind.")
-            .param("n", 0i64, "an int")
-            .param("on", false, "a bool")
-            .param("at", Value::Vec3([0.0; 3]), "a vec3")
-            .param("tint", Value::Color([0.0; 4]), "a colour")
-            .param("items", Value::List(Arc::from([])), "a list")
-            .output("out", "n")
-            .run(|c, o| {
-                o[0] = Value::Float(c.param_int(0)? as f64);
-                Ok(())
-            }),
-    )
-    .unwrap();
-    reg.register(
-        FnOp::new("add", "a + b")
-            .input("a", 0.0, "a")
-            .input("b", 0.0, "b")
-            .float2(|a, b| a + b),
-    )
-    .unwrap();
-    reg.register(
-        FnOp::new("split", "floor and ceiling")
-            .input("x", 0.0, "x")
-            .output("lo", "floor")
-            .output("hi", "ceiling")
-            .run(|c, o| {
-                o[0] = Value::Float(c.float(0)?.floor());
-                o[1] = Value::Float(c.float(0)?.ceil());
-                Ok(())
-            }),
-    )
-    .unwrap();
+    reg.register(NumOp::new()).unwrap();
+    reg.register(MixedOp::new()).unwrap();
+    reg.register(AddOp::new()).unwrap();
+    reg.register(SplitOp::new()).unwrap();
     reg.register(Clock(
         OpSpec::new("clock", "time + frame")
             .reads(Reads::TIME.with(Reads::FRAME))
@@ -321,21 +314,52 @@ fn evaluators_file_results_under_the_pinned_keys() {
 /// `scale` (x) → 2x at `version`, and `plus` (a, b) → a + b at version 1.
 fn versioned_registry(version: u32) -> Registry {
     let mut reg = Registry::new();
-    reg.register(
-        FnOp::new("scale", "2x")
-            .input("x", 0.0, "x")
-            .version(version)
-            .float1(|x| 2.0 * x),
-    )
-    .unwrap();
-    reg.register(
-        FnOp::new("plus", "a + b")
-            .input("a", 0.0, "a")
-            .input("b", 0.0, "b")
-            .float2(|a, b| a + b),
-    )
-    .unwrap();
+    reg.register(Versioned::new(ScaleOp::new(), version))
+        .unwrap();
+    reg.register(PlusOp::new()).unwrap();
     reg
+}
+
+/// 2x
+#[kiln_core::op("scale")]
+fn scale(#[input("x", default = 0.0)] x: f64) -> f64 {
+    2.0 * x
+}
+
+/// a + b
+#[kiln_core::op("plus")]
+fn plus(#[input("a", default = 0.0)] a: f64, #[input("b", default = 0.0)] b: f64) -> f64 {
+    a + b
+}
+
+/// An op at another version: the same op, declared as of `version`.
+struct Versioned<O> {
+    spec: OpSpec,
+    op: O,
+}
+
+impl<O: Op> Versioned<O> {
+    fn new(op: O, version: u32) -> Self {
+        let mut spec = op.spec().clone();
+        spec.version = version;
+        Versioned { spec, op }
+    }
+}
+
+impl<O: Op> Op for Versioned<O> {
+    fn spec(&self) -> &OpSpec {
+        &self.spec
+    }
+    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
+        self.op.execute(call, out)
+    }
+    fn kernel(
+        &self,
+        inputs: &[Option<ValueType>],
+        params: &[Value],
+    ) -> Option<kiln_core::op::Kernel> {
+        self.op.kernel(inputs, params)
+    }
 }
 
 /// `s = scale(1.5)`, `d = plus(s, 1)`.

@@ -25,6 +25,14 @@ impl HeavyData for Blob {
     }
 }
 
+/// The one param of `make` and `step`, an int.
+fn int_param(call: &OpCall<'_>) -> Result<i64, OpError> {
+    call.params
+        .first()
+        .and_then(Value::as_i64)
+        .ok_or_else(|| OpError::param(0, "expected int"))
+}
+
 /// `make` (param `v`) → a blob of `v`; `step` (x: blob, param `add`) → a blob of x + add.
 struct MakeOp(OpSpec);
 impl Op for MakeOp {
@@ -32,7 +40,7 @@ impl Op for MakeOp {
         &self.0
     }
     fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-        out[0] = Value::Heavy(Heavy::new(Blob(call.param_int(0)?)));
+        out[0] = Value::Heavy(Heavy::new(Blob(int_param(call)?)));
         Ok(())
     }
 }
@@ -47,7 +55,7 @@ impl Op for StepOp {
             .first()
             .and_then(|v| v.as_heavy::<Blob>())
             .ok_or_else(|| OpError::input(0, "not a blob"))?;
-        out[0] = Value::Heavy(Heavy::new(Blob(x.0 + call.param_int(0)?)));
+        out[0] = Value::Heavy(Heavy::new(Blob(x.0 + int_param(call)?)));
         Ok(())
     }
 }

@@ -5,23 +5,9 @@ mod common;
 
 use kiln_audio::ResampleOp;
 use kiln_core::eval::{StreamConfig, StreamError, StreamingEvaluator};
+use kiln_core::op::port::SignalIn;
 use kiln_core::prelude::*;
-use kiln_core::signal::{SignalCall, SignalOp, SignalProc, Words};
-
-/// A signal op made of a spec and a processor factory.
-struct SigOp {
-    spec: OpSpec,
-    make: fn(&SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError>,
-}
-
-impl SignalOp for SigOp {
-    fn spec(&self) -> &OpSpec {
-        &self.spec
-    }
-    fn build(&self, call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-        (self.make)(call)
-    }
-}
+use kiln_core::signal::{SignalCall, SignalProc, Words};
 
 /// Sample n is `at(n)`: a stateless function of the sample count, whose state is the count.
 struct Counted {
@@ -131,91 +117,68 @@ impl SignalProc for Boom {
     }
 }
 
+/// n * step
+#[kiln_core::op("s.ramp", signal, out = "ramp")]
+fn ramp(#[param("step", default = 1.0)] step: f64) -> Counted {
+    // `n · step` at sample n.
+    Counted {
+        n: 0,
+        at: Box::new(move |n| n as f64 * step),
+    }
+}
+
+/// sine of a control frequency
+#[kiln_core::op("s.sine", signal, out = "sine")]
+fn sine(#[input("Hz", default = 440.0)] freq: f64, call: &SignalCall<'_>) -> Counted {
+    // `sin(2π f n / rate)`, with `f` a control input.
+    let rate = call.sample_rate;
+    Counted {
+        n: 0,
+        at: Box::new(move |n| (std::f64::consts::TAU * freq * n as f64 / rate).sin()),
+    }
+}
+
+/// a + k b
+#[kiln_core::op("s.add", signal, out = "sum")]
+fn add(
+    #[input("a")] a: SignalIn,
+    #[input("b", default = 0.0)] b: SignalIn,
+    #[param("k", default = 1.0)] k: f64,
+) -> AddScaled {
+    AddScaled { k }
+}
+
+/// delay
+#[kiln_core::op("s.delay", signal, out = "delayed")]
+fn delay(
+    #[input("in", feedback)] r#in: SignalIn,
+    #[param("d", default = 1)] samples: i64,
+) -> Result<Delay, OpError> {
+    if samples < 1 {
+        return Err(OpError::param(0, "must be at least 1"));
+    }
+    Ok(Delay {
+        buf: vec![0.0; samples as usize],
+        pos: 0,
+    })
+}
+
+/// panics
+#[kiln_core::op("s.boom", signal, out = "in")]
+fn boom(#[input("in")] r#in: SignalIn, #[param("when", default = 100)] at: i64) -> Boom {
+    Boom {
+        n: 0,
+        at: at as u64,
+    }
+}
+
 fn registry() -> Registry {
     let mut reg = common::env().reg;
-    let s = ValueType::Signal;
-    let f = ValueType::Float;
-    let ops = [
-        SigOp {
-            spec: OpSpec::new("s.ramp", "n * step")
-                .param(ParamSpec::new("step", f, Value::Float(1.0), "step"))
-                .output(OutputSpec::new("out", s, "ramp")),
-            // `n · step` at sample n.
-            make: |c| {
-                let step = c.param_float(0)?;
-                Ok(Box::new(Counted {
-                    n: 0,
-                    at: Box::new(move |n| n as f64 * step),
-                }))
-            },
-        },
-        SigOp {
-            spec: OpSpec::new("s.sine", "sine of a control frequency")
-                .input(InputSpec::optional("freq", f, Value::Float(440.0), "Hz"))
-                .output(OutputSpec::new("out", s, "sine")),
-            // `sin(2π f n / rate)`, with `f` a control input.
-            make: |c| {
-                let (f, rate) = (c.control_float(0).unwrap_or(0.0), c.sample_rate);
-                Ok(Box::new(Counted {
-                    n: 0,
-                    at: Box::new(move |n| (std::f64::consts::TAU * f * n as f64 / rate).sin()),
-                }))
-            },
-        },
-        SigOp {
-            spec: OpSpec::new("s.add", "a + k b")
-                .input(InputSpec::required("a", s, "a"))
-                .input(InputSpec::optional("b", s, Value::Float(0.0), "b"))
-                .param(ParamSpec::new("k", f, Value::Float(1.0), "k"))
-                .output(OutputSpec::new("out", s, "sum")),
-            make: |c| {
-                Ok(Box::new(AddScaled {
-                    k: c.param_float(0)?,
-                }))
-            },
-        },
-        SigOp {
-            spec: OpSpec::new("s.delay", "delay")
-                .input(InputSpec::required("in", s, "in").feedback())
-                .param(ParamSpec::new(
-                    "samples",
-                    ValueType::Int,
-                    Value::Int(1),
-                    "d",
-                ))
-                .output(OutputSpec::new("out", s, "delayed")),
-            make: |c| {
-                let d = c.param_int(0)?;
-                if d < 1 {
-                    return Err(OpError::param(0, "must be at least 1"));
-                }
-                Ok(Box::new(Delay {
-                    buf: vec![0.0; d as usize],
-                    pos: 0,
-                }))
-            },
-        },
-        SigOp {
-            spec: OpSpec::new("s.boom", "panics")
-                .input(InputSpec::required("in", s, "in"))
-                .param(ParamSpec::new(
-                    "at",
-                    ValueType::Int,
-                    Value::Int(100),
-                    "when",
-                ))
-                .output(OutputSpec::new("out", s, "in")),
-            make: |c| {
-                Ok(Box::new(Boom {
-                    n: 0,
-                    at: c.param_int(0)? as u64,
-                }))
-            },
-        },
-    ];
-    for op in ops {
-        reg.register_signal(op).unwrap();
-    }
+    reg.register_signal(RampOp::new()).unwrap();
+    reg.register_signal(SineOp::new()).unwrap();
+    reg.register_signal(AddOp::new()).unwrap();
+    reg.register_signal(DelayOp::new()).unwrap();
+    reg.register_signal(BoomOp::new()).unwrap();
     reg.register_signal(ResampleOp::default()).unwrap();
     reg
 }

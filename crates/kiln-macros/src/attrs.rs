@@ -50,6 +50,16 @@ pub struct OpAttr {
     pub hash_context: Option<Expr>,
     /// `injective`: distinct inputs give distinct outputs (see `OpSpec::injective`).
     pub injective: bool,
+    /// `role = EXPR`: the node's role (`Role::Choice`, `Role::GraphOutput`, ...).
+    pub role: Option<Expr>,
+    /// `params_rule = f`: a rule over all the params together (`OpSpec::params_rule`).
+    pub params_rule: Option<Expr>,
+    /// `kernel_with = f`: the kernel chosen from the input types and params
+    /// (`fn(&[Option<ValueType>], &[Value]) -> Option<Kernel>`), for a kernel the params make.
+    pub kernel_with: Option<Expr>,
+    /// `delay`: the op is a unit delay, the one place a cycle may close (see
+    /// `OpSpec::delay`).
+    pub delay: bool,
     /// What kind of op the function is.
     pub kind: Kind,
 }
@@ -81,6 +91,10 @@ impl Parse for OpAttr {
             next_lazy: None,
             hash_context: None,
             injective: false,
+            delay: false,
+            role: None,
+            params_rule: None,
+            kernel_with: None,
             kind: Kind::Value,
         };
         settings(input, |key, input| {
@@ -107,6 +121,10 @@ impl Parse for OpAttr {
                 "hash_context" => attr.hash_context = Some(value(input)?),
                 "signal" => attr.kind = Kind::Signal,
                 "injective" => attr.injective = true,
+                "delay" => attr.delay = true,
+                "role" => attr.role = Some(value(input)?),
+                "params_rule" => attr.params_rule = Some(value(input)?),
+                "kernel_with" => attr.kernel_with = Some(value(input)?),
                 "per_pixel" => attr.kind = Kind::PerPixel,
                 "out" => {
                     let doc: LitStr = value(input)?;
@@ -116,7 +134,7 @@ impl Parse for OpAttr {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown op setting `{other}`: expected version, purity, reads, out, outputs, out_type, infer, kernel, next_lazy, hash_context, injective, signal or per_pixel"
+                            "unknown op setting `{other}`: expected version, purity, reads, out, outputs, out_type, infer, kernel, next_lazy, hash_context, injective, delay, role, params_rule, kernel_with, signal or per_pixel"
                         ),
                     ));
                 }
@@ -138,6 +156,8 @@ pub struct PortAttr {
     pub collective: bool,
     /// A lazy input (pulled only when `next_lazy` asks for it).
     pub lazy: bool,
+    /// A feedback input of a signal op (it may close a cycle through the op's delay).
+    pub feedback: bool,
     /// An input that receives error values instead of failing the node.
     pub catching_errors: bool,
     /// `ty = EXPR`: the port's type, when the Rust type does not say it (a `&Value` port
@@ -159,6 +179,7 @@ impl Parse for PortAttr {
             plan_time: false,
             collective: false,
             lazy: false,
+            feedback: false,
             catching_errors: false,
             ty: None,
             ports: None,
@@ -168,6 +189,7 @@ impl Parse for PortAttr {
                 "plan_time" => attr.plan_time = true,
                 "collective" => attr.collective = true,
                 "lazy" => attr.lazy = true,
+                "feedback" => attr.feedback = true,
                 "catching_errors" => attr.catching_errors = true,
                 "ty" => attr.ty = Some(value(input)?),
                 "ports" => attr.ports = Some(value(input)?),
@@ -178,7 +200,7 @@ impl Parse for PortAttr {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown port setting `{other}`: expected default, range, rule, ty, ports, plan_time, collective, lazy or catching_errors"
+                            "unknown port setting `{other}`: expected default, range, rule, ty, ports, plan_time, collective, lazy, feedback or catching_errors"
                         ),
                     ));
                 }

@@ -150,6 +150,8 @@ fn default_value(ty: &Type, attr: &PortAttr) -> Option<TokenStream> {
     let d = attr.default.as_ref()?;
     Some(match (ty, type_name(ty).as_deref()) {
         (_, Some("str")) => quote!(::kiln_core::value::Value::str(#d)),
+        // A signal input's default is a constant signal.
+        (_, Some("SignalIn")) => quote!(::kiln_core::value::Value::Float((#d) as f64)),
         // A borrowed port (a list) takes an owned default (a `Vec`).
         (Type::Reference(_), _) => quote!(::kiln_core::op::port::IntoPort::into_port(#d)),
         _ => quote!(::kiln_core::op::port::IntoPort::into_port({ let d: #ty = #d; d })),
@@ -248,6 +250,7 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
         ));
     }
     let kind = attr.kind;
+    let delay = attr.delay;
     let fname = f.sig.ident.clone();
     let sname = struct_name(&fname);
     let vis = f.vis.clone();
@@ -277,6 +280,12 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
     }
     if attr.injective {
         spec = quote!(#spec.injective());
+    }
+    if let Some(r) = &attr.role {
+        spec = quote!(#spec.role(#r));
+    }
+    if let Some(r) = &attr.params_rule {
+        spec = quote!(#spec.with_params_rule(#r));
     }
     if let Some(r) = &attr.reads {
         for field in r
@@ -323,7 +332,8 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
                         "`ports` inputs are plain optional inputs of a value or signal op",
                     ));
                 }
-                let mut each = quote!(::kiln_core::op::InputSpec::optional(name, #port_ty, #default, #doc));
+                let mut each =
+                    quote!(::kiln_core::op::InputSpec::optional(name, #port_ty, #default, #doc));
                 if p.catching_errors {
                     each = quote!(#each.catching_errors());
                 }
@@ -375,6 +385,9 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
                 if p.lazy {
                     input = quote!(#input.lazy());
                 }
+                if p.feedback {
+                    input = quote!(#input.feedback());
+                }
                 if p.catching_errors {
                     input = quote!(#input.catching_errors());
                 }
@@ -419,10 +432,10 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
                 if p.plan_time {
                     param = quote!(#param.plan_time());
                 }
-                if p.collective || p.lazy || p.catching_errors {
+                if p.collective || p.lazy || p.feedback || p.catching_errors {
                     return Err(syn::Error::new_spanned(
                         &a.name,
-                        "only an input is collective, lazy or catching errors",
+                        "only an input is collective, lazy, feedback or catching errors",
                     ));
                 }
                 spec = quote!(#spec.param(#param));
@@ -557,6 +570,23 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
             });
         }
     }
+    if let Some(k) = &attr.kernel_with {
+        if !extra.is_empty() {
+            return Err(syn::Error::new_spanned(
+                k,
+                "one kernel: `kernel` or `kernel_with`",
+            ));
+        }
+        extra.push(quote! {
+            fn kernel(
+                &self,
+                inputs: &[Option<::kiln_core::value::ValueType>],
+                params: &[::kiln_core::value::Value],
+            ) -> Option<::kiln_core::op::Kernel> {
+                #k(inputs, params)
+            }
+        });
+    }
     if let Some(i) = &attr.infer {
         extra.push(quote! {
             fn infer_outputs(
@@ -594,7 +624,7 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
     if kind != Kind::Value && !extra.is_empty() {
         return Err(syn::Error::new_spanned(
             &fname,
-            "kernel, infer, next_lazy and hash_context belong to a value op",
+            "kernel, kernel_with, infer, next_lazy and hash_context belong to a value op",
         ));
     }
 
@@ -696,6 +726,7 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
 
         impl #sname {
             /// The op's id.
+            #[allow(dead_code)]
             #vis const ID: &'static str = #id;
 
             /// The op, declared from its function.
@@ -708,6 +739,7 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
                     #id
                 );
                 let mut spec = #spec;
+                spec.delay = #delay;
                 let names: [&'static str; #n_out] = [#(#out_names),*];
                 let docs: [&'static str; #n_out] = [#(#out_docs),*];
                 for ((name, doc), ty) in names.into_iter().zip(docs).zip(types) {

@@ -42,9 +42,13 @@
 //!   OpError>`) pulls inputs only when needed; `#[input("doc", catching_errors)]` receives an
 //!   upstream error as a value; `hash_context = f` feeds what the op reads of the context
 //!   into its key.
+//! * `role = Role::Choice` sets the node's role, `params_rule = f` a rule over all the params
+//!   together, `kernel_with = f` a kernel the params make (`fn(&[Option<ValueType>],
+//!   &[Value]) -> Option<Kernel>`), `injective` and `delay` the spec's flags of those names.
 //! * `#[op("id", signal)]`: the function builds the processor a streaming node runs (it
 //!   returns a `SignalProc`, or a `Result` of one); signal inputs are `SignalIn` arguments (the
-//!   constant a node was given), an argument of type `&SignalCall` gives the rate and the
+//!   constant a node was given; `feedback` marks one that may close a cycle through the op's
+//!   delay), an argument of type `&SignalCall` gives the rate and the
 //!   node's seed, and every rule is checked before the function runs.
 //! * `#[op("id", per_pixel)]` (in `kiln-image`): the function appends the op's steps to an
 //!   image field tape (`tape: &mut Tape`), image inputs are `Px` arguments (their pixel's

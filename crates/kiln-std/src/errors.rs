@@ -2,8 +2,9 @@
 //!
 //! Under [`ErrorPolicy::Propagate`](kiln_core::eval::ErrorPolicy::Propagate) a failed node's
 //! outputs become [`Value::Error`] and flow to its dependents, which pass them on without
-//! running. The inputs of `error.catch` and `error.is_error` are declared with
-//! [`InputSpec::catching_errors`], so these ops see the error values and handle them:
+//! running. The inputs of `error.catch` and `error.is_error` are declared
+//! [`catching_errors`](kiln_core::op::InputSpec::catching_errors), so these ops see the error
+//! values and handle them:
 //!
 //! * `error.catch`: its `value`, or `fallback` when `value` is an error (the fallback is lazy:
 //!   it is computed only when needed);
@@ -14,8 +15,8 @@
 //! Under the default fail-fast policy the first failure stops the request, so `error.catch`
 //! and `error.is_error` only ever see plain values there.
 
-use crate::util::FnOp;
-use kiln_core::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec};
+use kiln_core::op;
+use kiln_core::op::{OpCall, OpError};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
@@ -42,117 +43,54 @@ fn infer_pass(i: &[Option<ValueType>], _: &[Value]) -> Result<Vec<ValueType>, St
 }
 
 /// `error.catch` pulls its lazy `fallback` only when `value` is an error.
-struct Catch(FnOp);
+fn catch_next(call: &OpCall<'_>, pulled: &[bool]) -> Result<Option<usize>, OpError> {
+    let need = matches!(call.inputs[0], Value::Error(_)) && !pulled[1];
+    Ok(need.then_some(1))
+}
 
-impl Op for Catch {
-    fn spec(&self) -> &OpSpec {
-        &self.0.spec
+/// `value`, or `fallback` when `value` is an error from an upstream node (under the
+/// propagate error policy); the fallback is computed only when needed.
+#[op(
+    "error.catch",
+    out = "`value`, or `fallback` in its place",
+    infer = infer_catch,
+    next_lazy = catch_next
+)]
+pub fn catch(
+    #[input("the value that may have failed", catching_errors)] value: &Value,
+    #[input("used when `value` is an error (same type as `value`)", lazy)] fallback: &Value,
+) -> Value {
+    match value {
+        Value::Error(_) => fallback.clone(),
+        v => v.clone(),
     }
-    fn next_lazy(&self, call: &OpCall<'_>, pulled: &[bool]) -> Result<Option<usize>, OpError> {
-        let need = matches!(call.inputs[0], Value::Error(_)) && !pulled[1];
-        Ok(need.then_some(1))
+}
+
+/// True when `value` is an error from an upstream node (under the propagate error policy),
+/// else false.
+#[op("error.is_error", out = "whether `value` is an error")]
+pub fn is_error(#[input("the value to test", catching_errors)] value: &Value) -> bool {
+    matches!(value, Value::Error(_))
+}
+
+/// Passes `value` through unchanged, or fails with `message` when `when` is true: a way to
+/// exercise error policies from graph files.
+#[op("error.raise", out = "`value`, unchanged", infer = infer_pass)]
+pub fn raise(
+    #[input("the value passed through")] value: &Value,
+    #[input("fail when true", default = false)] when: bool,
+    #[param("the error message", default = "raised")] message: &str,
+) -> Result<Value, OpError> {
+    if when {
+        return Err(OpError::new(message));
     }
-    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-        self.0.execute(call, out)
-    }
-    fn infer_outputs(
-        &self,
-        inputs: &[Option<ValueType>],
-        params: &[Value],
-    ) -> Result<Vec<ValueType>, String> {
-        self.0.infer_outputs(inputs, params)
-    }
+    Ok(value.clone())
 }
 
 /// Register the ops of this module.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(Catch(
-        FnOp::new(
-            OpSpec::new(
-                "error.catch",
-                "`value`, or `fallback` when `value` is an error from an upstream node (under \
-                 the propagate error policy); the fallback is computed only when needed.",
-            )
-            .input(
-                InputSpec::required("value", ValueType::Any, "the value that may have failed")
-                    .catching_errors(),
-            )
-            .input(
-                InputSpec::required(
-                    "fallback",
-                    ValueType::Any,
-                    "used when `value` is an error (same type as `value`)",
-                )
-                .lazy(),
-            )
-            .output(OutputSpec::new(
-                "out",
-                ValueType::Any,
-                "`value`, or `fallback` in its place",
-            )),
-            |c, o| {
-                let i = if matches!(c.inputs[0], Value::Error(_)) {
-                    1
-                } else {
-                    0
-                };
-                o[0] = c.inputs[i].clone();
-                Ok(())
-            },
-        )
-        .infer(infer_catch),
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "error.is_error",
-            "True when `value` is an error from an upstream node (under the propagate error \
-             policy), else false.",
-        )
-        .input(InputSpec::required("value", ValueType::Any, "the value to test").catching_errors())
-        .output(OutputSpec::new(
-            "out",
-            ValueType::Bool,
-            "whether `value` is an error",
-        )),
-        |c, o| {
-            o[0] = Value::Bool(matches!(c.inputs[0], Value::Error(_)));
-            Ok(())
-        },
-    ))?;
-    reg.register(
-        FnOp::new(
-            OpSpec::new(
-                "error.raise",
-                "Passes `value` through unchanged, or fails with `message` when `when` is \
-                 true: a way to exercise error policies from graph files.",
-            )
-            .input(InputSpec::required(
-                "value",
-                ValueType::Any,
-                "the value passed through",
-            ))
-            .input(InputSpec::optional(
-                "when",
-                ValueType::Bool,
-                Value::Bool(false),
-                "fail when true",
-            ))
-            .param(ParamSpec::new(
-                "message",
-                ValueType::String,
-                Value::str("raised"),
-                "the error message",
-            ))
-            .output(OutputSpec::new("out", ValueType::Any, "`value`, unchanged")),
-            |c, o| {
-                if c.bool(1)? {
-                    return Err(OpError::new(c.param_str(0)?));
-                }
-                o[0] = c.inputs[0].clone();
-                Ok(())
-            },
-        )
-        .infer(infer_pass),
-    )?;
+    reg.register(CatchOp::new())?;
+    reg.register(IsErrorOp::new())?;
+    reg.register(RaiseOp::new())?;
     Ok(())
 }

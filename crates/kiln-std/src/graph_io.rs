@@ -1,7 +1,6 @@
-//! Constants, clock inputs, named graph inputs and graph outputs.
+//! Constants, named graph inputs and graph outputs.
 //!
 //! * `const` — a constant whose type is its `value` param's type.
-//! * `clock.time`, `clock.frame`, `clock.dt`, `clock.seed` — fields of the evaluation context.
 //! * `input.float`, `input.int`, `input.bool`, `input.vec2`, `input.vec3`, `input.vec4`,
 //!   `input.color`, `input.string` — named graph inputs: the context's value for `name`, or
 //!   `default`. Their keys include the value read, so a new value recooks only their cone.
@@ -9,18 +8,20 @@
 //!   (`list<float>`, ...), and `collective` makes it a collective input of the graph used as
 //!   a node (several wires into the call's port queue into its list).
 //! * `output` — marks a graph output; passes its input through.
+//!
+//! `const` and `output` are written with the `#[op]` attribute. The graph inputs are the
+//! plan's interface ops: one op per declared type (and `input.audio`, `input.mesh` in other
+//! crates, through [`GraphInput::without_default`]), made in a loop from the type, so they
+//! stay a type of their own ([`GraphInput`]).
 
-use crate::util::FnOp;
 use kiln_core::context::EvalContext;
 use kiln_core::key::KeyHasher;
-use kiln_core::op::{
-    InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Reads, Role,
-};
+use kiln_core::op::{Kernel, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Role};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
 /// The op id of graph outputs.
-pub const OUTPUT_OP: &str = "output";
+pub const OUTPUT_OP: &str = OutputOp::ID;
 /// The prefix of graph input op ids (`input.float`, ...).
 pub const INPUT_PREFIX: &str = "input.";
 
@@ -166,73 +167,57 @@ impl Op for GraphInput {
     }
 }
 
+/// A constant; its type is the type of `value`.
+#[kiln_core::op(
+    "const",
+    out_type = ValueType::Any,
+    infer = const_type,
+    kernel_with = const_kernel,
+    out = "the constant"
+)]
+fn constant(#[param("the constant", plan_time)] value: &Value) -> Value {
+    value.clone()
+}
+
+/// The constant's type: its value's.
+fn const_type(_: &[Option<ValueType>], p: &[Value]) -> Result<Vec<ValueType>, String> {
+    Ok(vec![
+        p.first()
+            .and_then(Value::value_type)
+            .unwrap_or(ValueType::Any),
+    ])
+}
+
+/// A float constant's kernel: the constant itself.
+fn const_kernel(_: &[Option<ValueType>], p: &[Value]) -> Option<Kernel> {
+    match p.first() {
+        Some(Value::Float(x)) => Some(Kernel::Const(*x)),
+        _ => None,
+    }
+}
+
+/// A graph output: passes `value` through under the node's name.
+// It passes its input on: a changed input is a changed output.
+#[kiln_core::op(
+    "output",
+    role = Role::GraphOutput,
+    injective,
+    out_type = ValueType::Any,
+    infer = output_type,
+    out = "the same value"
+)]
+fn output(#[input("the value to output")] value: &Value) -> Value {
+    value.clone()
+}
+
+/// The output's type: its input's.
+fn output_type(i: &[Option<ValueType>], _: &[Value]) -> Result<Vec<ValueType>, String> {
+    Ok(vec![i[0].unwrap_or(ValueType::Any)])
+}
+
 /// Register the ops of this module.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(
-        FnOp::new(
-            OpSpec::new("const", "A constant; its type is the type of `value`.")
-                .param(ParamSpec::required("value", ValueType::Any, "the constant").plan_time())
-                .output(OutputSpec::new("out", ValueType::Any, "the constant")),
-            |c, out| {
-                out[0] = c.params[0].clone();
-                Ok(())
-            },
-        )
-        .infer(|_, p| Ok(vec![p[0].value_type().unwrap_or(ValueType::Any)]))
-        .kernel(|_, p| match p.first() {
-            Some(Value::Float(x)) => Some(kiln_core::op::Kernel::Const(*x)),
-            _ => None,
-        }),
-    )?;
-    let clock =
-        |id: &'static str, doc: &'static str, ty: ValueType, r: Reads, f: crate::util::ExecFn| {
-            FnOp::new(
-                OpSpec::new(id, doc)
-                    .reads(r)
-                    .output(OutputSpec::new("out", ty, doc)),
-                f,
-            )
-        };
-    reg.register(clock(
-        "clock.time",
-        "Time in seconds.",
-        ValueType::Float,
-        Reads::TIME,
-        |c, o| {
-            o[0] = Value::Float(c.ctx.time);
-            Ok(())
-        },
-    ))?;
-    reg.register(clock(
-        "clock.frame",
-        "Frame number.",
-        ValueType::Int,
-        Reads::FRAME,
-        |c, o| {
-            o[0] = Value::Int(c.ctx.frame);
-            Ok(())
-        },
-    ))?;
-    reg.register(clock(
-        "clock.dt",
-        "Seconds since the previous evaluation.",
-        ValueType::Float,
-        Reads::DT,
-        |c, o| {
-            o[0] = Value::Float(c.ctx.dt);
-            Ok(())
-        },
-    ))?;
-    reg.register(clock(
-        "clock.seed",
-        "The evaluation's seed, as an int.",
-        ValueType::Int,
-        Reads::SEED,
-        |c, o| {
-            o[0] = Value::Int(c.ctx.seed as i64);
-            Ok(())
-        },
-    ))?;
+    reg.register(ConstantOp::new())?;
     for (id, ty) in INPUT_TYPES {
         reg.register(GraphInput {
             spec: OpSpec::new(
@@ -291,27 +276,6 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         ty: ValueType::List,
         has_default: true,
     })?;
-    reg.register(
-        FnOp::new(
-            OpSpec::new(
-                OUTPUT_OP,
-                "A graph output: passes `value` through under the node's name.",
-            )
-            .role(Role::GraphOutput)
-            // It passes its input on: a changed input is a changed output.
-            .injective()
-            .input(InputSpec::required(
-                "value",
-                ValueType::Any,
-                "the value to output",
-            ))
-            .output(OutputSpec::new("out", ValueType::Any, "the same value")),
-            |c, out| {
-                out[0] = c.inputs[0].clone();
-                Ok(())
-            },
-        )
-        .infer(|i, _| Ok(vec![i[0].unwrap_or(ValueType::Any)])),
-    )?;
+    reg.register(OutputOp::new())?;
     Ok(())
 }

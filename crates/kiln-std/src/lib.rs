@@ -9,7 +9,8 @@
 //! [`registry`] returns a registry holding every op of this crate.
 #![deny(missing_docs)]
 
-// The ops: values, lists, logic, rectangles, the graph's own inputs and outputs.
+// The ops: values, lists, logic, rectangles, the clock, the graph's own inputs and outputs.
+pub mod clock;
 pub mod errors;
 pub mod graph_io;
 pub mod lists;
@@ -19,7 +20,6 @@ pub mod rects;
 
 // Graphs Kiln ships, and what the ops share.
 pub mod library;
-pub(crate) mod util;
 
 use kiln_core::registry::{Registry, RegistryError};
 
@@ -27,6 +27,7 @@ use kiln_core::registry::{Registry, RegistryError};
 pub fn register_all(reg: &mut Registry) -> Result<(), RegistryError> {
     kiln_core::recurrence::register(reg)?;
     graph_io::register(reg)?;
+    clock::register(reg)?;
     math::register(reg)?;
     logic::register(reg)?;
     errors::register(reg)?;

@@ -3,33 +3,23 @@
 //! two outputs by its area, `rect.area` and `rect.inset`. With a flow graph's loop port they
 //! subdivide a lot until every part is small (see `examples/parcels.json`).
 
-use crate::util::FnOp;
 use kiln_core::key::KeyHasher;
-use kiln_core::op::{
-    InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation,
-};
+use kiln_core::op;
+use kiln_core::op::{OpError, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
-/// The rectangle at input `i`: a `vec4` with finite corner and a finite size of at least 0.
-fn rect(call: &OpCall<'_>, i: usize) -> Result<[f64; 4], OpError> {
-    match call.inputs.get(i) {
-        Some(Value::Vec4(r)) if r.iter().all(|c| c.is_finite()) && r[2] >= 0.0 && r[3] >= 0.0 => {
-            Ok(*r)
-        }
-        Some(Value::Vec4(r)) => Err(OpError::input(
+/// The rectangle at input `i` checked: finite corner and a finite size of at least 0.
+fn check_rect(r: [f64; 4], i: usize) -> Result<[f64; 4], OpError> {
+    if r.iter().all(|c| c.is_finite()) && r[2] >= 0.0 && r[3] >= 0.0 {
+        Ok(r)
+    } else {
+        Err(OpError::input(
             i,
             format!(
                 "a rectangle [x, y, w, h] needs finite numbers and a size of at least 0, found {r:?}"
             ),
-        )),
-        other => Err(OpError::input(
-            i,
-            format!(
-                "expected a rectangle (vec4 [x, y, w, h]), found {}",
-                other.map_or("nothing", Value::type_name)
-            ),
-        )),
+        ))
     }
 }
 
@@ -74,136 +64,110 @@ pub fn rect_rule(v: &Value, _: &RuleEnv) -> Result<(), Violation> {
     }
 }
 
-fn rect_spec(id: &'static str, doc: &'static str) -> OpSpec {
-    OpSpec::new(id, doc).input(
-        InputSpec::optional(
-            "rect",
-            ValueType::Vec4,
-            Value::Vec4([0.0, 0.0, 1.0, 1.0]),
-            "the rectangle [x, y, w, h] (the unit square when unwired)",
-        )
-        .with_rule(Rule::Check(rect_rule)),
+/// The `rect` input of every op here: the unit square when unwired.
+const UNIT: [f64; 4] = [0.0, 0.0, 1.0, 1.0];
+
+/// Cut a rectangle in two across its longer side, at a ratio drawn from the rectangle and
+/// `seed` within 0.5 ± `spread`.
+#[op(
+    "rect.split",
+    outputs(
+        "first" = "the part at the lower x (or y)",
+        "second" = "the other part"
     )
+)]
+pub fn split_rect(
+    #[input(
+        "the rectangle [x, y, w, h] (the unit square when unwired)",
+        default = UNIT,
+        rule = Rule::Check(rect_rule)
+    )]
+    rect: [f64; 4],
+    #[param("varies the ratios", default = 0)] seed: i64,
+    #[param(
+        "how far the ratio may stray from one half (0: always halves)",
+        default = 0.0,
+        range = 0.0..=0.45
+    )]
+    spread: f64,
+) -> Result<([f64; 4], [f64; 4]), OpError> {
+    let r = check_rect(rect, 0)?;
+    Ok(split(r, split_ratio(r, seed, spread)))
+}
+
+/// Route a rectangle by its area: to `small` when its area is at most `area`, to `big`
+/// otherwise (the other output gets nothing).
+#[op(
+    "rect.small",
+    outputs(
+        "small" = "the rectangle, when small",
+        "big" = "the rectangle, when not"
+    ),
+    out_type = ValueType::Vec4
+)]
+pub fn small(
+    #[input(
+        "the rectangle [x, y, w, h] (the unit square when unwired)",
+        default = UNIT,
+        rule = Rule::Check(rect_rule)
+    )]
+    rect: [f64; 4],
+    #[param("the largest small area", default = 1.0, rule = Rule::NON_NEGATIVE)] area: f64,
+) -> Result<(Value, Value), OpError> {
+    let r = check_rect(rect, 0)?;
+    Ok(if r[2] * r[3] > area {
+        (Value::Empty, Value::Vec4(r))
+    } else {
+        (Value::Vec4(r), Value::Empty)
+    })
+}
+
+/// The area w * h of a rectangle.
+#[op("rect.area", out = "w * h")]
+pub fn area(
+    #[input(
+        "the rectangle [x, y, w, h] (the unit square when unwired)",
+        default = UNIT,
+        rule = Rule::Check(rect_rule)
+    )]
+    rect: [f64; 4],
+) -> Result<f64, OpError> {
+    let r = check_rect(rect, 0)?;
+    Ok(r[2] * r[3])
+}
+
+/// A rectangle shrunk by `margin` on every side (a size below 0 becomes 0, centred).
+#[op("rect.inset", out = "the inset rectangle")]
+pub fn inset(
+    #[input(
+        "the rectangle [x, y, w, h] (the unit square when unwired)",
+        default = UNIT,
+        rule = Rule::Check(rect_rule)
+    )]
+    rect: [f64; 4],
+    #[param("the inset per side", default = 0.0, rule = Rule::Finite)] margin: f64,
+) -> Result<[f64; 4], OpError> {
+    let [x, y, w, h] = check_rect(rect, 0)?;
+    let m = margin;
+    let side = |o: f64, s: f64| {
+        let n = s - 2.0 * m;
+        if n >= 0.0 {
+            (o + m, n)
+        } else {
+            (o + s / 2.0, 0.0)
+        }
+    };
+    let (x, w) = side(x, w);
+    let (y, h) = side(y, h);
+    Ok([x, y, w, h])
 }
 
 /// Register `rect.split`, `rect.small`, `rect.area` and `rect.inset`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        rect_spec(
-            "rect.split",
-            "Cut a rectangle in two across its longer side, at a ratio drawn from the \
-             rectangle and `seed` within 0.5 ± `spread`.",
-        )
-        .param(ParamSpec::new(
-            "seed",
-            ValueType::Int,
-            Value::Int(0),
-            "varies the ratios",
-        ))
-        .param(
-            ParamSpec::new(
-                "spread",
-                ValueType::Float,
-                Value::Float(0.0),
-                "how far the ratio may stray from one half (0: always halves)",
-            )
-            .with_rule(Rule::between(0.0, 0.45)),
-        )
-        .output(OutputSpec::new(
-            "first",
-            ValueType::Vec4,
-            "the part at the lower x (or y)",
-        ))
-        .output(OutputSpec::new("second", ValueType::Vec4, "the other part")),
-        |call, out| {
-            let r = rect(call, 0)?;
-            let t = split_ratio(r, call.param_int(0)?, call.param_float(1)?);
-            let (a, b) = split(r, t);
-            out[0] = Value::Vec4(a);
-            out[1] = Value::Vec4(b);
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        rect_spec(
-            "rect.small",
-            "Route a rectangle by its area: to `small` when its area is at most `area`, to \
-             `big` otherwise (the other output gets nothing).",
-        )
-        .param(
-            ParamSpec::new(
-                "area",
-                ValueType::Float,
-                Value::Float(1.0),
-                "the largest small area",
-            )
-            .with_rule(Rule::NON_NEGATIVE),
-        )
-        .output(OutputSpec::new(
-            "small",
-            ValueType::Vec4,
-            "the rectangle, when small",
-        ))
-        .output(OutputSpec::new(
-            "big",
-            ValueType::Vec4,
-            "the rectangle, when not",
-        )),
-        |call, out| {
-            let r = rect(call, 0)?;
-            let k = usize::from(r[2] * r[3] > call.param_float(0)?);
-            out[k] = Value::Vec4(r);
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        rect_spec("rect.area", "The area w * h of a rectangle.").output(OutputSpec::new(
-            "out",
-            ValueType::Float,
-            "w * h",
-        )),
-        |call, out| {
-            let r = rect(call, 0)?;
-            out[0] = Value::Float(r[2] * r[3]);
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        rect_spec(
-            "rect.inset",
-            "A rectangle shrunk by `margin` on every side (a size below 0 becomes 0, centred).",
-        )
-        .param(
-            ParamSpec::new(
-                "margin",
-                ValueType::Float,
-                Value::Float(0.0),
-                "the inset per side",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .output(OutputSpec::new(
-            "out",
-            ValueType::Vec4,
-            "the inset rectangle",
-        )),
-        |call, out| {
-            let [x, y, w, h] = rect(call, 0)?;
-            let m = call.param_float(0)?;
-            let side = |o: f64, s: f64| {
-                let n = s - 2.0 * m;
-                if n >= 0.0 {
-                    (o + m, n)
-                } else {
-                    (o + s / 2.0, 0.0)
-                }
-            };
-            let (x, w) = side(x, w);
-            let (y, h) = side(y, h);
-            out[0] = Value::Vec4([x, y, w, h]);
-            Ok(())
-        },
-    ))
+    reg.register(SplitRectOp::new())?;
+    reg.register(SmallOp::new())?;
+    reg.register(AreaOp::new())?;
+    reg.register(InsetOp::new())
 }
 
 #[cfg(test)]

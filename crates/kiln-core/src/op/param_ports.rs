@@ -149,29 +149,18 @@ impl Op for ParamPorts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::op::{OutputSpec, ParamSpec};
 
-    struct Scale(OpSpec);
-    impl Op for Scale {
-        fn spec(&self) -> &OpSpec {
-            &self.0
-        }
-        fn execute(&self, c: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-            out[0] = Value::Float(c.float(0)? * c.param_float(0)?);
-            Ok(())
-        }
+    /// x times k
+    #[crate::op("t.scale", out = "x k")]
+    fn scale_by(
+        #[input("x")] x: f64,
+        #[param("k", default = 2.0, range = 0.0..=10.0)] k: f64,
+    ) -> f64 {
+        x * k
     }
 
     fn scale() -> Arc<dyn Op> {
-        Arc::new(Scale(
-            OpSpec::new("t.scale", "x times k")
-                .input(InputSpec::required("x", ValueType::Float, "x"))
-                .param(
-                    ParamSpec::new("k", ValueType::Float, Value::Float(2.0), "k")
-                        .with_rule(rule::Rule::between(0.0, 10.0)),
-                )
-                .output(OutputSpec::new("out", ValueType::Float, "x k")),
-        ))
+        Arc::new(ScaleByOp::new())
     }
 
     fn run(op: &dyn Op, inputs: &[Value]) -> Result<Value, OpError> {

@@ -18,17 +18,14 @@ pub fn add(n: usize) {
     COUNT.with(|c| c.set(c.get() + n));
 }
 
+/// x, counted.
+#[kiln_core::op("test.count", out_type = ValueType::Float, out = "x")]
+fn count(#[input("value", default = 0.0, ty = ValueType::Float)] x: &Value) -> Value {
+    COUNT.with(|n| n.set(n.get() + 1));
+    x.clone()
+}
+
 /// Register `test.count`.
 pub fn register(reg: &mut Registry) {
-    reg.register(
-        FnOp::new("test.count", "x, counted.")
-            .input("x", 0.0, "value")
-            .output("out", "x")
-            .run(|c, out| {
-                COUNT.with(|n| n.set(n.get() + 1));
-                out[0] = c.inputs[0].clone();
-                Ok(())
-            }),
-    )
-    .unwrap();
+    reg.register(CountOp::new()).unwrap();
 }

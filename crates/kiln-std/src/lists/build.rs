@@ -1,188 +1,140 @@
 //! Making lists: `list.make`, `list.range`, `list.concat`, `list.zip`, `list.flatten`.
 
-use super::{check_len, int_at, list_at};
-use crate::util::FnOp;
+use super::{check_len, list_at, same_list};
 use kiln_core::list_type::list_of;
-use kiln_core::op::{InputSpec, OpError, OpSpec, OutputSpec};
+use kiln_core::op;
+use kiln_core::op::OpError;
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
+/// The output type of `list.concat`: the lists' type when both are of one list type.
+fn infer_concat(i: &[Option<ValueType>], _: &[Value]) -> Result<Vec<ValueType>, String> {
+    Ok(vec![
+        match (i.first().copied().flatten(), i.get(1).copied().flatten()) {
+            (Some(a), Some(b)) if a == b && a.is_list() => a,
+            _ => ValueType::List,
+        },
+    ])
+}
+
+/// The output type of `list.flatten`: a list of the inner lists' elements.
+fn infer_flatten(i: &[Option<ValueType>], _: &[Value]) -> Result<Vec<ValueType>, String> {
+    let inner = i.first().copied().flatten().and_then(|t| t.element());
+    Ok(vec![match inner {
+        Some(ValueType::ListOf(e)) => list_of(*e),
+        _ => ValueType::List,
+    }])
+}
+
+/// The list of the entities queued at `items` (a collective input: several wires queue in
+/// order of their source's node id, then port; a list source gives its elements).
+#[op(
+    "list.make",
+    out = "the list",
+    out_type = ValueType::List,
+    infer = same_list
+)]
+pub fn make(
+    #[input(
+        "the entities",
+        ty = ValueType::List,
+        default = Value::List(Vec::new().into()),
+        collective
+    )]
+    items: &Value,
+) -> Result<Value, OpError> {
+    list_at(items, 0)?;
+    Ok(items.clone())
+}
+
+/// The ints `start`, `start + step`, ... (`count` of them).
+#[op("list.range", out = "the ints", out_type = list_of(ValueType::Int))]
+pub fn range(
+    #[input("the first int", default = 0)] start: i64,
+    #[input("how many ints (0 or more)")] count: i64,
+    #[input("the difference between neighbours", default = 1)] step: i64,
+) -> Result<Value, OpError> {
+    if count < 0 {
+        return Err(OpError::input(
+            1,
+            format!("count is {count}; it must be 0 or more"),
+        ));
+    }
+    let n = check_len(1, count as u64)?;
+    let mut items = Vec::with_capacity(n);
+    let mut v = start;
+    for k in 0..n {
+        if k > 0 {
+            v = v
+                .checked_add(step)
+                .ok_or_else(|| OpError::input(2, format!("element {k} overflows an int")))?;
+        }
+        items.push(Value::Int(v));
+    }
+    Ok(Value::List(items.into()))
+}
+
+/// The elements of `a`, then those of `b`.
+#[op("list.concat", out = "both", infer = infer_concat)]
+pub fn concat(
+    #[input("the first list")] a: &[Value],
+    #[input("the second list")] b: &[Value],
+) -> Result<Vec<Value>, OpError> {
+    let n = check_len(1, a.len() as u64 + b.len() as u64)?;
+    let mut items = Vec::with_capacity(n);
+    items.extend_from_slice(a);
+    items.extend_from_slice(b);
+    Ok(items)
+}
+
+/// Pairs: element `i` is the list `[a[i], b[i]]`; `a` and `b` must have the same length.
+#[op("list.zip", out = "the pairs", out_type = list_of(ValueType::List))]
+pub fn zip(
+    #[input("the first elements")] a: &[Value],
+    #[input("the second elements")] b: &[Value],
+) -> Result<Value, OpError> {
+    if a.len() != b.len() {
+        return Err(OpError::input(
+            1,
+            format!(
+                "`a` has {} elements and `b` has {}; zip needs the same length",
+                a.len(),
+                b.len()
+            ),
+        ));
+    }
+    Ok(Value::list(
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| Value::list([x.clone(), y.clone()])),
+    ))
+}
+
+/// The elements of the lists in `list`, in order (one level; an element that is not a list
+/// is kept as it is).
+#[op("list.flatten", out = "the elements", infer = infer_flatten)]
+pub fn flatten(#[input("a list of lists")] list: &[Value]) -> Result<Vec<Value>, OpError> {
+    let total: u64 = list
+        .iter()
+        .map(|v| v.as_list().map_or(1, |x| x.len() as u64))
+        .sum();
+    let mut items = Vec::with_capacity(check_len(0, total)?);
+    for v in list {
+        match v {
+            Value::List(x) => items.extend_from_slice(x),
+            other => items.push(other.clone()),
+        }
+    }
+    Ok(items)
+}
+
+/// Register the ops of this file.
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(
-        FnOp::new(
-            OpSpec::new(
-                "list.make",
-                "The list of the entities queued at `items` (a collective input: several wires \
-                 queue in order of their source's node id, then port; a list source gives its \
-                 elements).",
-            )
-            .input(
-                InputSpec::optional(
-                    "items",
-                    ValueType::List,
-                    Value::List(Vec::new().into()),
-                    "the entities",
-                )
-                .collective(),
-            )
-            .output(OutputSpec::new("out", ValueType::List, "the list")),
-            |c, out| {
-                list_at(c.inputs, 0)?;
-                out[0] = c.inputs[0].clone();
-                Ok(())
-            },
-        )
-        .infer(super::same_list),
-    )?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "list.range",
-            "The ints `start`, `start + step`, ... (`count` of them).",
-        )
-        .input(InputSpec::optional(
-            "start",
-            ValueType::Int,
-            Value::Int(0),
-            "the first int",
-        ))
-        .input(InputSpec::required(
-            "count",
-            ValueType::Int,
-            "how many ints (0 or more)",
-        ))
-        .input(InputSpec::optional(
-            "step",
-            ValueType::Int,
-            Value::Int(1),
-            "the difference between neighbours",
-        ))
-        .output(OutputSpec::new("out", list_of(ValueType::Int), "the ints")),
-        |c, out| {
-            let (start, count, step) = (
-                int_at(c.inputs, 0)?,
-                int_at(c.inputs, 1)?,
-                int_at(c.inputs, 2)?,
-            );
-            if count < 0 {
-                return Err(OpError::input(
-                    1,
-                    format!("count is {count}; it must be 0 or more"),
-                ));
-            }
-            let n = check_len(1, count as u64)?;
-            let mut items = Vec::with_capacity(n);
-            let mut v = start;
-            for k in 0..n {
-                if k > 0 {
-                    v = v.checked_add(step).ok_or_else(|| {
-                        OpError::input(2, format!("element {k} overflows an int"))
-                    })?;
-                }
-                items.push(Value::Int(v));
-            }
-            out[0] = Value::List(items.into());
-            Ok(())
-        },
-    ))?;
-    reg.register(
-        FnOp::new(
-            OpSpec::new("list.concat", "The elements of `a`, then those of `b`.")
-                .input(InputSpec::required("a", ValueType::List, "the first list"))
-                .input(InputSpec::required("b", ValueType::List, "the second list"))
-                .output(OutputSpec::new("out", ValueType::List, "both")),
-            |c, out| {
-                let (a, b) = (list_at(c.inputs, 0)?, list_at(c.inputs, 1)?);
-                let n = check_len(1, a.len() as u64 + b.len() as u64)?;
-                let mut items = Vec::with_capacity(n);
-                items.extend_from_slice(a);
-                items.extend_from_slice(b);
-                out[0] = Value::List(items.into());
-                Ok(())
-            },
-        )
-        .infer(|i, _| {
-            Ok(vec![
-                match (i.first().copied().flatten(), i.get(1).copied().flatten()) {
-                    (Some(a), Some(b)) if a == b && a.is_list() => a,
-                    _ => ValueType::List,
-                },
-            ])
-        }),
-    )?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "list.zip",
-            "Pairs: element `i` is the list `[a[i], b[i]]`; `a` and `b` must have the same length.",
-        )
-        .input(InputSpec::required(
-            "a",
-            ValueType::List,
-            "the first elements",
-        ))
-        .input(InputSpec::required(
-            "b",
-            ValueType::List,
-            "the second elements",
-        ))
-        .output(OutputSpec::new(
-            "out",
-            list_of(ValueType::List),
-            "the pairs",
-        )),
-        |c, out| {
-            let (a, b) = (list_at(c.inputs, 0)?, list_at(c.inputs, 1)?);
-            if a.len() != b.len() {
-                return Err(OpError::input(
-                    1,
-                    format!(
-                        "`a` has {} elements and `b` has {}; zip needs the same length",
-                        a.len(),
-                        b.len()
-                    ),
-                ));
-            }
-            out[0] = Value::list(
-                a.iter()
-                    .zip(b)
-                    .map(|(x, y)| Value::list([x.clone(), y.clone()])),
-            );
-            Ok(())
-        },
-    ))?;
-    reg.register(
-        FnOp::new(
-            OpSpec::new(
-                "list.flatten",
-                "The elements of the lists in `list`, in order (one level; an element that is not a list is kept as it is).",
-            )
-            .input(InputSpec::required("list", ValueType::List, "a list of lists"))
-            .output(OutputSpec::new("out", ValueType::List, "the elements")),
-            |c, out| {
-                let l = list_at(c.inputs, 0)?;
-                let total: u64 = l
-                    .iter()
-                    .map(|v| v.as_list().map_or(1, |x| x.len() as u64))
-                    .sum();
-                let mut items = Vec::with_capacity(check_len(0, total)?);
-                for v in l {
-                    match v {
-                        Value::List(x) => items.extend_from_slice(x),
-                        other => items.push(other.clone()),
-                    }
-                }
-                out[0] = Value::List(items.into());
-                Ok(())
-            },
-        )
-        .infer(|i, _| {
-            let inner = i.first().copied().flatten().and_then(|t| t.element());
-            Ok(vec![match inner {
-                Some(ValueType::ListOf(e)) => list_of(*e),
-                _ => ValueType::List,
-            }])
-        }),
-    )?;
-    Ok(())
+    reg.register(MakeOp::new())?;
+    reg.register(RangeOp::new())?;
+    reg.register(ConcatOp::new())?;
+    reg.register(ZipOp::new())?;
+    reg.register(FlattenOp::new())
 }
 
 #[cfg(test)]

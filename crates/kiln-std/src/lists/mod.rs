@@ -35,30 +35,13 @@ pub(crate) fn check_len(port: usize, n: u64) -> Result<usize, OpError> {
     Ok(n as usize)
 }
 
-/// Input `i` as a list, or an error naming the port.
-pub(crate) fn list_at(inputs: &[Value], i: usize) -> Result<&[Value], OpError> {
-    match inputs.get(i) {
-        Some(Value::List(l)) => Ok(l),
+/// The value `v` at input `i` as a list, or an error naming the port.
+pub(crate) fn list_at(v: &Value, i: usize) -> Result<&[Value], OpError> {
+    match v {
+        Value::List(l) => Ok(l),
         other => Err(OpError::input(
             i,
-            format!(
-                "expected a list, found {}",
-                other.map(Value::type_name).unwrap_or("nothing")
-            ),
-        )),
-    }
-}
-
-/// Input `i` as an int, or an error naming the port.
-pub(crate) fn int_at(inputs: &[Value], i: usize) -> Result<i64, OpError> {
-    match inputs.get(i) {
-        Some(Value::Int(v)) => Ok(*v),
-        other => Err(OpError::input(
-            i,
-            format!(
-                "expected an int, found {}",
-                other.map(Value::type_name).unwrap_or("nothing")
-            ),
+            format!("expected a list, found {}", other.type_name()),
         )),
     }
 }

@@ -1,8 +1,9 @@
 //! Reordering lists: `list.sort`, `list.filter`, `list.reverse`.
 
-use super::list_at;
-use crate::util::FnOp;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec};
+use super::same_list;
+use kiln_core::list_type::list_of;
+use kiln_core::op;
+use kiln_core::op::OpError;
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 use std::cmp::Ordering;
@@ -19,11 +20,14 @@ fn key_cmp(a: &Value, b: &Value) -> Option<Ordering> {
     })
 }
 
-/// The sort keys of `list`: the `keys` list (input 1) when given, else each element's field
-/// `field` when the param is set, else the elements themselves.
-fn keys<'a>(c: &'a OpCall<'_>, list: &'a [Value]) -> Result<Vec<&'a Value>, OpError> {
-    let field = c.param_str(0)?;
-    if let Some(Value::List(k)) = c.inputs.get(1) {
+/// The sort keys of `list`: the `keys` list when given, else each element's field `field`
+/// when that is set, else the elements themselves.
+fn sort_keys<'a>(
+    list: &'a [Value],
+    keys: &'a Value,
+    field: &str,
+) -> Result<Vec<&'a Value>, OpError> {
+    if let Value::List(k) = keys {
         if k.len() != list.len() {
             return Err(OpError::input(
                 1,
@@ -51,9 +55,26 @@ fn keys<'a>(c: &'a OpCall<'_>, list: &'a [Value]) -> Result<Vec<&'a Value>, OpEr
         .collect()
 }
 
-fn sort(c: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let list = list_at(c.inputs, 0)?;
-    let keys = keys(c, list)?;
+/// `list` sorted (stably) by `keys` (one per element) when wired, else by each record's
+/// `field` when set, else by the elements; numbers by value, strings by bytes.
+#[op(
+    "list.sort",
+    out = "the sorted list",
+    out_type = ValueType::List,
+    infer = same_list
+)]
+pub fn sort(
+    #[input("the list")] list: &[Value],
+    #[input(
+        "a key per element (optional)",
+        ty = ValueType::List,
+        default = Value::Empty
+    )]
+    keys: &Value,
+    #[param("sort records by this field", default = "")] field: &str,
+    #[param("largest first", default = false)] descending: bool,
+) -> Result<Value, OpError> {
+    let keys = sort_keys(list, keys, field)?;
     // Every key must compare with the first before sorting.
     if let Some(first) = keys.first()
         && let Some((i, bad)) = keys
@@ -70,104 +91,58 @@ fn sort(c: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
             ),
         ));
     }
-    let descending = c.param_bool(1)?;
     let mut order: Vec<usize> = (0..list.len()).collect();
     // Stable: equal keys keep their order, ascending or descending.
     order.sort_by(|&a, &b| {
         let o = key_cmp(keys[a], keys[b]).unwrap_or(Ordering::Equal);
         if descending { o.reverse() } else { o }
     });
-    out[0] = Value::list(order.into_iter().map(|i| list[i].clone()));
-    Ok(())
+    Ok(Value::list(order.into_iter().map(|i| list[i].clone())))
 }
 
+/// The elements of `list` whose `mask` entry is true (`mask` has one bool per element).
+#[op("list.filter", out = "the elements kept", infer = same_list)]
+pub fn filter(
+    #[input("the list")] list: &[Value],
+    #[input("a bool per element", ty = list_of(ValueType::Bool))] mask: &[Value],
+) -> Result<Vec<Value>, OpError> {
+    if list.len() != mask.len() {
+        return Err(OpError::input(
+            1,
+            format!(
+                "the mask has {} entries for a list of {} elements",
+                mask.len(),
+                list.len()
+            ),
+        ));
+    }
+    let mut kept = Vec::new();
+    for (i, (v, k)) in list.iter().zip(mask.iter()).enumerate() {
+        match k {
+            Value::Bool(true) => kept.push(v.clone()),
+            Value::Bool(false) => {}
+            other => {
+                return Err(OpError::input(
+                    1,
+                    format!("mask entry {i} is {}, not a bool", other.type_name()),
+                ));
+            }
+        }
+    }
+    Ok(kept)
+}
+
+/// The elements of `list`, last first.
+#[op("list.reverse", out = "reversed", out_type = ValueType::List, infer = same_list)]
+pub fn reverse(#[input("the list")] list: &[Value]) -> Value {
+    Value::list(list.iter().rev().cloned())
+}
+
+/// Register the ops of this file.
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(
-        FnOp::new(
-            OpSpec::new(
-                "list.sort",
-                "`list` sorted (stably) by `keys` (one per element) when wired, else by each record's `field` when set, else by the elements; numbers by value, strings by bytes.",
-            )
-            .input(InputSpec::required("list", ValueType::List, "the list"))
-            .input(InputSpec::optional(
-                "keys",
-                ValueType::List,
-                Value::Empty,
-                "a key per element (optional)",
-            ))
-            .param(ParamSpec::new(
-                "field",
-                ValueType::String,
-                Value::str(""),
-                "sort records by this field",
-            ))
-            .param(ParamSpec::new(
-                "descending",
-                ValueType::Bool,
-                Value::Bool(false),
-                "largest first",
-            ))
-            .output(OutputSpec::new("out", ValueType::List, "the sorted list")),
-            sort,
-        )
-        .infer(super::same_list),
-    )?;
-    reg.register(
-        FnOp::new(
-            OpSpec::new(
-                "list.filter",
-                "The elements of `list` whose `mask` entry is true (`mask` has one bool per element).",
-            )
-            .input(InputSpec::required("list", ValueType::List, "the list"))
-            .input(InputSpec::required(
-                "mask",
-                kiln_core::list_type::list_of(ValueType::Bool),
-                "a bool per element",
-            ))
-            .output(OutputSpec::new("out", ValueType::List, "the elements kept")),
-            |c, out| {
-                let (l, m) = (list_at(c.inputs, 0)?, list_at(c.inputs, 1)?);
-                if l.len() != m.len() {
-                    return Err(OpError::input(
-                        1,
-                        format!(
-                            "the mask has {} entries for a list of {} elements",
-                            m.len(),
-                            l.len()
-                        ),
-                    ));
-                }
-                let mut kept = Vec::new();
-                for (i, (v, k)) in l.iter().zip(m.iter()).enumerate() {
-                    match k {
-                        Value::Bool(true) => kept.push(v.clone()),
-                        Value::Bool(false) => {}
-                        other => {
-                            return Err(OpError::input(
-                                1,
-                                format!("mask entry {i} is {}, not a bool", other.type_name()),
-                            ));
-                        }
-                    }
-                }
-                out[0] = Value::List(kept.into());
-                Ok(())
-            },
-        )
-        .infer(super::same_list),
-    )?;
-    reg.register(
-        FnOp::new(
-            OpSpec::new("list.reverse", "The elements of `list`, last first.")
-                .input(InputSpec::required("list", ValueType::List, "the list"))
-                .output(OutputSpec::new("out", ValueType::List, "reversed")),
-            |c, out| {
-                out[0] = Value::list(list_at(c.inputs, 0)?.iter().rev().cloned());
-                Ok(())
-            },
-        )
-        .infer(super::same_list),
-    )
+    reg.register(SortOp::new())?;
+    reg.register(FilterOp::new())?;
+    reg.register(ReverseOp::new())
 }
 
 #[cfg(test)]

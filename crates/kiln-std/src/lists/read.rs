@@ -1,103 +1,84 @@
 //! Reading lists: `list.length`, `list.get`, `list.slice`.
 
-use super::{int_at, list_at};
-use crate::util::FnOp;
-use kiln_core::op::{InputSpec, OpError, OpSpec, OutputSpec};
+use super::same_list;
+use kiln_core::op;
+use kiln_core::op::OpError;
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
+/// The output type of `list.get`: the list's element type.
+fn infer_element(i: &[Option<ValueType>], _: &[Value]) -> Result<Vec<ValueType>, String> {
+    Ok(vec![
+        i.first()
+            .copied()
+            .flatten()
+            .and_then(|t| t.element())
+            .unwrap_or(ValueType::Any),
+    ])
+}
+
+/// The number of elements of `list`.
+#[op("list.length", out = "its length")]
+pub fn length(#[input("the list")] list: &[Value]) -> i64 {
+    list.len() as i64
+}
+
+/// Element `index` of `list` (from 0); an index outside the list is an error.
+#[op("list.get", out = "the element", infer = infer_element)]
+pub fn get(
+    #[input("the list")] list: &[Value],
+    #[input("from 0")] index: i64,
+) -> Result<Value, OpError> {
+    let Some(v) = usize::try_from(index).ok().and_then(|i| list.get(i)) else {
+        return Err(OpError::input(
+            1,
+            format!(
+                "index {index} is outside the list of {} elements (0 to {})",
+                list.len(),
+                list.len() as i64 - 1
+            ),
+        ));
+    };
+    Ok(v.clone())
+}
+
+/// Elements `start` up to (not including) `end`; `end` -1 means the list's length. Bounds
+/// outside the list, or `start` after `end`, are errors.
+#[op(
+    "list.slice",
+    out = "the slice",
+    out_type = ValueType::List,
+    infer = same_list
+)]
+pub fn slice(
+    #[input("the list")] list: &[Value],
+    #[input("the first element taken", default = 0)] start: i64,
+    #[input("the first element not taken (-1: the length)", default = -1)] end: i64,
+) -> Result<Value, OpError> {
+    let len = list.len() as i64;
+    let end = if end == -1 { len } else { end };
+    if !(0..=len).contains(&start) {
+        return Err(OpError::input(
+            1,
+            format!("start {start} is outside the list of {len} elements (0 to {len})"),
+        ));
+    }
+    if !(start..=len).contains(&end) {
+        return Err(OpError::input(
+            2,
+            format!(
+                "end {end} is outside {start} to {len} (the start to the length of the list of {len} elements)"
+            ),
+        ));
+    }
+    Ok(Value::List(list[start as usize..end as usize].into()))
+}
+
+/// Register the ops of this file.
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new("list.length", "The number of elements of `list`.")
-            .input(InputSpec::required("list", ValueType::List, "the list"))
-            .output(OutputSpec::new("out", ValueType::Int, "its length")),
-        |c, out| {
-            out[0] = Value::Int(list_at(c.inputs, 0)?.len() as i64);
-            Ok(())
-        },
-    ))?;
-    reg.register(
-        FnOp::new(
-            OpSpec::new(
-                "list.get",
-                "Element `index` of `list` (from 0); an index outside the list is an error.",
-            )
-            .input(InputSpec::required("list", ValueType::List, "the list"))
-            .input(InputSpec::required("index", ValueType::Int, "from 0"))
-            .output(OutputSpec::new("out", ValueType::Any, "the element")),
-            |c, out| {
-                let l = list_at(c.inputs, 0)?;
-                let i = int_at(c.inputs, 1)?;
-                let Some(v) = usize::try_from(i).ok().and_then(|i| l.get(i)) else {
-                    return Err(OpError::input(
-                        1,
-                        format!(
-                            "index {i} is outside the list of {} elements (0 to {})",
-                            l.len(),
-                            l.len() as i64 - 1
-                        ),
-                    ));
-                };
-                out[0] = v.clone();
-                Ok(())
-            },
-        )
-        .infer(|i, _| {
-            Ok(vec![
-                i.first()
-                    .copied()
-                    .flatten()
-                    .and_then(|t| t.element())
-                    .unwrap_or(ValueType::Any),
-            ])
-        }),
-    )?;
-    reg.register(
-        FnOp::new(
-            OpSpec::new(
-                "list.slice",
-                "Elements `start` up to (not including) `end`; `end` -1 means the list's length. \
-                 Bounds outside the list, or `start` after `end`, are errors.",
-            )
-            .input(InputSpec::required("list", ValueType::List, "the list"))
-            .input(InputSpec::optional(
-                "start",
-                ValueType::Int,
-                Value::Int(0),
-                "the first element taken",
-            ))
-            .input(InputSpec::optional(
-                "end",
-                ValueType::Int,
-                Value::Int(-1),
-                "the first element not taken (-1: the length)",
-            ))
-            .output(OutputSpec::new("out", ValueType::List, "the slice")),
-            |c, out| {
-                let l = list_at(c.inputs, 0)?;
-                let (start, end) = (int_at(c.inputs, 1)?, int_at(c.inputs, 2)?);
-                let len = l.len() as i64;
-                let end = if end == -1 { len } else { end };
-                if !(0..=len).contains(&start) {
-                    return Err(OpError::input(
-                        1,
-                        format!("start {start} is outside the list of {len} elements (0 to {len})"),
-                    ));
-                }
-                if !(start..=len).contains(&end) {
-                    return Err(OpError::input(
-                        2,
-                        format!(
-                            "end {end} is outside {start} to {len} (the start to the length of the list of {len} elements)"
-                        ),
-                    ));
-                }
-                out[0] = Value::List(l[start as usize..end as usize].into());
-                Ok(())
-            },
-        )
-        .infer(super::same_list),
-    )
+    reg.register(LengthOp::new())?;
+    reg.register(GetOp::new())?;
+    reg.register(SliceOp::new())
 }
 
 #[cfg(test)]

@@ -1,110 +1,85 @@
 //! Records: `record.make`, `record.get`, `record.set`.
 
-use super::list_at;
-use crate::util::FnOp;
-use kiln_core::op::{InputSpec, OpError, OpSpec, OutputSpec, ParamSpec};
+use kiln_core::list_type::list_of;
+use kiln_core::op;
+use kiln_core::op::OpError;
 use kiln_core::record::Record;
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 use std::sync::Arc;
 
-fn record_at(inputs: &[Value], i: usize) -> Result<&Record, OpError> {
-    match inputs.get(i) {
-        Some(Value::Record(r)) => Ok(r),
+/// The value `v` at input `i` as a record, or an error naming the port.
+fn record_at(v: &Value, i: usize) -> Result<&Record, OpError> {
+    match v {
+        Value::Record(r) => Ok(r),
         other => Err(OpError::input(
             i,
-            format!(
-                "expected a record, found {}",
-                other.map(Value::type_name).unwrap_or("nothing")
-            ),
+            format!("expected a record, found {}", other.type_name()),
         )),
     }
 }
 
+/// A record whose field `names[i]` is `values[i]` (a name given twice keeps its last value).
+#[op("record.make", out = "the record", out_type = ValueType::Record)]
+pub fn make(
+    #[input("the field names", ty = list_of(ValueType::String))] names: &[Value],
+    #[input("a value per name")] values: &[Value],
+) -> Result<Value, OpError> {
+    if names.len() != values.len() {
+        return Err(OpError::input(
+            1,
+            format!("{} values for {} names", values.len(), names.len()),
+        ));
+    }
+    let mut fields = Vec::with_capacity(names.len());
+    for (i, (n, v)) in names.iter().zip(values.iter()).enumerate() {
+        let Some(n) = n.as_str() else {
+            return Err(OpError::input(
+                0,
+                format!("name {i} is {}, not a string", n.type_name()),
+            ));
+        };
+        fields.push((Arc::from(n), v.clone()));
+    }
+    Ok(Value::Record(Arc::new(Record::new(fields))))
+}
+
+/// Field `field` of `record`; a missing field is an error.
+#[op("record.get", out = "the field's value")]
+pub fn get(
+    #[input("the record", ty = ValueType::Record)] record: &Value,
+    #[param("the field's name")] field: &str,
+) -> Result<Value, OpError> {
+    let r = record_at(record, 0)?;
+    r.get(field).cloned().ok_or_else(|| {
+        let names: Vec<&str> = r.names().collect();
+        OpError::param(
+            0,
+            format!(
+                "the record has no field `{field}` (it has: {})",
+                names.join(", ")
+            ),
+        )
+    })
+}
+
+/// `record` with field `field` set to `value` (added when absent); the input record is
+/// unchanged.
+#[op("record.set", out = "the new record", out_type = ValueType::Record)]
+pub fn set(
+    #[input("the record", ty = ValueType::Record)] record: &Value,
+    #[input("the new value")] value: &Value,
+    #[param("the field's name")] field: &str,
+) -> Result<Value, OpError> {
+    let r = record_at(record, 0)?;
+    Ok(Value::Record(Arc::new(r.with(field, value.clone()))))
+}
+
+/// Register the ops of this file.
 pub(super) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "record.make",
-            "A record whose field `names[i]` is `values[i]` (a name given twice keeps its last value).",
-        )
-        .input(InputSpec::required(
-            "names",
-            kiln_core::list_type::list_of(ValueType::String),
-            "the field names",
-        ))
-        .input(InputSpec::required("values", ValueType::List, "a value per name"))
-        .output(OutputSpec::new("out", ValueType::Record, "the record")),
-        |c, out| {
-            let (names, values) = (list_at(c.inputs, 0)?, list_at(c.inputs, 1)?);
-            if names.len() != values.len() {
-                return Err(OpError::input(
-                    1,
-                    format!("{} values for {} names", values.len(), names.len()),
-                ));
-            }
-            let mut fields = Vec::with_capacity(names.len());
-            for (i, (n, v)) in names.iter().zip(values.iter()).enumerate() {
-                let Some(n) = n.as_str() else {
-                    return Err(OpError::input(
-                        0,
-                        format!("name {i} is {}, not a string", n.type_name()),
-                    ));
-                };
-                fields.push((Arc::from(n), v.clone()));
-            }
-            out[0] = Value::Record(Arc::new(Record::new(fields)));
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "record.get",
-            "Field `field` of `record`; a missing field is an error.",
-        )
-        .input(InputSpec::required(
-            "record",
-            ValueType::Record,
-            "the record",
-        ))
-        .param(ParamSpec::required(
-            "field",
-            ValueType::String,
-            "the field's name",
-        ))
-        .output(OutputSpec::new("out", ValueType::Any, "the field's value")),
-        |c, out| {
-            let r = record_at(c.inputs, 0)?;
-            let name = c.param_str(0)?;
-            out[0] = r.get(name).cloned().ok_or_else(|| {
-                let names: Vec<&str> = r.names().collect();
-                OpError::param(
-                    0,
-                    format!(
-                        "the record has no field `{name}` (it has: {})",
-                        names.join(", ")
-                    ),
-                )
-            })?;
-            Ok(())
-        },
-    ))?;
-    reg.register(
-        FnOp::new(
-            OpSpec::new(
-                "record.set",
-                "`record` with field `field` set to `value` (added when absent); the input record is unchanged.",
-            )
-            .input(InputSpec::required("record", ValueType::Record, "the record"))
-            .input(InputSpec::required("value", ValueType::Any, "the new value"))
-            .param(ParamSpec::required("field", ValueType::String, "the field's name"))
-            .output(OutputSpec::new("out", ValueType::Record, "the new record")),
-            |c, out| {
-                let r = record_at(c.inputs, 0)?;
-                out[0] = Value::Record(Arc::new(r.with(c.param_str(0)?, c.inputs[1].clone())));
-                Ok(())
-            },
-        ),
-    )
+    reg.register(MakeOp::new())?;
+    reg.register(GetOp::new())?;
+    reg.register(SetOp::new())
 }
 
 #[cfg(test)]

@@ -260,7 +260,7 @@ fn lower(
         Kernel::Const(x) => (Code::Const(x), None),
         Kernel::Unary(f) => (Code::Unary(f, slots[0]), Some(f as usize)),
         Kernel::Binary(f) => (Code::Binary(f, slots[0], slots[1]), Some(f as usize)),
-        // Three-operand kernels are rare (`FnOp::float3`): one shared call site.
+        // Three-operand kernels are rare (an `#[op]` function of three floats): one shared call site.
         Kernel::Ternary(f) => (Code::Ternary(f, slots[0], slots[1], slots[2]), None),
     };
     Some(KInstr {

@@ -1,5 +1,5 @@
-//! Ops declared from one function ([`FnOp`]) under every evaluator: the scalar-kernel path
-//! and the `execute` path run the same function and give the same bits.
+//! Ops written as one function (`#[kiln_core::op]`) under every evaluator: the scalar-kernel
+//! path and the `execute` path run the same function and give the same bits.
 
 use kiln_core::eval::Served;
 use kiln_core::op::Kernel;
@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// An op that counts the calls of its `execute` and otherwise is the op it wraps: a node
 /// that ran (`Stats::executed`) without a call here took the kernel path.
 struct Counted {
-    inner: FnOp,
+    inner: Box<dyn Op>,
     executes: Arc<AtomicUsize>,
 }
 
@@ -27,16 +27,52 @@ impl Op for Counted {
     }
 }
 
-fn square_plus_half(x: f64) -> f64 {
+/// x² + ½
+#[kiln_core::op("sq")]
+fn square_plus_half(#[input("x", default = 0.0)] x: f64) -> f64 {
     x * x + 0.5
 }
 
-fn blend(a: f64, b: f64) -> f64 {
+/// ¾a + ¼b
+#[kiln_core::op("blend", out = "the blend")]
+fn blend(#[input("a", default = 0.0)] a: f64, #[input("b", default = 1.0)] b: f64) -> f64 {
     a * 0.75 + b * 0.25
 }
 
-fn lerp(a: f64, b: f64, t: f64) -> f64 {
+/// Blend a to b by t.
+#[kiln_core::op("lerp")]
+fn lerp(
+    #[input("start", default = 0.0)] a: f64,
+    #[input("end", default = 1.0)] b: f64,
+    #[input("amount", default = 0.5)] t: f64,
+) -> f64 {
     a + (b - a) * t
+}
+
+/// x, typed `any`
+#[kiln_core::op("anything", out = "x")]
+fn anything(#[input("x", default = 0.0)] x: f64) -> Value {
+    if x < 0.0 {
+        Value::str("oops")
+    } else {
+        Value::Float(x)
+    }
+}
+
+/// Always fails.
+#[kiln_core::op("fails", out = "nothing")]
+fn fails(#[input("x", default = 0.0)] x: f64) -> Result<f64, OpError> {
+    Err(OpError::input(0, "refused"))
+}
+
+/// Blend a to b by t, with other defaults and a version of its own.
+#[kiln_core::op("lerp7", version = 7, out = "a + (b - a) t")]
+fn lerp7(
+    #[input("start", default = 2.0)] a: f64,
+    #[input("end", default = 6.0)] b: f64,
+    #[input("amount", default = 0.25)] t: f64,
+) -> f64 {
+    lerp(a, b, t)
 }
 
 /// The ops, each counting its `execute` calls into `executes`:
@@ -45,36 +81,12 @@ fn lerp(a: f64, b: f64, t: f64) -> f64 {
 ///   statically a float), or the string `"oops"` when x is negative
 /// - `fails` (x): fails naming its input
 fn registry(executes: &Arc<AtomicUsize>) -> Registry {
-    let ops = [
-        FnOp::new("sq", "x² + ½")
-            .input("x", 0.0, "x")
-            .float1(square_plus_half),
-        FnOp::new("blend", "¾a + ¼b")
-            .input("a", 0.0, "a")
-            .input("b", 1.0, "b")
-            .output("out", "the blend")
-            .float2(blend),
-        FnOp::new("lerp", "Blend a to b by t.")
-            .input("a", 0.0, "start")
-            .input("b", 1.0, "end")
-            .input("t", 0.5, "amount")
-            .float3(lerp),
-        FnOp::new("anything", "x, typed `any`")
-            .input("x", 0.0, "x")
-            .output_of("out", ValueType::Any, "x")
-            .run(|c, o| {
-                let x = c.float(0)?;
-                o[0] = if x < 0.0 {
-                    Value::str("oops")
-                } else {
-                    Value::Float(x)
-                };
-                Ok(())
-            }),
-        FnOp::new("fails", "Always fails.")
-            .input("x", 0.0, "x")
-            .output("out", "nothing")
-            .run(|_, _| Err(OpError::input(0, "refused"))),
+    let ops: [Box<dyn Op>; 5] = [
+        Box::new(SquarePlusHalfOp::new()),
+        Box::new(BlendOp::new()),
+        Box::new(LerpOp::new()),
+        Box::new(AnythingOp::new()),
+        Box::new(FailsOp::new()),
     ];
     let mut reg = Registry::new();
     for inner in ops {
@@ -290,21 +302,18 @@ fn a_wrong_input_type_fails_naming_the_port_under_every_evaluator() {
 #[test]
 fn defaults_version_and_docs_reach_the_registry_and_the_evaluators() {
     let mut reg = Registry::new();
-    reg.register(
-        FnOp::new("lerp", "Blend a to b by t.")
-            .input("a", 2.0, "start")
-            .input("b", 6.0, "end")
-            .input("t", 0.25, "amount")
-            .output("out", "a + (b - a) t")
-            .version(7)
-            .float3(lerp),
-    )
-    .unwrap();
-    let spec = reg.get("lerp").unwrap().spec();
-    assert_eq!((spec.version, &*spec.doc), (7, "Blend a to b by t."));
+    reg.register(Lerp7Op::new()).unwrap();
+    let spec = reg.get("lerp7").unwrap().spec();
+    assert_eq!(
+        (spec.version, &*spec.doc),
+        (
+            7,
+            "Blend a to b by t, with other defaults and a version of its own."
+        )
+    );
     assert_eq!(&*spec.outputs[0].doc, "a + (b - a) t");
     let mut g = Graph::new();
-    g.add_node("m", "lerp").unwrap();
+    g.add_node("m", "lerp7").unwrap();
     for (name, mut eval) in evaluators(&reg) {
         let out = eval
             .evaluate(&g, &Request::new(["m"]), &EvalContext::new())
