@@ -1,12 +1,13 @@
 //! `delay`: a delay line of a whole number of samples, with optional feedback, through which a
 //! graph loop may close.
 
-use crate::{AudioOp, float_param, input, sample_rate, signal_out};
+use crate::{input, sample_rate};
 use kiln_core::memory::MemoryError;
-use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec, Rule, RuleEnv, Violation};
+use kiln_core::op::port::SignalIn;
+use kiln_core::op::{OpError, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::value::Value;
 
 /// The longest delay a `delay` node accepts, in seconds (of the node's sample rate).
 pub const MAX_DELAY_SECONDS: f64 = 600.0;
@@ -156,67 +157,46 @@ fn samples_rule(v: &Value, env: &RuleEnv) -> Result<(), Violation> {
     }
 }
 
-fn build_delay(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+/// Delays a signal by D samples (`samples`, or `time` rounded to samples; at least 1), with
+/// optional feedback: w[n] = in[n] + feedback · w[n - D], out[n] = w[n - D]. A graph loop
+/// may close through its input.
+#[kiln_core::op("delay", signal, out = "the delayed signal")]
+fn delay(
+    #[input("the signal to delay (may close a loop)", feedback)] r#in: SignalIn,
+    #[param(
+        "delay in seconds (rounded to whole samples; up to 600 s)",
+        default = 0.1,
+        rule = Rule::between(0.0, MAX_DELAY_SECONDS)
+    )]
+    time: f64,
+    #[param(
+        "delay in samples; when above 0 it overrides `time`",
+        default = 0,
+        rule = Rule::Check(samples_rule),
+        plan_time
+    )]
+    samples: i64,
+    #[param(
+        "gain of the line's output fed back into it (|feedback| < 1 decays)",
+        default = 0.0,
+        rule = Rule::Finite
+    )]
+    feedback: f64,
+    call: &SignalCall<'_>,
+) -> Result<DelayLine, OpError> {
     let sr = sample_rate(call)?;
     // The rules hold: 0 <= time <= MAX_DELAY_SECONDS, 0 <= samples <= that many samples.
-    let time = call.param_float(0)?;
-    let samples = call.param_int(1)?;
-    let feedback = call.param_float(2)?;
     let d = if samples > 0 {
         samples as usize
     } else {
         ((time * sr).round() as usize).max(1)
     };
-    let line = DelayLine::try_new(d, feedback).map_err(|e| OpError::new(e.to_string()))?;
-    Ok(Box::new(line))
+    DelayLine::try_new(d, feedback).map_err(|e| OpError::new(e.to_string()))
 }
 
 /// Register `delay`.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register_signal(AudioOp::new(
-        OpSpec::new(
-            "delay",
-            "Delays a signal by D samples (`samples`, or `time` rounded to samples; at least 1), \
-             with optional feedback: w[n] = in[n] + feedback · w[n - D], out[n] = w[n - D]. \
-             A graph loop may close through its input.",
-        )
-        .input(
-            InputSpec::required(
-                "in",
-                ValueType::Signal,
-                "the signal to delay (may close a loop)",
-            )
-            .feedback(),
-        )
-        .output(signal_out("the delayed signal"))
-        .param(
-            float_param(
-                "time",
-                0.1,
-                "delay in seconds (rounded to whole samples; up to 600 s)",
-            )
-            .with_rule(Rule::between(0.0, MAX_DELAY_SECONDS)),
-        )
-        .param(
-            ParamSpec::new(
-                "samples",
-                ValueType::Int,
-                Value::Int(0),
-                "delay in samples; when above 0 it overrides `time`",
-            )
-            .plan_time()
-            .with_rule(Rule::Check(samples_rule)),
-        )
-        .param(
-            float_param(
-                "feedback",
-                0.0,
-                "gain of the line's output fed back into it (|feedback| < 1 decays)",
-            )
-            .with_rule(Rule::Finite),
-        ),
-        build_delay,
-    ))
+    reg.register_signal(DelayOp::new())
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! `env.adsr`: a linear attack–decay–sustain–release envelope driven by a gate signal.
 
-use crate::{AudioOp, float_param, input, sample_rate, signal_in, signal_out};
-use kiln_core::op::{OpError, OpSpec, Rule};
+use crate::{input, sample_rate};
+use kiln_core::op::port::SignalIn;
+use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
 
@@ -144,56 +145,45 @@ impl SignalProc for Adsr {
     }
 }
 
-fn build_adsr(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-    let sr = sample_rate(call)?;
-    let attack = call.param_float(0)?;
-    let decay = call.param_float(1)?;
-    let sustain = call.param_float(2)?;
-    let release = call.param_float(3)?;
-    Ok(Box::new(Adsr::new(
-        AdsrParams {
-            attack,
-            decay,
-            sustain,
-            release,
-        },
-        sr,
-    )))
+/// A linear ADSR envelope (level 0 to 1): a rising gate starts the attack from the current
+/// level, up to 1, then the decay to `sustain`, held while the gate is on; a falling gate
+/// starts the release from the current level to 0.
+#[kiln_core::op("env.adsr", signal, out = "the envelope level, 0 to 1")]
+fn adsr(
+    #[input("on while above 0.5", default = 1.0)] gate: SignalIn,
+    #[param("seconds to rise from 0 to 1", default = 0.01, rule = Rule::NON_NEGATIVE)] attack: f64,
+    #[param(
+        "seconds to fall from 1 to the sustain level",
+        default = 0.1,
+        rule = Rule::NON_NEGATIVE
+    )]
+    decay: f64,
+    #[param(
+        "level held while the gate is on (0 to 1)",
+        default = 0.7,
+        rule = Rule::between(0.0, 1.0)
+    )]
+    sustain: f64,
+    #[param(
+        "seconds to fall to 0 once the gate turns off",
+        default = 0.2,
+        rule = Rule::NON_NEGATIVE
+    )]
+    release: f64,
+    call: &SignalCall<'_>,
+) -> Result<Adsr, OpError> {
+    let params = AdsrParams {
+        attack,
+        decay,
+        sustain,
+        release,
+    };
+    Ok(Adsr::new(params, sample_rate(call)?))
 }
 
 /// Register `env.adsr`.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register_signal(AudioOp::new(
-        OpSpec::new(
-            "env.adsr",
-            "A linear ADSR envelope (level 0 to 1): a rising gate starts the attack from the \
-             current level, up to 1, then the decay to `sustain`, held while the gate is on; a \
-             falling gate starts the release from the current level to 0.",
-        )
-        .input(signal_in("gate", 1.0, "on while above 0.5"))
-        .output(signal_out("the envelope level, 0 to 1"))
-        .param(
-            float_param("attack", 0.01, "seconds to rise from 0 to 1")
-                .with_rule(Rule::NON_NEGATIVE),
-        )
-        .param(
-            float_param("decay", 0.1, "seconds to fall from 1 to the sustain level")
-                .with_rule(Rule::NON_NEGATIVE),
-        )
-        .param(
-            float_param("sustain", 0.7, "level held while the gate is on (0 to 1)")
-                .with_rule(Rule::between(0.0, 1.0)),
-        )
-        .param(
-            float_param(
-                "release",
-                0.2,
-                "seconds to fall to 0 once the gate turns off",
-            )
-            .with_rule(Rule::NON_NEGATIVE),
-        ),
-        build_adsr,
-    ))
+    reg.register_signal(AdsrOp::new())
 }
 
 #[cfg(test)]

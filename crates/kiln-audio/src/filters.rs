@@ -224,9 +224,12 @@ fn onepole(
     Ok(OnePole::new(mode, cutoff, sample_rate(call)?))
 }
 
-/// A second-order filter with the RBJ cookbook coefficients, in transposed direct form II.
-// The `q` default is the documented 0.7071, not `FRAC_1_SQRT_2`.
+/// The default `q` of `filter.biquad`: the documented 0.7071 (maximally flat), not
+/// `FRAC_1_SQRT_2`, which would change the default's bits and every key made with it.
 #[allow(clippy::approx_constant)]
+const BIQUAD_Q: f64 = 0.7071;
+
+/// A second-order filter with the RBJ cookbook coefficients, in transposed direct form II.
 #[kiln_core::op("filter.biquad", signal, out = "the filtered signal")]
 fn biquad(
     #[input("the signal to filter")] r#in: SignalIn,
@@ -244,7 +247,7 @@ fn biquad(
     cutoff: f64,
     #[param(
         "quality factor, above 0 (0.7071: maximally flat)",
-        default = 0.7071,
+        default = BIQUAD_Q,
         rule = Rule::POSITIVE
     )]
     q: f64,

@@ -53,10 +53,9 @@
 //! ```
 #![deny(missing_docs)]
 
-// The buffer and the one way to write a signal op.
+// The buffer, and what signal ops share.
 pub mod buffer;
 mod ports;
-mod signal_op;
 #[cfg(test)]
 mod testkit;
 
@@ -87,10 +86,7 @@ pub use resample::{Interpolation, ResampleOp, Resampler};
 pub use sequence::Sequence;
 pub use vocoder::{MAX_BANDS, Vocoder, VocoderSettings};
 
-pub(crate) use ports::{
-    apply_amp, constant, float_param, input, sample_rate, signal_in, signal_out,
-};
-pub(crate) use signal_op::AudioOp;
+pub(crate) use ports::{apply_amp, constant, input, sample_rate};
 
 use kiln_core::registry::{Registry, RegistryError};
 
@@ -115,7 +111,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     sequence::register(reg)?;
     play::register(reg)?;
     vocoder::register(reg)?;
-    reg.register_signal(ResampleOp::default())?;
+    reg.register_signal(ResampleOp::new())?;
     reg.register_codec(AudioCodec)?;
     Ok(())
 }

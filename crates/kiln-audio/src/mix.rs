@@ -1,10 +1,10 @@
 //! `gain` (a product of two signals) and `mix` (a sum of up to eight).
 
-use crate::{AudioOp, constant, input, signal_in, signal_out};
-use kiln_core::op::{InputSpec, OpError, OpSpec, Rule};
+use crate::{constant, input};
+use kiln_core::op::Rule;
+use kiln_core::op::port::SignalIn;
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::signal::{SignalCall, SignalProc};
-use kiln_core::value::ValueType;
+use kiln_core::signal::SignalProc;
 
 /// The `gain` processor: `in · gain`, sample by sample.
 #[derive(Clone, Debug)]
@@ -175,55 +175,40 @@ impl SignalProc for Mix {
     }
 }
 
-fn build_gain(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-    Ok(Box::new(Gain::new(call.is_live(1))))
+/// Multiplies a signal by a gain (a constant or another signal).
+#[kiln_core::op("gain", signal, out = "in · gain")]
+fn gain(
+    #[input("the signal to scale")] r#in: SignalIn,
+    #[input(
+        "the factor, per sample",
+        default = 1.0,
+        rule = Rule::Finite
+    )]
+    gain: SignalIn,
+) -> Gain {
+    Gain::new(gain.0.is_none())
 }
 
-fn build_mix(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-    let mut live = [false; 8];
-    for (i, l) in live.iter_mut().enumerate() {
-        *l = call.is_live(i);
-    }
-    Ok(Box::new(Mix::new(live)))
+/// Sums up to eight signals in port order (a + b + c + ...); unwired inputs are 0.
+#[kiln_core::op("mix", signal, out = "the sum of the inputs")]
+#[allow(clippy::too_many_arguments)] // one per port: `a` to `h`
+fn mix(
+    #[input("first signal", default = 0.0)] a: SignalIn,
+    #[input("second signal", default = 0.0)] b: SignalIn,
+    #[input("third signal", default = 0.0)] c: SignalIn,
+    #[input("fourth signal", default = 0.0)] d: SignalIn,
+    #[input("fifth signal", default = 0.0)] e: SignalIn,
+    #[input("sixth signal", default = 0.0)] f: SignalIn,
+    #[input("seventh signal", default = 0.0)] g: SignalIn,
+    #[input("eighth signal", default = 0.0)] h: SignalIn,
+) -> Mix {
+    Mix::new([a, b, c, d, e, f, g, h].map(|x| x.0.is_none()))
 }
 
 /// Register `gain` and `mix`.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register_signal(AudioOp::new(
-        OpSpec::new(
-            "gain",
-            "Multiplies a signal by a gain (a constant or another signal).",
-        )
-        .input(InputSpec::required(
-            "in",
-            ValueType::Signal,
-            "the signal to scale",
-        ))
-        .input(signal_in("gain", 1.0, "the factor, per sample").with_rule(Rule::Finite))
-        .output(signal_out("in · gain")),
-        build_gain,
-    ))?;
-    let mut spec = OpSpec::new(
-        "mix",
-        "Sums up to eight signals in port order (a + b + c + ...); unwired inputs are 0.",
-    );
-    const DOCS: [&str; 8] = [
-        "first signal",
-        "second signal",
-        "third signal",
-        "fourth signal",
-        "fifth signal",
-        "sixth signal",
-        "seventh signal",
-        "eighth signal",
-    ];
-    for (name, doc) in MIX_INPUTS.into_iter().zip(DOCS) {
-        spec = spec.input(signal_in(name, 0.0, doc));
-    }
-    reg.register_signal(AudioOp::new(
-        spec.output(signal_out("the sum of the inputs")),
-        build_mix,
-    ))?;
+    reg.register_signal(GainOp::new())?;
+    reg.register_signal(MixOp::new())?;
     Ok(())
 }
 
@@ -234,6 +219,13 @@ mod tests {
 
     fn wave(n: usize, k: f64) -> Vec<f64> {
         (0..n).map(|i| ((i as f64) * k).sin() * 0.7).collect()
+    }
+
+    #[test]
+    fn mix_inputs_are_its_ports() {
+        let spec = MixOp::new().spec;
+        let names: Vec<String> = spec.inputs.iter().map(|p| p.name.to_string()).collect();
+        assert_eq!(names, MIX_INPUTS);
     }
 
     #[test]

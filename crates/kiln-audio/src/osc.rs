@@ -5,8 +5,9 @@
 //! [`phase_increment`], the start phase [`phase_start`], and each output sample uses the phase
 //! before that sample's increment. The output is `amp · wave`.
 
-use crate::{AudioOp, apply_amp, constant, float_param, input, sample_rate, signal_in, signal_out};
-use kiln_core::op::{OpError, OpSpec, Reads, Rule};
+use crate::{apply_amp, constant, input, sample_rate};
+use kiln_core::op::port::SignalIn;
+use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
 
@@ -95,15 +96,20 @@ struct Phase {
 }
 
 impl Phase {
-    fn from_call(call: &SignalCall<'_>) -> Result<Self, OpError> {
-        let sample_rate = sample_rate(call)?;
-        let start = phase_start(call.param_float(0)?);
+    /// The state of an oscillator node: its rate, start `phase` (in cycles), and whether
+    /// `freq` and `amp` are wired signals (a constant `freq` primes the increment cache).
+    fn of(
+        call: &SignalCall<'_>,
+        phase: f64,
+        freq: SignalIn,
+        amp: SignalIn,
+    ) -> Result<Self, OpError> {
         Ok(Phase::new(
-            sample_rate,
-            start,
-            call.is_live(0),
-            call.is_live(1),
-            call.control_float(0).unwrap_or(440.0),
+            sample_rate(call)?,
+            phase_start(phase),
+            freq.0.is_none(),
+            amp.0.is_none(),
+            freq.0.unwrap_or(440.0),
         ))
     }
     fn new(sample_rate: f64, start: u32, freq_live: bool, amp_live: bool, freq: f64) -> Self {
@@ -359,88 +365,109 @@ impl SignalProc for Noise {
     }
 }
 
-fn periodic_spec(id: &'static str, doc: &'static str) -> OpSpec {
-    OpSpec::new(id, doc)
-        .input(
-            signal_in("freq", 440.0, "frequency in Hz (negative runs backwards)")
-                .with_rule(Rule::Finite),
-        )
-        .input(
-            signal_in("amp", 1.0, "amplitude: the wave is multiplied by it")
-                .with_rule(Rule::Finite),
-        )
-        .output(signal_out("the oscillator's signal"))
-        .param(float_param("phase", 0.0, "start phase in cycles (0 to 1)").with_rule(Rule::Finite))
-}
-
-/// The processor of a periodic oscillator whose waveform takes no params.
-fn build_periodic<W: Waveform + Default + 'static>(
+/// A sine oscillator: amp · sin(2π · phase), the phase advancing by freq / sample rate per
+/// sample in exact 32-bit fixed point.
+#[kiln_core::op("osc.sine", signal, out = "the oscillator's signal")]
+fn osc_sine(
+    #[input(
+        "frequency in Hz (negative runs backwards)",
+        default = 440.0,
+        rule = Rule::Finite
+    )]
+    freq: SignalIn,
+    #[input(
+        "amplitude: the wave is multiplied by it",
+        default = 1.0,
+        rule = Rule::Finite
+    )]
+    amp: SignalIn,
+    #[param("start phase in cycles (0 to 1)", default = 0.0, rule = Rule::Finite)] phase: f64,
     call: &SignalCall<'_>,
-) -> Result<Box<dyn SignalProc>, OpError> {
-    Ok(Box::new(PhaseOsc {
-        state: Phase::from_call(call)?,
-        wave: W::default(),
-    }))
+) -> Result<SineOsc, OpError> {
+    Ok(PhaseOsc {
+        state: Phase::of(call, phase, freq, amp)?,
+        wave: SineWave,
+    })
 }
 
-fn build_square(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-    let state = Phase::from_call(call)?;
-    let duty = call.param_float(1)?;
-    Ok(Box::new(PhaseOsc {
-        state,
+/// A sawtooth oscillator rising from -1 to 1 each cycle, band-limited with PolyBLEP.
+#[kiln_core::op("osc.saw", signal, out = "the oscillator's signal")]
+fn osc_saw(
+    #[input(
+        "frequency in Hz (negative runs backwards)",
+        default = 440.0,
+        rule = Rule::Finite
+    )]
+    freq: SignalIn,
+    #[input(
+        "amplitude: the wave is multiplied by it",
+        default = 1.0,
+        rule = Rule::Finite
+    )]
+    amp: SignalIn,
+    #[param("start phase in cycles (0 to 1)", default = 0.0, rule = Rule::Finite)] phase: f64,
+    call: &SignalCall<'_>,
+) -> Result<PolyBlepSaw, OpError> {
+    Ok(PhaseOsc {
+        state: Phase::of(call, phase, freq, amp)?,
+        wave: SawWave,
+    })
+}
+
+/// A square oscillator: 1 for the first `duty` of each cycle, then -1, band-limited with
+/// PolyBLEP.
+#[kiln_core::op("osc.square", signal, out = "the oscillator's signal")]
+fn osc_square(
+    #[input(
+        "frequency in Hz (negative runs backwards)",
+        default = 440.0,
+        rule = Rule::Finite
+    )]
+    freq: SignalIn,
+    #[input(
+        "amplitude: the wave is multiplied by it",
+        default = 1.0,
+        rule = Rule::Finite
+    )]
+    amp: SignalIn,
+    #[param("start phase in cycles (0 to 1)", default = 0.0, rule = Rule::Finite)] phase: f64,
+    #[param(
+        "fraction of each cycle spent high (0 to 1)",
+        default = 0.5,
+        rule = Rule::between(0.0, 1.0)
+    )]
+    duty: f64,
+    call: &SignalCall<'_>,
+) -> Result<PolyBlepSquare, OpError> {
+    Ok(PhaseOsc {
+        state: Phase::of(call, phase, freq, amp)?,
         wave: SquareWave {
             duty: round_non_negative(duty * TWO32),
         },
-    }))
+    })
 }
 
-fn build_noise(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-    Ok(Box::new(Noise::new(call.node_seed(), call.is_live(0))))
+/// White noise, uniform in [-1, 1), times amp. Seeded by the run's seed and the node id: the
+/// same in every run, different for each node.
+#[kiln_core::op("osc.noise", signal, reads = "seed", out = "the noise")]
+fn osc_noise(
+    #[input(
+        "amplitude: the noise is multiplied by it",
+        default = 1.0,
+        rule = Rule::Finite
+    )]
+    amp: SignalIn,
+    call: &SignalCall<'_>,
+) -> Noise {
+    Noise::new(call.node_seed(), amp.0.is_none())
 }
 
 /// Register the oscillators.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register_signal(AudioOp::new(
-        periodic_spec(
-            "osc.sine",
-            "A sine oscillator: amp · sin(2π · phase), the phase advancing by freq / sample \
-             rate per sample in exact 32-bit fixed point.",
-        ),
-        build_periodic::<SineWave>,
-    ))?;
-    reg.register_signal(AudioOp::new(
-        periodic_spec(
-            "osc.saw",
-            "A sawtooth oscillator rising from -1 to 1 each cycle, band-limited with PolyBLEP.",
-        ),
-        build_periodic::<SawWave>,
-    ))?;
-    reg.register_signal(AudioOp::new(
-        periodic_spec(
-            "osc.square",
-            "A square oscillator: 1 for the first `duty` of each cycle, then -1, band-limited \
-             with PolyBLEP.",
-        )
-        .param(
-            float_param("duty", 0.5, "fraction of each cycle spent high (0 to 1)")
-                .with_rule(Rule::between(0.0, 1.0)),
-        ),
-        build_square,
-    ))?;
-    reg.register_signal(AudioOp::new(
-        OpSpec::new(
-            "osc.noise",
-            "White noise, uniform in [-1, 1), times amp. Seeded by the run's seed and the node \
-             id: the same in every run, different for each node.",
-        )
-        .input(
-            signal_in("amp", 1.0, "amplitude: the noise is multiplied by it")
-                .with_rule(Rule::Finite),
-        )
-        .output(signal_out("the noise"))
-        .reads(Reads::SEED),
-        build_noise,
-    ))?;
+    reg.register_signal(OscSineOp::new())?;
+    reg.register_signal(OscSawOp::new())?;
+    reg.register_signal(OscSquareOp::new())?;
+    reg.register_signal(OscNoiseOp::new())?;
     Ok(())
 }
 

@@ -2,11 +2,11 @@
 //! from outside, such as a WAV file given to `kiln render --set voice=@take.wav`) and the
 //! signal op `audio.play`, which plays one channel of a buffer, sample by sample.
 
-use crate::{AUDIO_TYPE, AudioBuffer, AudioOp, sample_rate, signal_out};
-use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec, Rule};
+use crate::{AUDIO_TYPE, AudioBuffer, sample_rate};
+use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
-use kiln_core::value::{Heavy, Value, ValueType};
+use kiln_core::value::{Heavy, Value};
 use kiln_std::graph_io::GraphInput;
 
 /// The op id of audio graph inputs.
@@ -82,11 +82,23 @@ impl SignalProc for Play {
     }
 }
 
-fn build_play(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+/// Plays one channel of an audio buffer: sample n is frame n of the buffer, then silence (or
+/// the buffer again, when `loop` is set). The buffer's rate must be the node's.
+#[kiln_core::op("audio.play", signal, out = "the channel's samples")]
+fn play(
+    #[input("the buffer to play (a control value)", ty = AUDIO_TYPE)] buffer: &Value,
+    #[param("the channel to play, from 0", default = 0, rule = Rule::at_least(0))] channel: i64,
+    #[param(
+        "start over after the last frame instead of falling silent",
+        default = false
+    )]
+    r#loop: bool,
+    call: &SignalCall<'_>,
+) -> Result<Play, OpError> {
     let rate = sample_rate(call)?;
-    let heavy = match call.controls.first() {
-        Some(Value::Heavy(h)) if h.downcast::<AudioBuffer>().is_some() => h.clone(),
-        Some(other) => {
+    let heavy = match buffer {
+        Value::Heavy(h) if h.downcast::<AudioBuffer>().is_some() => h.clone(),
+        other => {
             return Err(OpError::input(
                 0,
                 format!(
@@ -95,7 +107,6 @@ fn build_play(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
                 ),
             ));
         }
-        None => return Err(OpError::input(0, "`buffer` has no value")),
     };
     let Some(buf) = heavy.downcast::<AudioBuffer>() else {
         return Err(OpError::input(0, "`buffer` must be an audio buffer"));
@@ -111,7 +122,6 @@ fn build_play(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
         ));
     }
     let channels = buf.channels;
-    let channel = call.param_int(0)?;
     if channel < 0 || channel >= i64::from(channels) {
         return Err(OpError::param(
             0,
@@ -122,12 +132,7 @@ fn build_play(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
             ),
         ));
     }
-    let looping = call
-        .params
-        .get(1)
-        .and_then(Value::as_bool)
-        .ok_or_else(|| OpError::param(1, "`loop` must be a bool"))?;
-    Ok(Box::new(Play::new(heavy, channel as usize, looping)))
+    Ok(Play::new(heavy, channel as usize, r#loop))
 }
 
 /// Register `input.audio` and `audio.play`.
@@ -138,36 +143,7 @@ pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
          `--set NAME=@file.wav`); it has no default.",
         AUDIO_TYPE,
     ))?;
-    reg.register_signal(AudioOp::new(
-        OpSpec::new(
-            "audio.play",
-            "Plays one channel of an audio buffer: sample n is frame n of the buffer, then \
-             silence (or the buffer again, when `loop` is set). The buffer's rate must be \
-             the node's.",
-        )
-        .input(InputSpec::required(
-            "buffer",
-            AUDIO_TYPE,
-            "the buffer to play (a control value)",
-        ))
-        .output(signal_out("the channel's samples"))
-        .param(
-            ParamSpec::new(
-                "channel",
-                ValueType::Int,
-                Value::Int(0),
-                "the channel to play, from 0",
-            )
-            .with_rule(Rule::at_least(0)),
-        )
-        .param(ParamSpec::new(
-            "loop",
-            ValueType::Bool,
-            Value::Bool(false),
-            "start over after the last frame instead of falling silent",
-        )),
-        build_play,
-    ))
+    reg.register_signal(PlayOp::new())
 }
 
 #[cfg(test)]

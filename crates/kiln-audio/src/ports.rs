@@ -1,25 +1,8 @@
-//! The ports and params shared by the audio ops: declaring them in a spec, reading them when
-//! a processor is built (their rules, see [`kiln_core::op::rule`], already checked), and
-//! reading signal inputs while it runs.
+//! What the audio ops share: the node's sample rate when a processor is built, and reading
+//! signal inputs while it runs.
 
-use kiln_core::op::{InputSpec, OpError, OutputSpec, ParamSpec};
+use kiln_core::op::OpError;
 use kiln_core::signal::SignalCall;
-use kiln_core::value::{Value, ValueType};
-
-/// The `out` port every audio op has.
-pub(crate) fn signal_out(doc: &'static str) -> OutputSpec {
-    OutputSpec::new("out", ValueType::Signal, doc)
-}
-
-/// An optional signal input with a constant default.
-pub(crate) fn signal_in(name: &'static str, default: f64, doc: &'static str) -> InputSpec {
-    InputSpec::optional(name, ValueType::Signal, Value::Float(default), doc)
-}
-
-/// A float param with a default.
-pub(crate) fn float_param(name: &'static str, default: f64, doc: &'static str) -> ParamSpec {
-    ParamSpec::new(name, ValueType::Float, Value::Float(default), doc)
-}
 
 /// The node's sample rate, or an error when it is not a positive finite number.
 pub(crate) fn sample_rate(call: &SignalCall<'_>) -> Result<f64, OpError> {

@@ -2,11 +2,10 @@
 //! signal from another clock domain. The streaming evaluator (`kiln-core`) knows only the
 //! clock-domain rule and the [`RateConverter`] face this DSP offers it.
 
-use kiln_core::op::{InputSpec, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation};
-use kiln_core::signal::{
-    MAX_FROM_RATE, RESAMPLE_OP, RateConverter, SignalCall, SignalOp, SignalProc, Words,
-};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::op::port::SignalIn;
+use kiln_core::op::{Rule, RuleEnv, Violation};
+use kiln_core::signal::{MAX_FROM_RATE, RateConverter, SignalCall, SignalProc, Words};
+use kiln_core::value::Value;
 
 /// Interpolation used by [`Resampler`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -271,81 +270,54 @@ fn half_width_rule(params: &[Value], env: &RuleEnv) -> Result<(), (usize, Violat
         .map_err(|e| (2, e))
 }
 
-/// The `resample` op: joins a signal from another clock domain (see [`Resampler`]).
-pub struct ResampleOp(OpSpec);
-
-impl Default for ResampleOp {
-    fn default() -> Self {
-        ResampleOp(
-            OpSpec::new(
-                RESAMPLE_OP,
-                "Brings a signal from another clock domain into this one: everything upstream of \
-                 `in` runs at `from` Hz, and is interpolated (linear or windowed sinc) at this \
-                 node's rate.",
-            )
-            .input(InputSpec::required(
-                "in",
-                ValueType::Signal,
-                "the signal, in the `from` clock domain",
-            ))
-            .output(OutputSpec::new(
-                "out",
-                ValueType::Signal,
-                "the signal at this domain's rate",
-            ))
-            .param(
-                ParamSpec::required(
-                    "from",
-                    ValueType::Int,
-                    "the sample rate (Hz) of the input's clock domain",
-                )
-                .with_rule(Rule::Ints {
-                    min: 1,
-                    max: MAX_FROM_RATE,
-                }),
-            )
-            .param(
-                ParamSpec::new(
-                    "method",
-                    ValueType::String,
-                    Value::str("sinc"),
-                    "`linear` or `sinc`",
-                )
-                .with_rule(Rule::OneOf(&["linear", "sinc"])),
-            )
-            .param(ParamSpec::new(
-                "half_width",
-                ValueType::Int,
-                Value::Int(16),
-                "for `sinc`: source samples on each side (1 to 256)",
-            ))
-            .with_params_rule(half_width_rule),
-        )
-    }
-}
-
-impl SignalOp for ResampleOp {
-    fn spec(&self) -> &OpSpec {
-        &self.0
-    }
-    fn build(&self, call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-        // The rules hold: `from` in range, a known method, `half_width` in range for sinc.
-        call.check_rules(&self.0)?;
-        let from = call.param_int(0)?;
-        let method = match call.param_str(1)? {
-            "linear" => Interpolation::Linear,
-            _ => Interpolation::Sinc {
-                half_width: call.param_int(2)?.clamp(1, 256) as usize,
-            },
-        };
-        let to = call.sample_rate.round().max(1.0) as u64;
-        Ok(Box::new(Resampler::new(from as u64, to, method)))
-    }
+/// Brings a signal from another clock domain into this one: everything upstream of `in` runs
+/// at `from` Hz, and is interpolated (linear or windowed sinc) at this node's rate.
+// Its op, `ResampleOp`, is the core's `RESAMPLE_OP`: the streaming evaluator feeds the
+// `Resampler` it builds from the source domain.
+#[kiln_core::op(
+    "resample",
+    signal,
+    out = "the signal at this domain's rate",
+    params_rule = half_width_rule
+)]
+pub fn resample(
+    #[input("the signal, in the `from` clock domain")] r#in: SignalIn,
+    #[param(
+        "the sample rate (Hz) of the input's clock domain",
+        rule = Rule::Ints {
+            min: 1,
+            max: MAX_FROM_RATE,
+        }
+    )]
+    from: i64,
+    #[param(
+        "`linear` or `sinc`",
+        default = "sinc",
+        rule = Rule::OneOf(&["linear", "sinc"])
+    )]
+    method: &str,
+    #[param("for `sinc`: source samples on each side (1 to 256)", default = 16)] half_width: i64,
+    call: &SignalCall<'_>,
+) -> Resampler {
+    // The rules hold: `from` in range, a known method, `half_width` in range for sinc.
+    let method = match method {
+        "linear" => Interpolation::Linear,
+        _ => Interpolation::Sinc {
+            half_width: half_width.clamp(1, 256) as usize,
+        },
+    };
+    let to = call.sample_rate.round().max(1.0) as u64;
+    Resampler::new(from as u64, to, method)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_op_is_the_cores_resample() {
+        assert_eq!(ResampleOp::ID, kiln_core::signal::RESAMPLE_OP);
+    }
 
     #[test]
     fn linear_identity_rate_copies() {

@@ -1,10 +1,9 @@
 //! `signal.sequence`: a fixed list of samples, played once (then silence) or looped.
 
-use crate::{AudioOp, signal_out};
-use kiln_core::op::{OpError, OpSpec, ParamSpec, Rule, RuleEnv, Violation};
+use kiln_core::op::{Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::signal::{SignalCall, SignalProc, Words};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::signal::{SignalProc, Words};
+use kiln_core::value::Value;
 
 /// The `signal.sequence` processor: outputs its values one per sample, then 0.0 (or starts
 /// over, when looping).
@@ -90,44 +89,25 @@ fn values_rule(v: &Value, _env: &RuleEnv) -> Result<(), Violation> {
     Ok(())
 }
 
-fn build_sequence(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
+/// Outputs a list of values, one per sample, then 0.0 (or the list again, when `loop` is
+/// set): excitations, test signals, fixtures.
+#[kiln_core::op("signal.sequence", signal, out = "the values, one per sample")]
+fn sequence(
+    #[param(
+        "the samples (finite numbers)",
+        default = Vec::<Value>::new(),
+        rule = Rule::Check(values_rule)
+    )]
+    values: &[Value],
+    #[param("repeat the values forever instead of falling silent", default = false)] r#loop: bool,
+) -> Sequence {
     // The rule holds: a list of finite numbers.
-    let list = call.params.first().and_then(Value::as_list).unwrap_or(&[]);
-    let values = list.iter().filter_map(Value::as_f64).collect();
-    let looping = call
-        .params
-        .get(1)
-        .and_then(Value::as_bool)
-        .ok_or_else(|| OpError::param(1, "`loop` must be a bool"))?;
-    Ok(Box::new(Sequence::new(values, looping)))
+    Sequence::new(values.iter().filter_map(Value::as_f64).collect(), r#loop)
 }
 
 /// Register `signal.sequence`.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register_signal(AudioOp::new(
-        OpSpec::new(
-            "signal.sequence",
-            "Outputs a list of values, one per sample, then 0.0 (or the list again, when \
-             `loop` is set): excitations, test signals, fixtures.",
-        )
-        .output(signal_out("the values, one per sample"))
-        .param(
-            ParamSpec::new(
-                "values",
-                ValueType::List,
-                Value::List(Vec::<Value>::new().into()),
-                "the samples (finite numbers)",
-            )
-            .with_rule(Rule::Check(values_rule)),
-        )
-        .param(ParamSpec::new(
-            "loop",
-            ValueType::Bool,
-            Value::Bool(false),
-            "repeat the values forever instead of falling silent",
-        )),
-        build_sequence,
-    ))
+    reg.register_signal(SequenceOp::new())
 }
 
 #[cfg(test)]

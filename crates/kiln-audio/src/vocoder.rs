@@ -9,11 +9,12 @@
 //! order sample by sample, so a block gives the same bits as its samples one at a time.
 
 use crate::filters::{Biquad, BiquadMode};
-use crate::{AudioOp, float_param, input, sample_rate, signal_out};
-use kiln_core::op::{InputSpec, OpError, OpSpec, ParamSpec, Rule, RuleEnv, Violation};
+use crate::{input, sample_rate};
+use kiln_core::op::port::SignalIn;
+use kiln_core::op::{OpError, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::value::Value;
 
 /// The most bands a vocoder has.
 pub const MAX_BANDS: usize = 64;
@@ -158,28 +159,6 @@ impl SignalProc for Vocoder {
     }
 }
 
-fn build(call: &SignalCall<'_>) -> Result<Box<dyn SignalProc>, OpError> {
-    let sr = sample_rate(call)?;
-    let bands = call
-        .params
-        .first()
-        .and_then(Value::as_i64)
-        .unwrap_or(16)
-        .clamp(1, MAX_BANDS as i64) as usize;
-    let f = |i: usize| call.param_float(i);
-    let (low, high, q) = (f(1)?, f(2)?, f(3)?);
-    let settings = VocoderSettings {
-        bands,
-        low,
-        high,
-        q,
-        attack: f(4)?,
-        release: f(5)?,
-        gain: f(6)?,
-    };
-    Ok(Box::new(Vocoder::new(&settings, sr)))
-}
-
 /// The rule of `high`: a finite frequency above 0, below the Nyquist frequency of the node's
 /// rate when it is known.
 fn high_rule(v: &Value, env: &RuleEnv) -> Result<(), Violation> {
@@ -218,51 +197,76 @@ fn bands_rule(params: &[Value], _env: &RuleEnv) -> Result<(), (usize, Violation)
     }
 }
 
+/// A channel vocoder: the carrier through a band-pass filter bank, each band scaled by the
+/// envelope of the same band of the modulator, summed.
+#[kiln_core::op(
+    "vocoder",
+    signal,
+    out = "the vocoded signal",
+    params_rule = bands_rule
+)]
+#[allow(clippy::too_many_arguments)] // one per port
+fn vocoder(
+    #[input("the sound that is shaped (a rich tone)")] carrier: SignalIn,
+    #[input("the sound whose spectrum shapes it (a voice)")] modulator: SignalIn,
+    #[param(
+        "number of bands",
+        default = 16,
+        rule = Rule::Ints {
+            min: 1,
+            max: MAX_BANDS as i64,
+        }
+    )]
+    bands: i64,
+    #[param(
+        "centre of the lowest band in Hz",
+        default = 100.0,
+        rule = Rule::POSITIVE
+    )]
+    low: f64,
+    #[param(
+        "centre of the highest band in Hz (below Nyquist)",
+        default = 3500.0,
+        rule = Rule::Check(high_rule)
+    )]
+    high: f64,
+    #[param(
+        "quality of each band-pass filter",
+        default = 6.0,
+        rule = Rule::POSITIVE
+    )]
+    q: f64,
+    #[param(
+        "envelope rise time in seconds",
+        default = 0.005,
+        rule = Rule::NON_NEGATIVE
+    )]
+    attack: f64,
+    #[param(
+        "envelope fall time in seconds",
+        default = 0.05,
+        rule = Rule::NON_NEGATIVE
+    )]
+    release: f64,
+    #[param("output gain", default = 4.0, rule = Rule::Finite)] gain: f64,
+    call: &SignalCall<'_>,
+) -> Result<Vocoder, OpError> {
+    let sr = sample_rate(call)?;
+    let settings = VocoderSettings {
+        bands: bands.clamp(1, MAX_BANDS as i64) as usize,
+        low,
+        high,
+        q,
+        attack,
+        release,
+        gain,
+    };
+    Ok(Vocoder::new(&settings, sr))
+}
+
 /// Register `vocoder`.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let spec = OpSpec::new(
-        "vocoder",
-        "A channel vocoder: the carrier through a band-pass filter bank, each band scaled by \
-         the envelope of the same band of the modulator, summed.",
-    )
-    .input(InputSpec::required(
-        "carrier",
-        ValueType::Signal,
-        "the sound that is shaped (a rich tone)",
-    ))
-    .input(InputSpec::required(
-        "modulator",
-        ValueType::Signal,
-        "the sound whose spectrum shapes it (a voice)",
-    ))
-    .output(signal_out("the vocoded signal"))
-    .param(
-        ParamSpec::new("bands", ValueType::Int, Value::Int(16), "number of bands").with_rule(
-            Rule::Ints {
-                min: 1,
-                max: MAX_BANDS as i64,
-            },
-        ),
-    )
-    .param(float_param("low", 100.0, "centre of the lowest band in Hz").with_rule(Rule::POSITIVE))
-    .param(
-        float_param(
-            "high",
-            3500.0,
-            "centre of the highest band in Hz (below Nyquist)",
-        )
-        .with_rule(Rule::Check(high_rule)),
-    )
-    .param(float_param("q", 6.0, "quality of each band-pass filter").with_rule(Rule::POSITIVE))
-    .param(
-        float_param("attack", 0.005, "envelope rise time in seconds").with_rule(Rule::NON_NEGATIVE),
-    )
-    .param(
-        float_param("release", 0.05, "envelope fall time in seconds").with_rule(Rule::NON_NEGATIVE),
-    )
-    .param(float_param("gain", 4.0, "output gain").with_rule(Rule::Finite))
-    .with_params_rule(bands_rule);
-    reg.register_signal(AudioOp::new(spec, build))
+    reg.register_signal(VocoderOp::new())
 }
 
 #[cfg(test)]

@@ -3,74 +3,95 @@
 //! from the front: x right, y up, each lattice quad as two flat-shaded triangles, the rows
 //! coloured in three horizontal bands, nearer triangles over farther ones).
 
-use crate::cloth::{CLOTH_TYPE, Cloth, ClothSettings};
-use crate::image_bridge::{IMAGE_TYPE, Image};
-use crate::sim_op::{
-    SimOp, image_size_params, size_params, with_image_size_params, with_size_params,
-};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use crate::cloth::{Cloth, ClothSettings};
+use crate::image_bridge::Image;
+use crate::ports::{SIDE, f32s, grid_size, image_size};
+use kiln_core::op;
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 
-fn run_init(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = size_params(call)?;
+/// A cloth at rest: a lattice of points hanging in the x-y plane (top row at y = 0), pinned
+/// along the top, at its top corners, along its left edge, or nowhere.
+#[op("sim.cloth.init", out = "the cloth")]
+fn cloth_init(
+    #[param("width in cells", default = 24, rule = SIDE, plan_time)] width: i64,
+    #[param("height in cells", default = 24, rule = SIDE, plan_time)] height: i64,
+    #[param("rest distance between neighbours", default = 0.1, range = 1e-4..=1e4)] spacing: f64,
+    #[param(
+        "`top`, `corners`, `left` or `none`",
+        default = "top",
+        rule = Rule::OneOf(&["top", "corners", "left", "none"])
+    )]
+    pins: &str,
+) -> Result<Cloth, OpError> {
+    let (w, h) = grid_size(width, height)?;
     if w < 2 || h < 2 || w as u64 * h as u64 > 1 << 20 {
         return Err(OpError::param(
             0,
             format!("expected 2 to 1024 points a side and at most 2^20 in all, found {w} x {h}"),
         ));
     }
-    let spacing = call.param_float(2)? as f32;
-    let pins = call.param_str(3)?;
     let pin = |i: u32, j: u32| match pins {
         "top" => j == 0,
         "corners" => j == 0 && (i == 0 || i == w - 1),
         "left" => i == 0,
         _ => false,
     };
-    out[0] = Cloth::hanging(w, h, spacing, pin).into_value();
-    Ok(())
+    Ok(Cloth::hanging(w, h, spacing as f32, pin))
 }
 
-fn vec3(call: &OpCall<'_>, i: usize) -> Result<[f32; 3], OpError> {
-    match call.inputs.get(i) {
-        Some(Value::Vec3(v)) => Ok(v.map(|c| c as f32)),
-        v => Err(OpError::input(
-            i,
-            format!(
-                "expected a vec3, found {}",
-                v.map_or("nothing", Value::type_name)
-            ),
-        )),
-    }
-}
-
-fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let cloth = call.heavy::<Cloth>(0, "a cloth")?;
+/// Mass–spring cloth (structural, shear and bend springs) with Störmer–Verlet integration:
+/// gravity, wind and a fluttering wind noise; pinned points stay.
+#[op("sim.cloth.step", out = "the cloth one tick on")]
+#[allow(clippy::too_many_arguments)]
+fn cloth_step(
+    #[input("the cloth (from a latch)")] state: &Cloth,
+    #[input("constant acceleration", default = [0.0, -9.81, 0.0])] gravity: [f64; 3],
+    #[input("constant wind acceleration", default = [0.0, 0.0, 0.0])] wind: [f64; 3],
+    #[input("strength of the wind noise", default = 0.0)] flutter: f64,
+    #[input("spring stiffness per unit mass", default = 2000.0, rule = Rule::NON_NEGATIVE)]
+    stiffness: f64,
+    #[input("fraction of the velocity lost per substep", default = 0.002, range = 0.0..=1.0)]
+    damping: f64,
+    #[input("seconds per tick", default = 1.0 / 30.0, rule = Rule::NON_NEGATIVE)] dt: f64,
+    #[param("Verlet substeps per tick", default = 16, range = 1..=1000)] substeps: i64,
+    call: &OpCall,
+) -> Result<Cloth, OpError> {
+    let substeps = substeps.clamp(1, 1000);
     let s = ClothSettings {
-        gravity: vec3(call, 1)?,
-        wind: vec3(call, 2)?,
-        flutter: call.float(3)? as f32,
-        stiffness: call.float(4)? as f32,
-        damping: call.float(5)? as f32,
-        dt: call.float(6)? as f32 / call.param_int(0)?.clamp(1, 1000) as f32,
+        gravity: f32s(gravity),
+        wind: f32s(wind),
+        flutter: flutter as f32,
+        stiffness: stiffness as f32,
+        damping: damping as f32,
+        dt: dt as f32 / substeps as f32,
     };
-    let mut c = cloth.step(&s);
-    for _ in 1..call.param_int(0)?.clamp(1, 1000) {
+    let mut c = state.step(&s);
+    for _ in 1..substeps {
         call.check_cancel()?;
         c = c.step(&s);
     }
-    out[0] = c.into_value();
-    Ok(())
+    Ok(c)
 }
 
 const BANDS: [[f32; 3]; 3] = [[0.85, 0.1, 0.12], [0.95, 0.95, 0.92], [0.1, 0.2, 0.6]];
 
-fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = image_size_params(call)?;
-    let c = call.heavy::<Cloth>(0, "a cloth")?;
-    let extent = call.param_float(2)? as f32;
-    let (cx, cy) = (call.param_float(3)? as f32, call.param_float(4)? as f32);
+/// A cloth drawn from the front (x right, y up) as flat-shaded triangles in three
+/// horizontal colour bands, over a sky colour.
+#[op("sim.cloth.view",
+    params_rule = kiln_image::image::pixels_rule, out = "the image")]
+fn cloth_view(
+    #[input("the cloth")] cloth: &Cloth,
+    #[param("width in cells", default = 256, rule = SIDE, plan_time)] width: i64,
+    #[param("height in cells", default = 256, rule = SIDE, plan_time)] height: i64,
+    #[param("half the width shown", default = 2.0, range = 1e-6..=1e9)] extent: f64,
+    #[param("world x at the centre", default = 0.0, rule = Rule::Finite)] center_x: f64,
+    #[param("world y at the centre", default = 0.0, rule = Rule::Finite)] center_y: f64,
+) -> Result<Image, OpError> {
+    let (w, h) = image_size(width, height)?;
+    let c = cloth;
+    let extent = extent as f32;
+    let (cx, cy) = (center_x as f32, center_y as f32);
     let mut img = Image::filled(w, h, [0.55, 0.75, 0.95, 1.0]);
     let mut depth = vec![f32::NEG_INFINITY; w as usize * h as usize];
     let scale = w as f32 / (2.0 * extent);
@@ -110,8 +131,7 @@ fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
             }
         }
     }
-    out[0] = img.into_value();
-    Ok(())
+    Ok(img)
 }
 
 /// Fill the screen triangle `p` (x, y in pixels, z depth) where it is nearer than `depth`.
@@ -156,104 +176,8 @@ fn fill(img: &mut Image, depth: &mut [f32], p: [[f32; 3]; 3], colour: [f32; 3]) 
 
 /// Register `sim.cloth.init`, `sim.cloth.step` and `sim.cloth.view`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let init = OpSpec::new(
-        "sim.cloth.init",
-        "A cloth at rest: a lattice of points hanging in the x-y plane (top row at y = 0), \
-         pinned along the top, at its top corners, along its left edge, or nowhere.",
-    )
-    .output(OutputSpec::new("out", CLOTH_TYPE, "the cloth"));
-    let init = with_size_params(init, 24)
-        .param(
-            ParamSpec::new(
-                "spacing",
-                ValueType::Float,
-                Value::Float(0.1),
-                "rest distance between neighbours",
-            )
-            .with_rule(Rule::between(1e-4, 1e4)),
-        )
-        .param(
-            ParamSpec::new(
-                "pins",
-                ValueType::String,
-                Value::Str("top".into()),
-                "`top`, `corners`, `left` or `none`",
-            )
-            .with_rule(Rule::OneOf(&["top", "corners", "left", "none"])),
-        );
-    reg.register(SimOp::new(init, run_init))?;
-    let v3 =
-        |name, d: [f64; 3], doc| InputSpec::optional(name, ValueType::Vec3, Value::Vec3(d), doc);
-    let f = |name, d: f64, doc| InputSpec::optional(name, ValueType::Float, Value::Float(d), doc);
-    let step = OpSpec::new(
-        "sim.cloth.step",
-        "Mass–spring cloth (structural, shear and bend springs) with Störmer–Verlet \
-         integration: gravity, wind and a fluttering wind noise; pinned points stay.",
-    )
-    .input(InputSpec::required(
-        "state",
-        CLOTH_TYPE,
-        "the cloth (from a latch)",
-    ))
-    .input(v3("gravity", [0.0, -9.81, 0.0], "constant acceleration"))
-    .input(v3("wind", [0.0, 0.0, 0.0], "constant wind acceleration"))
-    .input(f("flutter", 0.0, "strength of the wind noise"))
-    .input(f("stiffness", 2000.0, "spring stiffness per unit mass").with_rule(Rule::NON_NEGATIVE))
-    .input(
-        f(
-            "damping",
-            0.002,
-            "fraction of the velocity lost per substep",
-        )
-        .with_rule(Rule::between(0.0, 1.0)),
-    )
-    .input(f("dt", 1.0 / 30.0, "seconds per tick").with_rule(Rule::NON_NEGATIVE))
-    .output(OutputSpec::new("out", CLOTH_TYPE, "the cloth one tick on"))
-    .param(
-        ParamSpec::new(
-            "substeps",
-            ValueType::Int,
-            Value::Int(16),
-            "Verlet substeps per tick",
-        )
-        .with_rule(Rule::Ints { min: 1, max: 1000 }),
-    );
-    reg.register(SimOp::new(step, run_step))?;
-    let view = OpSpec::new(
-        "sim.cloth.view",
-        "A cloth drawn from the front (x right, y up) as flat-shaded triangles in three \
-         horizontal colour bands, over a sky colour.",
-    )
-    .input(InputSpec::required("cloth", CLOTH_TYPE, "the cloth"))
-    .output(OutputSpec::new("out", IMAGE_TYPE, "the image"));
-    let view = with_image_size_params(view, 256)
-        .param(
-            ParamSpec::new(
-                "extent",
-                ValueType::Float,
-                Value::Float(2.0),
-                "half the width shown",
-            )
-            .with_rule(Rule::between(1e-6, 1e9)),
-        )
-        .param(
-            ParamSpec::new(
-                "center_x",
-                ValueType::Float,
-                Value::Float(0.0),
-                "world x at the centre",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .param(
-            ParamSpec::new(
-                "center_y",
-                ValueType::Float,
-                Value::Float(0.0),
-                "world y at the centre",
-            )
-            .with_rule(Rule::Finite),
-        );
-    reg.register(SimOp::new(view, run_view))?;
+    reg.register(ClothInitOp::new())?;
+    reg.register(ClothStepOp::new())?;
+    reg.register(ClothViewOp::new())?;
     Ok(())
 }

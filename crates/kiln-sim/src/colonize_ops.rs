@@ -3,44 +3,72 @@
 //! width grows with the number of nodes above it, `twig · (1 + above)^0.4` pixels) and
 //! `sim.tree.lines` (the segments as a list of vec4 `(x0, y0, x1, y1)`).
 
-use crate::colonize::{GrowSettings, TREE_TYPE, Tree};
-use crate::image_bridge::{IMAGE_TYPE, Image};
-use crate::sim_op::{SimOp, image_size_params, with_image_size_params};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use crate::colonize::{GrowSettings, Tree};
+use crate::image_bridge::Image;
+use crate::ports::{SIDE, image_size};
+use kiln_core::op;
+use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::value::Value;
 
-fn float(call: &OpCall<'_>, i: usize) -> Result<f32, OpError> {
-    call.param_float(i).map(|v| v as f32)
+/// The start of a space colonization tree: a root at the origin and seeded attractors spread
+/// over a crown disk above it.
+#[op("sim.tree.init", out = "the tree and its attractors")]
+fn tree_init(
+    #[param("how many attractors", default = 500, range = 0..=1_000_000)] attractors: i64,
+    #[param("where the attractors fall", default = 0)] seed: i64,
+    #[param("radius of the crown", default = 1.0, rule = Rule::NON_NEGATIVE)] radius: f64,
+    #[param("height of the crown's centre", default = 1.6, rule = Rule::Finite)] crown_y: f64,
+) -> Tree {
+    let count = attractors.clamp(0, 1_000_000) as u32;
+    Tree::seeded(
+        [0.0, 0.0],
+        [0.0, crown_y as f32],
+        radius as f32,
+        count,
+        seed as u64,
+    )
 }
 
-fn run_init(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let count = call.param_int(0)?.clamp(0, 1_000_000) as u32;
-    let seed = call.param_int(1)? as u64;
-    let radius = float(call, 2)?;
-    let crown_y = float(call, 3)?;
-    out[0] = Tree::seeded([0.0, 0.0], [0.0, crown_y], radius, count, seed).into_value();
-    Ok(())
-}
-
-fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let t = call.heavy::<Tree>(0, "a tree")?;
+/// One step of space colonization: attractors pull their nearest node within reach, each
+/// pulled node grows a segment, reached attractors are removed.
+#[op("sim.tree.step", out = "the tree one step on")]
+fn tree_step(
+    #[input("the tree (from a latch)")] state: &Tree,
+    #[input("how far an attractor reaches", default = 0.6, rule = Rule::POSITIVE)] influence: f64,
+    #[input(
+        "how close a node must come to remove an attractor",
+        default = 0.08,
+        rule = Rule::POSITIVE
+    )]
+    kill: f64,
+    #[input("length of a new segment", default = 0.04, rule = Rule::POSITIVE)] segment: f64,
+) -> Result<Tree, OpError> {
     let s = GrowSettings {
-        influence: call.float(1)? as f32,
-        kill: call.float(2)? as f32,
-        segment: call.float(3)? as f32,
+        influence: influence as f32,
+        kill: kill as f32,
+        segment: segment as f32,
     };
-    if t.nodes.len() > 4_000_000 {
+    if state.nodes.len() > 4_000_000 {
         return Err(OpError::input(0, "the tree has over 4,000,000 nodes"));
     }
-    out[0] = t.grow(&s).into_value();
-    Ok(())
+    Ok(state.grow(&s))
 }
 
-fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = image_size_params(call)?;
-    let t = call.heavy::<Tree>(0, "a tree")?;
-    let (extent, cy, width) = (float(call, 2)?, float(call, 3)?, float(call, 4)?);
+/// A tree drawn as branches, thicker towards the root, on a pale ground (y up).
+#[op("sim.tree.view",
+    params_rule = kiln_image::image::pixels_rule, out = "the image")]
+fn tree_view(
+    #[input("the tree")] tree: &Tree,
+    #[param("width in cells", default = 256, rule = SIDE, plan_time)] width: i64,
+    #[param("height in cells", default = 256, rule = SIDE, plan_time)] height: i64,
+    #[param("half the width shown", default = 1.5, range = 1e-6..=1e9)] extent: f64,
+    #[param("world y at the centre", default = 1.2, rule = Rule::Finite)] center_y: f64,
+    #[param("width of a twig in pixels", default = 1.0, range = 0.1..=64.0)] twig: f64,
+) -> Result<Image, OpError> {
+    let (w, h) = image_size(width, height)?;
+    let t = tree;
+    let (extent, cy, width) = (extent as f32, center_y as f32, twig as f32);
     let mut img = Image::filled(w, h, [0.93, 0.9, 0.82, 1.0]);
     // Nodes above each node, children after parents: one backward pass.
     let mut above = vec![0u32; t.nodes.len()];
@@ -72,133 +100,23 @@ fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
             }
         }
     }
-    out[0] = img.into_value();
-    Ok(())
+    Ok(img)
 }
 
-fn run_lines(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let t = call.heavy::<Tree>(0, "a tree")?;
-    let lines: Vec<Value> = t
-        .segments()
+/// A tree's segments, parent to child, as a list of vec4 (x0, y0, x1, y1).
+#[op("sim.tree.lines", out = "the segments")]
+fn tree_lines(#[input("the tree")] tree: &Tree) -> Vec<Value> {
+    tree.segments()
         .iter()
         .map(|s| Value::Vec4(s.map(|c| c as f64)))
-        .collect();
-    out[0] = Value::List(lines.into());
-    Ok(())
+        .collect()
 }
 
 /// Register `sim.tree.init`, `sim.tree.step`, `sim.tree.view` and `sim.tree.lines`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let init = OpSpec::new(
-        "sim.tree.init",
-        "The start of a space colonization tree: a root at the origin and seeded attractors \
-         spread over a crown disk above it.",
-    )
-    .output(OutputSpec::new(
-        "out",
-        TREE_TYPE,
-        "the tree and its attractors",
-    ))
-    .param(
-        ParamSpec::new(
-            "attractors",
-            ValueType::Int,
-            Value::Int(500),
-            "how many attractors",
-        )
-        .with_rule(Rule::Ints {
-            min: 0,
-            max: 1_000_000,
-        }),
-    )
-    .param(ParamSpec::new(
-        "seed",
-        ValueType::Int,
-        Value::Int(0),
-        "where the attractors fall",
-    ))
-    .param(
-        ParamSpec::new(
-            "radius",
-            ValueType::Float,
-            Value::Float(1.0),
-            "radius of the crown",
-        )
-        .with_rule(Rule::NON_NEGATIVE),
-    )
-    .param(
-        ParamSpec::new(
-            "crown_y",
-            ValueType::Float,
-            Value::Float(1.6),
-            "height of the crown's centre",
-        )
-        .with_rule(Rule::Finite),
-    );
-    reg.register(SimOp::new(init, run_init))?;
-    let f = |name, d: f64, doc| {
-        InputSpec::optional(name, ValueType::Float, Value::Float(d), doc).with_rule(Rule::POSITIVE)
-    };
-    let step = OpSpec::new(
-        "sim.tree.step",
-        "One step of space colonization: attractors pull their nearest node within reach, \
-         each pulled node grows a segment, reached attractors are removed.",
-    )
-    .input(InputSpec::required(
-        "state",
-        TREE_TYPE,
-        "the tree (from a latch)",
-    ))
-    .input(f("influence", 0.6, "how far an attractor reaches"))
-    .input(f(
-        "kill",
-        0.08,
-        "how close a node must come to remove an attractor",
-    ))
-    .input(f("segment", 0.04, "length of a new segment"))
-    .output(OutputSpec::new("out", TREE_TYPE, "the tree one step on"));
-    reg.register(SimOp::new(step, run_step))?;
-    let view = OpSpec::new(
-        "sim.tree.view",
-        "A tree drawn as branches, thicker towards the root, on a pale ground (y up).",
-    )
-    .input(InputSpec::required("tree", TREE_TYPE, "the tree"))
-    .output(OutputSpec::new("out", IMAGE_TYPE, "the image"));
-    let view = with_image_size_params(view, 256)
-        .param(
-            ParamSpec::new(
-                "extent",
-                ValueType::Float,
-                Value::Float(1.5),
-                "half the width shown",
-            )
-            .with_rule(Rule::between(1e-6, 1e9)),
-        )
-        .param(
-            ParamSpec::new(
-                "center_y",
-                ValueType::Float,
-                Value::Float(1.2),
-                "world y at the centre",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .param(
-            ParamSpec::new(
-                "twig",
-                ValueType::Float,
-                Value::Float(1.0),
-                "width of a twig in pixels",
-            )
-            .with_rule(Rule::between(0.1, 64.0)),
-        );
-    reg.register(SimOp::new(view, run_view))?;
-    let lines = OpSpec::new(
-        "sim.tree.lines",
-        "A tree's segments, parent to child, as a list of vec4 (x0, y0, x1, y1).",
-    )
-    .input(InputSpec::required("tree", TREE_TYPE, "the tree"))
-    .output(OutputSpec::new("out", ValueType::List, "the segments"));
-    reg.register(SimOp::new(lines, run_lines))?;
+    reg.register(TreeInitOp::new())?;
+    reg.register(TreeStepOp::new())?;
+    reg.register(TreeViewOp::new())?;
+    reg.register(TreeLinesOp::new())?;
     Ok(())
 }

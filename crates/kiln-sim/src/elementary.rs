@@ -11,13 +11,13 @@
 //! * `sim.ca1d.step` — one generation by `rule`, on a ring (`wrap`) or with dead cells
 //!   beyond the ends.
 
-use crate::grid::{GRID_TYPE, Grid};
+use crate::grid::Grid;
+use crate::ports::{SIDE, grid_size, with_channels};
 use crate::rng::Rng;
 use crate::rows::for_each_row;
-use crate::sim_op::{SimOp, grid_with_channels, int_param, size_params, with_size_params};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use kiln_core::op;
+use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 
 /// The next generation of `row` by `rule` into `next` (the same length).
 pub fn next_row(row: &[f32], next: &mut [f32], rule: u8, wrap_ends: bool) {
@@ -53,16 +53,23 @@ pub fn step_into(src: &Grid, dst: &mut Grid, rule: u8, wrap_ends: bool) {
     });
 }
 
-fn run_init(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = size_params(call)?;
-    let start = call.param_str(2)?;
-    let density = call.param_float(3)?;
-    let seed = int_param(call, 4)? as u64;
+/// The seed of an elementary automaton: a 1-channel grid of `height` generations, all dead
+/// but the bottom row (one live cell in the middle, or seeded random cells).
+#[op("sim.ca1d.init", out = "the space-time diagram")]
+fn ca1d_init(
+    #[param("width in cells", default = 64, rule = SIDE, plan_time)] width: i64,
+    #[param("height in cells", default = 64, rule = SIDE, plan_time)] height: i64,
+    #[param("`center` or `random`", default = "center", rule = Rule::OneOf(&["center", "random"]))]
+    start: &str,
+    #[param("chance of a live cell (random start)", default = 0.5, range = 0.0..=1.0)] density: f64,
+    #[param("seed of the random start", default = 0)] seed: i64,
+) -> Result<Grid, OpError> {
+    let (w, h) = grid_size(width, height)?;
     let mut g = Grid::filled(w, h, &[0.0])?;
     match start {
         "center" => g.set(w / 2, h - 1, 0, 1.0),
         _ => {
-            let mut rng = Rng::new(seed);
+            let mut rng = Rng::new(seed as u64);
             for x in 0..w {
                 g.set(
                     x,
@@ -73,81 +80,28 @@ fn run_init(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
             }
         }
     }
-    out[0] = g.into_value();
-    Ok(())
+    Ok(g)
 }
 
-fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let state = grid_with_channels(call, 0, 1, "an elementary automaton's state")?;
-    let rule = int_param(call, 0)?;
+/// One generation of an elementary cellular automaton (Wolfram rule 0-255): the rows scroll
+/// up and the new generation is the bottom row.
+#[op("sim.ca1d.step", out = "the diagram one generation on")]
+fn ca1d_step(
+    #[input("the diagram (from a latch)")] state: &Grid,
+    #[param("the rule number", default = 30, range = 0..=255)] rule: i64,
+    #[param("join the two ends (a ring)", default = false)] wrap: bool,
+) -> Result<Grid, OpError> {
+    let state = with_channels(state, 0, 1, "an elementary automaton's state")?;
     let rule = u8::try_from(rule)
         .map_err(|_| OpError::param(0, format!("expected a rule from 0 to 255, found {rule}")))?;
-    let wrap_ends = call.param_bool(1)?;
     let mut next = Grid::uninit(state.width(), state.height(), 1)?;
-    step_into(state, &mut next, rule, wrap_ends);
-    out[0] = next.into_value();
-    Ok(())
+    step_into(state, &mut next, rule, wrap);
+    Ok(next)
 }
 
 /// Register `sim.ca1d.init` and `sim.ca1d.step`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let init = OpSpec::new(
-        "sim.ca1d.init",
-        "The seed of an elementary automaton: a 1-channel grid of `height` generations, all \
-         dead but the bottom row (one live cell in the middle, or seeded random cells).",
-    )
-    .output(OutputSpec::new("out", GRID_TYPE, "the space-time diagram"));
-    let init = with_size_params(init, 64)
-        .param(
-            ParamSpec::new(
-                "start",
-                ValueType::String,
-                Value::Str("center".into()),
-                "`center` or `random`",
-            )
-            .with_rule(Rule::OneOf(&["center", "random"])),
-        )
-        .param(
-            ParamSpec::new(
-                "density",
-                ValueType::Float,
-                Value::Float(0.5),
-                "chance of a live cell (random start)",
-            )
-            .with_rule(Rule::between(0.0, 1.0)),
-        )
-        .param(ParamSpec::new(
-            "seed",
-            ValueType::Int,
-            Value::Int(0),
-            "seed of the random start",
-        ));
-    reg.register(SimOp::new(init, run_init))?;
-    let step = OpSpec::new(
-        "sim.ca1d.step",
-        "One generation of an elementary cellular automaton (Wolfram rule 0-255): the rows \
-         scroll up and the new generation is the bottom row.",
-    )
-    .input(InputSpec::required(
-        "state",
-        GRID_TYPE,
-        "the diagram (from a latch)",
-    ))
-    .output(OutputSpec::new(
-        "out",
-        GRID_TYPE,
-        "the diagram one generation on",
-    ))
-    .param(
-        ParamSpec::new("rule", ValueType::Int, Value::Int(30), "the rule number")
-            .with_rule(Rule::Ints { min: 0, max: 255 }),
-    )
-    .param(ParamSpec::new(
-        "wrap",
-        ValueType::Bool,
-        Value::Bool(false),
-        "join the two ends (a ring)",
-    ));
-    reg.register(SimOp::new(step, run_step))?;
+    reg.register(Ca1dInitOp::new())?;
+    reg.register(Ca1dStepOp::new())?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use crate::grid::Grid;
 use crate::image_bridge::Image;
-use kiln_core::op::{OpCall, OpError};
+use kiln_core::op::OpError;
 use kiln_core::value::Value;
 
 /// A rate read per cell (see the module docs).
@@ -29,14 +29,9 @@ impl Field<'_> {
     }
 }
 
-/// Input `i` as a field over a `w` x `h` state: a number, or a grid or image of that size.
-pub(crate) fn field<'a>(
-    call: &'a OpCall<'_>,
-    i: usize,
-    w: u32,
-    h: u32,
-) -> Result<Field<'a>, OpError> {
-    let v = call.inputs.get(i).unwrap_or(&Value::Empty);
+/// `v` (input `i`) as a field over a `w` x `h` state: a number, or a grid or image of that
+/// size.
+pub(crate) fn field(v: &Value, i: usize, w: u32, h: u32) -> Result<Field<'_>, OpError> {
     if let Some(f) = v.as_f64() {
         return Ok(Field::Uniform(f as f32));
     }

@@ -17,12 +17,12 @@
 //! Every pass computes each row from the previous pass only (a red-black half sweep reads
 //! only the other colour's cells), so the bits do not depend on the thread count.
 
-use crate::grid::{GRID_TYPE, Grid};
+use crate::grid::Grid;
+use crate::ports::{SIDE, grid_size, with_channels};
 use crate::rows::{for_each_row, wrap};
-use crate::sim_op::{SimOp, grid_with_channels, int_param, size_params, with_size_params};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use kiln_core::op;
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 
 /// The settings of one step.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -190,111 +190,70 @@ pub fn step(state: &Grid, s: &FluidSettings) -> Result<Grid, OpError> {
     project(&advected, s.iterations)
 }
 
-fn run_init(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = size_params(call)?;
-    out[0] = Grid::filled(w, h, &[0.0, 0.0, 0.0])?.into_value();
-    Ok(())
+/// The seed of a 2D fluid: a still, clear 3-channel grid (velocity x, y and dye).
+#[op("sim.fluid.init", out = "the fluid (vx, vy, dye)")]
+fn fluid_init(
+    #[param("width in cells", default = 128, rule = SIDE, plan_time)] width: i64,
+    #[param("height in cells", default = 128, rule = SIDE, plan_time)] height: i64,
+) -> Result<Grid, OpError> {
+    let (w, h) = grid_size(width, height)?;
+    Grid::filled(w, h, &[0.0, 0.0, 0.0])
 }
 
-fn vec2(call: &OpCall<'_>, i: usize) -> Result<[f32; 2], OpError> {
-    match call.inputs.get(i) {
-        Some(Value::Vec2([a, b])) => Ok([*a as f32, *b as f32]),
-        v => Err(OpError::input(
-            i,
-            format!(
-                "expected a vec2, found {}",
-                v.map_or("nothing", Value::type_name)
-            ),
-        )),
-    }
-}
-
-fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let state = grid_with_channels(call, 0, 3, "a fluid state")?;
-    let f = |i| call.float(i).map(|v| v as f32);
+/// One step of 2D stable fluids (Stam) on a torus: a dye and force source, buoyancy,
+/// vorticity confinement, projection (red-black Gauss–Seidel), semi-Lagrangian advection,
+/// projection.
+#[op("sim.fluid.step", out = "the fluid one step on")]
+#[allow(clippy::too_many_arguments)]
+fn fluid_step(
+    #[input("the fluid (from a latch)")] state: &Grid,
+    #[input("centre of the source, in 0..1 of the field", default = [0.5, 0.85])] source: [f64; 2],
+    #[input("radius of the source, a fraction of the width", default = 0.06, range = 0.0..=1.0)]
+    radius: f64,
+    #[input("dye added per second inside the source", default = 4.0)] dye: f64,
+    #[input(
+        "velocity added per second inside the source (cells/s², y down)",
+        default = [0.0, -40.0]
+    )]
+    force: [f64; 2],
+    #[input("upward acceleration per unit of dye", default = 0.0)] buoyancy: f64,
+    #[input("vorticity confinement strength", default = 0.0)] vorticity: f64,
+    #[input(
+        "fraction of the dye lost per second",
+        default = 0.0,
+        rule = Rule::NON_NEGATIVE
+    )]
+    dissipation: f64,
+    #[input("seconds per step", default = 1.0 / 30.0, rule = Rule::NON_NEGATIVE)] dt: f64,
+    #[param(
+        "red-black Gauss–Seidel sweeps per projection",
+        default = 40,
+        range = 1..=10_000,
+        plan_time
+    )]
+    iterations: i64,
+    call: &OpCall,
+) -> Result<Grid, OpError> {
+    let state = with_channels(state, 0, 3, "a fluid state")?;
+    let f32s = |[a, b]: [f64; 2]| [a as f32, b as f32];
     let s = FluidSettings {
-        source: vec2(call, 1)?,
-        radius: f(2)?,
-        dye: f(3)?,
-        force: vec2(call, 4)?,
-        buoyancy: f(5)?,
-        vorticity: f(6)?,
-        dissipation: f(7)?,
-        dt: f(8)?,
-        iterations: int_param(call, 0)?.clamp(1, 10_000) as u32,
+        source: f32s(source),
+        radius: radius as f32,
+        dye: dye as f32,
+        force: f32s(force),
+        buoyancy: buoyancy as f32,
+        vorticity: vorticity as f32,
+        dissipation: dissipation as f32,
+        dt: dt as f32,
+        iterations: iterations.clamp(1, 10_000) as u32,
     };
     call.check_cancel()?;
-    out[0] = step(state, &s)?.into_value();
-    Ok(())
+    step(state, &s)
 }
 
 /// Register `sim.fluid.init` and `sim.fluid.step`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let init = OpSpec::new(
-        "sim.fluid.init",
-        "The seed of a 2D fluid: a still, clear 3-channel grid (velocity x, y and dye).",
-    )
-    .output(OutputSpec::new("out", GRID_TYPE, "the fluid (vx, vy, dye)"));
-    reg.register(SimOp::new(with_size_params(init, 128), run_init))?;
-    let float = |name, default, doc| {
-        InputSpec::optional(name, ValueType::Float, Value::Float(default), doc)
-    };
-    let step = OpSpec::new(
-        "sim.fluid.step",
-        "One step of 2D stable fluids (Stam) on a torus: a dye and force source, buoyancy, \
-         vorticity confinement, projection (red-black Gauss–Seidel), semi-Lagrangian advection, projection.",
-    )
-    .input(InputSpec::required(
-        "state",
-        GRID_TYPE,
-        "the fluid (from a latch)",
-    ))
-    .input(InputSpec::optional(
-        "source",
-        ValueType::Vec2,
-        Value::Vec2([0.5, 0.85]),
-        "centre of the source, in 0..1 of the field",
-    ))
-    .input(
-        float(
-            "radius",
-            0.06,
-            "radius of the source, a fraction of the width",
-        )
-        .with_rule(Rule::between(0.0, 1.0)),
-    )
-    .input(float("dye", 4.0, "dye added per second inside the source"))
-    .input(InputSpec::optional(
-        "force",
-        ValueType::Vec2,
-        Value::Vec2([0.0, -40.0]),
-        "velocity added per second inside the source (cells/s², y down)",
-    ))
-    .input(float(
-        "buoyancy",
-        0.0,
-        "upward acceleration per unit of dye",
-    ))
-    .input(float("vorticity", 0.0, "vorticity confinement strength"))
-    .input(
-        float("dissipation", 0.0, "fraction of the dye lost per second")
-            .with_rule(Rule::NON_NEGATIVE),
-    )
-    .input(float("dt", 1.0 / 30.0, "seconds per step").with_rule(Rule::NON_NEGATIVE))
-    .output(OutputSpec::new("out", GRID_TYPE, "the fluid one step on"))
-    .param(
-        ParamSpec::new(
-            "iterations",
-            ValueType::Int,
-            Value::Int(40),
-            "red-black Gauss–Seidel sweeps per projection",
-        )
-.plan_time()
-        .with_rule(Rule::Ints {
-            min: 1,
-            max: 10_000,
-        }),
-    );
-    reg.register(SimOp::new(step, run_step))?;
+    reg.register(FluidInitOp::new())?;
+    reg.register(FluidStepOp::new())?;
     Ok(())
 }

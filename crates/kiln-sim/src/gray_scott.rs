@@ -15,13 +15,14 @@
 //!   state's size), so the pattern can vary across the field.
 
 use crate::field::{Field, field};
-use crate::grid::{GRID_TYPE, Grid};
+use crate::grid::Grid;
+use crate::ports::{SIDE, grid_size, with_channels};
 use crate::rng::Rng;
 use crate::rows::{for_each_row, wrap};
-use crate::sim_op::{SimOp, grid_with_channels, int_param, size_params};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use kiln_core::op;
+use kiln_core::op::{OpCall, OpError};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::value::Value;
 
 /// The rates of one step, each per cell.
 #[derive(Clone, Copy, Debug)]
@@ -201,110 +202,57 @@ pub fn init(width: u32, height: u32, seed: u64, spots: u32, radius: u32) -> Resu
     Ok(g)
 }
 
-fn run_init(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = size_params(call)?;
-    let seed = int_param(call, 2)? as u64;
-    let spots = int_param(call, 3)?.clamp(0, 10_000) as u32;
-    let radius = int_param(call, 4)?.clamp(0, 1024) as u32;
-    out[0] = init(w, h, seed, spots, radius)?.into_value();
-    Ok(())
+/// The seed of a Gray–Scott field: a 2-channel grid (u, v) with u = 1, v = 0 but for
+/// seeded square spots of u = 0.5, v = 0.25. Wire it to a latch's init.
+#[op("sim.grayscott.init", out = "the field (channels u, v)")]
+fn grayscott_init(
+    #[param("width in cells", default = 256, rule = SIDE, plan_time)] width: i64,
+    #[param("height in cells", default = 256, rule = SIDE, plan_time)] height: i64,
+    #[param("where the spots fall", default = 0)] seed: i64,
+    #[param("how many spots", default = 10, range = 0..=10_000)] spots: i64,
+    #[param("half the side of a spot, in cells", default = 4, range = 0..=1024)] radius: i64,
+) -> Result<Grid, OpError> {
+    let (w, h) = grid_size(width, height)?;
+    init(
+        w,
+        h,
+        seed as u64,
+        spots.clamp(0, 10_000) as u32,
+        radius.clamp(0, 1024) as u32,
+    )
 }
 
-fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let state = grid_with_channels(call, 0, 2, "a Gray–Scott state")?;
+/// Gray–Scott reaction–diffusion: `substeps` forward-Euler steps of a (u, v) grid on a
+/// torus (3 × 3 Laplacian). Rates are numbers or maps of the state's size (a grid's first
+/// channel, an image's red channel).
+#[op("sim.grayscott.step", out = "the field after the steps")]
+#[allow(clippy::too_many_arguments)]
+fn grayscott_step(
+    #[input("the field (from a latch)")] state: &Grid,
+    #[input("feed rate of u (number or map)", default = Value::Float(0.055))] feed: &Value,
+    #[input("kill rate of v (number or map)", default = Value::Float(0.062))] kill: &Value,
+    #[input("diffusion rate of u (number or map)", default = Value::Float(1.0))] du: &Value,
+    #[input("diffusion rate of v (number or map)", default = Value::Float(0.5))] dv: &Value,
+    #[input("time step of each substep", default = 1.0)] dt: f64,
+    #[param("Euler steps per tick", default = 1, range = 1..=100_000)] substeps: i64,
+    call: &OpCall,
+) -> Result<Grid, OpError> {
+    let state = with_channels(state, 0, 2, "a Gray–Scott state")?;
     let (w, h) = (state.width(), state.height());
     let rates = Rates {
-        feed: field(call, 1, w, h)?,
-        kill: field(call, 2, w, h)?,
-        du: field(call, 3, w, h)?,
-        dv: field(call, 4, w, h)?,
+        feed: field(feed, 1, w, h)?,
+        kill: field(kill, 2, w, h)?,
+        du: field(du, 3, w, h)?,
+        dv: field(dv, 4, w, h)?,
     };
-    let dt = call.float(5)? as f32;
-    let steps = int_param(call, 0)?.clamp(1, 100_000) as u32;
+    let steps = substeps.clamp(1, 100_000) as u32;
     call.check_cancel()?;
-    out[0] = run(state, &rates, dt, steps)?.into_value();
-    Ok(())
-}
-
-fn map_input(name: &'static str, default: f64, doc: &'static str) -> InputSpec {
-    InputSpec::optional(name, ValueType::Any, Value::Float(default), doc)
+    run(state, &rates, dt as f32, steps)
 }
 
 /// Register `sim.grayscott.init` and `sim.grayscott.step`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let init = OpSpec::new(
-        "sim.grayscott.init",
-        "The seed of a Gray–Scott field: a 2-channel grid (u, v) with u = 1, v = 0 but for \
-         seeded square spots of u = 0.5, v = 0.25. Wire it to a latch's init.",
-    )
-    .output(OutputSpec::new(
-        "out",
-        GRID_TYPE,
-        "the field (channels u, v)",
-    ));
-    let init = crate::sim_op::with_size_params(init, 256)
-        .param(ParamSpec::new(
-            "seed",
-            ValueType::Int,
-            Value::Int(0),
-            "where the spots fall",
-        ))
-        .param(
-            ParamSpec::new("spots", ValueType::Int, Value::Int(10), "how many spots").with_rule(
-                Rule::Ints {
-                    min: 0,
-                    max: 10_000,
-                },
-            ),
-        )
-        .param(
-            ParamSpec::new(
-                "radius",
-                ValueType::Int,
-                Value::Int(4),
-                "half the side of a spot, in cells",
-            )
-            .with_rule(Rule::Ints { min: 0, max: 1024 }),
-        );
-    reg.register(SimOp::new(init, run_init))?;
-    let step = OpSpec::new(
-        "sim.grayscott.step",
-        "Gray–Scott reaction–diffusion: `substeps` forward-Euler steps of a (u, v) grid on a \
-         torus (3 × 3 Laplacian). Rates are numbers or maps of the state's size (a grid's \
-         first channel, an image's red channel).",
-    )
-    .input(InputSpec::required(
-        "state",
-        GRID_TYPE,
-        "the field (from a latch)",
-    ))
-    .input(map_input("feed", 0.055, "feed rate of u (number or map)"))
-    .input(map_input("kill", 0.062, "kill rate of v (number or map)"))
-    .input(map_input("du", 1.0, "diffusion rate of u (number or map)"))
-    .input(map_input("dv", 0.5, "diffusion rate of v (number or map)"))
-    .input(InputSpec::optional(
-        "dt",
-        ValueType::Float,
-        Value::Float(1.0),
-        "time step of each substep",
-    ))
-    .output(OutputSpec::new(
-        "out",
-        GRID_TYPE,
-        "the field after the steps",
-    ))
-    .param(
-        ParamSpec::new(
-            "substeps",
-            ValueType::Int,
-            Value::Int(1),
-            "Euler steps per tick",
-        )
-        .with_rule(Rule::Ints {
-            min: 1,
-            max: 100_000,
-        }),
-    );
-    reg.register(SimOp::new(step, run_step))?;
+    reg.register(GrayscottInitOp::new())?;
+    reg.register(GrayscottStepOp::new())?;
     Ok(())
 }

@@ -1,3 +1,3 @@
 //! The one place this crate names the image type of the image library.
 
-pub(crate) use kiln_image::image::{IMAGE_TYPE, Image};
+pub(crate) use kiln_image::image::Image;

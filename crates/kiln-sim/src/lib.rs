@@ -58,14 +58,14 @@
 //! ```
 #![deny(missing_docs)]
 
-// What every simulation shares: the op form, grids, pools, rows, randomness, views.
+// What every simulation shares: grids, pools, port types, rows, randomness, views.
 mod field;
 pub mod grid;
 mod image_bridge;
 pub mod pool;
+mod ports;
 pub mod rng;
 mod rows;
-mod sim_op;
 mod view;
 
 // Cellular automata and reaction-diffusion.

@@ -8,13 +8,13 @@
 //! * `sim.life.step` — one generation by `rule`, on a torus (`wrap`) or with dead cells
 //!   beyond the edges.
 
-use crate::grid::{GRID_TYPE, Grid};
+use crate::grid::Grid;
+use crate::ports::{SIDE, grid_size, with_channels};
 use crate::rng::Rng;
 use crate::rows::{for_each_row, wrap};
-use crate::sim_op::{SimOp, grid_with_channels, int_param, size_params, with_size_params};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule as ParamRule};
+use kiln_core::op;
+use kiln_core::op::{OpCall, OpError};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 
 /// A Life-like rule: which neighbour counts give birth and which let a cell survive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,101 +117,50 @@ pub fn place(g: &mut Grid, pattern: &str, x0: i64, y0: i64) -> Result<(), String
     Ok(())
 }
 
-fn run_init(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = size_params(call)?;
-    let pattern = call.param_str(2)?;
-    let (x, y) = (int_param(call, 3)?, int_param(call, 4)?);
-    let density = call.param_float(5)?;
-    let seed = int_param(call, 6)? as u64;
+/// The seed of a Life-like automaton: a 1-channel grid of 0 (dead) and 1 (live), with a
+/// plaintext pattern placed at (x, y) and seeded random live cells of `density`.
+#[op("sim.life.init", out = "the cells")]
+fn life_init(
+    #[param("width in cells", default = 64, rule = SIDE, plan_time)] width: i64,
+    #[param("height in cells", default = 64, rule = SIDE, plan_time)] height: i64,
+    #[param("rows of O (live) and . (dead), split by newlines or |", default = "")] pattern: &str,
+    #[param("column of the pattern's left edge", default = 0)] x: i64,
+    #[param("row of the pattern's top edge", default = 0)] y: i64,
+    #[param("chance of a random live cell", default = 0.0, range = 0.0..=1.0)] density: f64,
+    #[param("seed of the random cells", default = 0)] seed: i64,
+) -> Result<Grid, OpError> {
+    let (w, h) = grid_size(width, height)?;
     let mut g = Grid::filled(w, h, &[0.0])?;
     if density > 0.0 {
-        let mut rng = Rng::new(seed);
+        let mut rng = Rng::new(seed as u64);
         for v in g.data_mut() {
             *v = ((rng.next_f32() as f64) < density) as u8 as f32;
         }
     }
     place(&mut g, pattern, x, y).map_err(|m| OpError::param(2, m))?;
-    out[0] = g.into_value();
-    Ok(())
+    Ok(g)
 }
 
-fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let state = grid_with_channels(call, 0, 1, "a Life state")?;
-    let rule = LifeRule::parse(call.param_str(0)?).map_err(|m| OpError::param(0, m))?;
-    let wrap_edges = call.param_bool(1)?;
+/// One generation of a Life-like automaton by a B/S rule (B3/S23 is Conway's Life), on a
+/// torus or with dead cells beyond the edges.
+#[op("sim.life.step", out = "the next generation")]
+fn life_step(
+    #[input("the cells (from a latch)")] state: &Grid,
+    #[param("the rule in B/S notation", default = "B3/S23")] rule: &str,
+    #[param("join opposite edges (a torus)", default = true)] wrap: bool,
+    call: &OpCall,
+) -> Result<Grid, OpError> {
+    let state = with_channels(state, 0, 1, "a Life state")?;
+    let rule = LifeRule::parse(rule).map_err(|m| OpError::param(0, m))?;
     let mut next = Grid::uninit(state.width(), state.height(), 1)?;
     call.check_cancel()?;
-    step_into(state, &mut next, &rule, wrap_edges);
-    out[0] = next.into_value();
-    Ok(())
+    step_into(state, &mut next, &rule, wrap);
+    Ok(next)
 }
 
 /// Register `sim.life.init` and `sim.life.step`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let init = OpSpec::new(
-        "sim.life.init",
-        "The seed of a Life-like automaton: a 1-channel grid of 0 (dead) and 1 (live), with a \
-         plaintext pattern placed at (x, y) and seeded random live cells of `density`.",
-    )
-    .output(OutputSpec::new("out", GRID_TYPE, "the cells"));
-    let init = with_size_params(init, 64)
-        .param(ParamSpec::new(
-            "pattern",
-            ValueType::String,
-            Value::Str("".into()),
-            "rows of O (live) and . (dead), split by newlines or |",
-        ))
-        .param(ParamSpec::new(
-            "x",
-            ValueType::Int,
-            Value::Int(0),
-            "column of the pattern's left edge",
-        ))
-        .param(ParamSpec::new(
-            "y",
-            ValueType::Int,
-            Value::Int(0),
-            "row of the pattern's top edge",
-        ))
-        .param(
-            ParamSpec::new(
-                "density",
-                ValueType::Float,
-                Value::Float(0.0),
-                "chance of a random live cell",
-            )
-            .with_rule(ParamRule::between(0.0, 1.0)),
-        )
-        .param(ParamSpec::new(
-            "seed",
-            ValueType::Int,
-            Value::Int(0),
-            "seed of the random cells",
-        ));
-    reg.register(SimOp::new(init, run_init))?;
-    let step = OpSpec::new(
-        "sim.life.step",
-        "One generation of a Life-like automaton by a B/S rule (B3/S23 is Conway's Life), on \
-         a torus or with dead cells beyond the edges.",
-    )
-    .input(InputSpec::required(
-        "state",
-        GRID_TYPE,
-        "the cells (from a latch)",
-    ))
-    .output(OutputSpec::new("out", GRID_TYPE, "the next generation"))
-    .param(ParamSpec::new(
-        "rule",
-        ValueType::String,
-        Value::Str("B3/S23".into()),
-        "the rule in B/S notation",
-    ))
-    .param(ParamSpec::new(
-        "wrap",
-        ValueType::Bool,
-        Value::Bool(true),
-        "join opposite edges (a torus)",
-    ));
-    reg.register(SimOp::new(step, run_step))?;
+    reg.register(LifeInitOp::new())?;
+    reg.register(LifeStepOp::new())?;
     Ok(())
 }

@@ -23,14 +23,13 @@
 //!    (`sphere_center`, `sphere_radius` > 0) it is put back on the surface and its inward
 //!    velocity reflected, scaled by `bounce`.
 
-use crate::particles::{PARTICLES_TYPE, Particle, Particles};
+use crate::particles::{Particle, Particles};
+use crate::ports::{Vec3s, f32s};
 use crate::rng::Rng;
-use crate::sim_op::SimOp;
-use kiln_core::list_type::list_of;
 use kiln_core::memory::MemoryError;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use kiln_core::op;
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 use rayon::prelude::*;
 
 /// Most particles a system holds (emission stops there).
@@ -287,141 +286,86 @@ pub fn step_from(
     })
 }
 
-fn run_init(_call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    out[0] = Particles::default().into_value();
-    Ok(())
+/// An empty particle system, to seed a latch that `sim.particles.step` advances.
+#[op("sim.particles.init", out = "no particles yet")]
+fn particles_init() -> Particles {
+    Particles::default()
 }
 
-fn vec3(call: &OpCall<'_>, i: usize) -> Result<[f32; 3], OpError> {
-    match call.inputs.get(i) {
-        Some(Value::Vec3(v)) => Ok(v.map(|c| c as f32)),
-        v => Err(OpError::input(
-            i,
-            format!(
-                "expected a vec3, found {}",
-                v.map_or("nothing", Value::type_name)
-            ),
-        )),
-    }
-}
-
-/// The inputs of `sim.particles.step` after `state`, in order: name, default, doc.
-const FLOAT_INPUTS: [(&str, f64, &str); 12] = [
-    ("rate", 50.0, "particles emitted per second"),
-    ("burst_every", 0.0, "seconds between bursts (0: none)"),
-    ("speed", 1.0, "speed at emission"),
-    ("life", 2.0, "seconds a particle lives"),
-    ("life_jitter", 0.0, "relative spread of the lifetime (0..1)"),
-    ("drag", 0.0, "drag towards the wind, per second"),
-    ("noise", 0.0, "strength of the noise field"),
-    ("noise_scale", 1.0, "size of the noise field's features"),
-    (
-        "vortex",
-        0.0,
-        "strength of the vortex about the vertical axis",
-    ),
-    ("floor", 0.0, "height of the floor plane"),
-    (
-        "sphere_radius",
-        0.0,
-        "radius of the collision sphere (0: none)",
-    ),
-    ("bounce", 0.5, "fraction of the speed a bounce keeps"),
-];
-const VEC_INPUTS: [(&str, [f64; 3], &str); 6] = [
-    ("emitter", [0.0, 0.0, 0.0], "where particles start"),
-    (
-        "spread",
-        [0.0, 0.0, 0.0],
-        "half the box around the emitter they start in",
-    ),
-    ("gravity", [0.0, -9.81, 0.0], "constant acceleration"),
-    ("wind", [0.0, 0.0, 0.0], "the air's velocity"),
-    (
-        "vortex_center",
-        [0.0, 0.0, 0.0],
-        "a point on the vortex's axis",
-    ),
-    (
-        "sphere_center",
-        [0.0, 0.0, 0.0],
-        "centre of the collision sphere",
-    ),
-];
-
-/// Input `i` as a list of finite vec3, its length checked against
-/// [`kiln_std::lists::MAX_LIST_LEN`] before the copy is made.
-fn vec3_list(call: &OpCall<'_>, i: usize) -> Result<Vec<[f32; 3]>, OpError> {
-    let v = call.inputs.get(i);
-    let items = v.and_then(Value::as_list).ok_or_else(|| {
-        OpError::input(
-            i,
-            format!(
-                "expected a list of vec3, found {}",
-                v.map_or("nothing", Value::type_name)
-            ),
-        )
-    })?;
-    let limit = kiln_std::lists::MAX_LIST_LEN;
-    if items.len() as u64 > limit {
-        return Err(OpError::input(
-            i,
-            format!(
-                "the list has {} elements, over the limit of {limit} \
-                 (kiln_std::lists::MAX_LIST_LEN)",
-                items.len()
-            ),
-        ));
-    }
-    items
-        .iter()
-        .enumerate()
-        .map(|(k, v)| match v {
-            Value::Vec3(p) if p.iter().all(|c| c.is_finite()) => Ok(p.map(|c| c as f32)),
-            v => Err(OpError::input(
-                i,
-                format!(
-                    "element {k}: expected a finite vec3, found {}",
-                    v.type_name()
-                ),
-            )),
-        })
-        .collect()
-}
-
-fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let state = call.heavy::<Particles>(0, "a particle system")?;
-    let f = |i: usize| call.float(i).map(|v| v as f32);
-    let v0 = 1 + FLOAT_INPUTS.len();
+/// One step of a particle system: age and die, emit (a rate and bursts, from the emitter or
+/// from given points along their normals), forces (gravity, wind and drag, noise, vortex),
+/// semi-implicit Euler, collide with a floor plane and a sphere.
+#[op("sim.particles.step", out = "the system one step on")]
+#[allow(clippy::too_many_arguments)]
+fn particles_step(
+    #[input("the system (from a latch)")] state: &Particles,
+    #[input("particles emitted per second", default = 50.0)] rate: f64,
+    #[input("seconds between bursts (0: none)", default = 0.0)] burst_every: f64,
+    #[input("speed at emission", default = 1.0)] speed: f64,
+    #[input("seconds a particle lives", default = 2.0)] life: f64,
+    #[input("relative spread of the lifetime (0..1)", default = 0.0)] life_jitter: f64,
+    #[input("drag towards the wind, per second", default = 0.0)] drag: f64,
+    #[input("strength of the noise field", default = 0.0)] noise: f64,
+    #[input("size of the noise field's features", default = 1.0)] noise_scale: f64,
+    #[input("strength of the vortex about the vertical axis", default = 0.0)] vortex: f64,
+    #[input("height of the floor plane", default = 0.0)] floor: f64,
+    #[input("radius of the collision sphere (0: none)", default = 0.0)] sphere_radius: f64,
+    #[input("fraction of the speed a bounce keeps", default = 0.5)] bounce: f64,
+    #[input("where particles start", default = [0.0, 0.0, 0.0])] emitter: [f64; 3],
+    #[input("half the box around the emitter they start in", default = [0.0, 0.0, 0.0])]
+    spread: [f64; 3],
+    #[input("constant acceleration", default = [0.0, -9.81, 0.0])] gravity: [f64; 3],
+    #[input("the air's velocity", default = [0.0, 0.0, 0.0])] wind: [f64; 3],
+    #[input("a point on the vortex's axis", default = [0.0, 0.0, 0.0])] vortex_center: [f64; 3],
+    #[input("centre of the collision sphere", default = [0.0, 0.0, 0.0])] sphere_center: [f64; 3],
+    #[input("seconds per step", default = 1.0 / 30.0, rule = Rule::NON_NEGATIVE)] dt: f64,
+    #[input(
+        "points to emit from instead of `emitter` (empty: the emitter)",
+        default = Vec3s(&[])
+    )]
+    points: Vec3s<'_>,
+    #[input(
+        "each point's direction of emission (empty: random directions)",
+        default = Vec3s(&[])
+    )]
+    normals: Vec3s<'_>,
+    #[param("seed of the emitter", default = 0)] seed: i64,
+    #[param("particles per burst", default = 100, range = 0..=1_000_000)] burst: i64,
+    #[param("collide with the floor plane", default = false)] floor_on: bool,
+    call: &OpCall,
+) -> Result<Particles, OpError> {
+    // The input indices of `points` and `normals`, for their errors.
+    const POINTS: usize = 20;
+    const NORMALS: usize = 21;
     let s = ParticleSettings {
-        rate: f(1)?,
-        burst_every: f(2)?,
-        speed: f(3)?,
-        life: f(4)?,
-        life_jitter: f(5)?,
-        drag: f(6)?,
-        noise: f(7)?,
-        noise_scale: f(8)?,
-        vortex: f(9)?,
-        floor: f(10)?,
-        sphere_radius: f(11)?,
-        bounce: f(12)?,
-        emitter: vec3(call, v0)?,
-        spread: vec3(call, v0 + 1)?,
-        gravity: vec3(call, v0 + 2)?,
-        wind: vec3(call, v0 + 3)?,
-        vortex_center: vec3(call, v0 + 4)?,
-        sphere_center: vec3(call, v0 + 5)?,
-        dt: f(v0 + 6)?,
-        floor_on: call.param_bool(2)?,
-        burst: call.param_int(1)?.clamp(0, 1_000_000) as u32,
-        seed: call.param_int(0)? as u64,
+        rate: rate as f32,
+        burst_every: burst_every as f32,
+        speed: speed as f32,
+        life: life as f32,
+        life_jitter: life_jitter as f32,
+        drag: drag as f32,
+        noise: noise as f32,
+        noise_scale: noise_scale as f32,
+        vortex: vortex as f32,
+        floor: floor as f32,
+        sphere_radius: sphere_radius as f32,
+        bounce: bounce as f32,
+        emitter: f32s(emitter),
+        spread: f32s(spread),
+        gravity: f32s(gravity),
+        wind: f32s(wind),
+        vortex_center: f32s(vortex_center),
+        sphere_center: f32s(sphere_center),
+        dt: dt as f32,
+        floor_on,
+        burst: burst.clamp(0, 1_000_000) as u32,
+        seed: seed as u64,
     };
-    let points = vec3_list(call, v0 + 7)?;
-    let normals = vec3_list(call, v0 + 8)?;
+    let points = points.finite(POINTS)?;
+    let normals = normals.finite(NORMALS)?;
     if !normals.is_empty() && normals.len() != points.len() {
         return Err(OpError::input(
-            v0 + 8,
+            NORMALS,
             format!(
                 "expected one normal per point ({} points), found {} normals",
                 points.len(),
@@ -434,99 +378,12 @@ fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
         normals: &normals,
     };
     call.check_cancel()?;
-    out[0] = step_from(state, &s, from)
-        .map_err(|e| OpError::new(e.to_string()))?
-        .into_value();
-    Ok(())
+    step_from(state, &s, from).map_err(|e| OpError::new(e.to_string()))
 }
 
 /// Register `sim.particles.init` and `sim.particles.step`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let init = OpSpec::new(
-        "sim.particles.init",
-        "An empty particle system, to seed a latch that `sim.particles.step` advances.",
-    )
-    .output(OutputSpec::new("out", PARTICLES_TYPE, "no particles yet"));
-    reg.register(SimOp::new(init, run_init))?;
-    let mut step = OpSpec::new(
-        "sim.particles.step",
-        "One step of a particle system: age and die, emit (a rate and bursts, from the \
-         emitter or from given points along their normals), forces \
-         (gravity, wind and drag, noise, vortex), semi-implicit Euler, collide with a floor \
-         plane and a sphere.",
-    )
-    .input(InputSpec::required(
-        "state",
-        PARTICLES_TYPE,
-        "the system (from a latch)",
-    ));
-    for (name, default, doc) in FLOAT_INPUTS {
-        step = step.input(InputSpec::optional(
-            name,
-            ValueType::Float,
-            Value::Float(default),
-            doc,
-        ));
-    }
-    for (name, default, doc) in VEC_INPUTS {
-        step = step.input(InputSpec::optional(
-            name,
-            ValueType::Vec3,
-            Value::Vec3(default),
-            doc,
-        ));
-    }
-    let step = step
-        .input(
-            InputSpec::optional(
-                "dt",
-                ValueType::Float,
-                Value::Float(1.0 / 30.0),
-                "seconds per step",
-            )
-            .with_rule(Rule::NON_NEGATIVE),
-        )
-        .input(InputSpec::optional(
-            "points",
-            list_of(ValueType::Vec3),
-            Value::list([]),
-            "points to emit from instead of `emitter` (empty: the emitter)",
-        ))
-        .input(InputSpec::optional(
-            "normals",
-            list_of(ValueType::Vec3),
-            Value::list([]),
-            "each point's direction of emission (empty: random directions)",
-        ))
-        .output(OutputSpec::new(
-            "out",
-            PARTICLES_TYPE,
-            "the system one step on",
-        ))
-        .param(ParamSpec::new(
-            "seed",
-            ValueType::Int,
-            Value::Int(0),
-            "seed of the emitter",
-        ))
-        .param(
-            ParamSpec::new(
-                "burst",
-                ValueType::Int,
-                Value::Int(100),
-                "particles per burst",
-            )
-            .with_rule(Rule::Ints {
-                min: 0,
-                max: 1_000_000,
-            }),
-        )
-        .param(ParamSpec::new(
-            "floor_on",
-            ValueType::Bool,
-            Value::Bool(false),
-            "collide with the floor plane",
-        ));
-    reg.register(SimOp::new(step, run_step))?;
+    reg.register(ParticlesInitOp::new())?;
+    reg.register(ParticlesStepOp::new())?;
     Ok(())
 }

@@ -7,12 +7,13 @@
 //! `size` pixels, weighted by `1 − (d / size)²`; alpha is 1. Particles are drawn in order, so
 //! the sums are the same on every run.
 
-use crate::image_bridge::{IMAGE_TYPE, Image};
-use crate::particles::{PARTICLES_TYPE, Particles};
-use crate::sim_op::{SimOp, image_size_params, with_image_size_params};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use crate::image_bridge::Image;
+use crate::particles::Particles;
+use crate::ports::{SIDE, image_size};
+use kiln_core::op;
+use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::value::Value;
 
 /// The fully saturated colour of `hue` (0..1).
 pub fn hue_rgb(hue: f32) -> [f32; 3] {
@@ -24,13 +25,27 @@ pub fn hue_rgb(hue: f32) -> [f32; 3] {
     [f(5.0), f(3.0), f(1.0)]
 }
 
-fn run_splat(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = image_size_params(call)?;
-    let s = call.heavy::<Particles>(0, "a particle system")?;
-    let extent = call.param_float(2)? as f32;
-    let (cx, cy) = (call.param_float(3)? as f32, call.param_float(4)? as f32);
-    let size = call.param_float(5)? as f32;
-    let intensity = call.param_float(6)? as f32;
+/// Particles drawn into an image as additive disks of their colour, fading with age, looking
+/// along -z (x right, y up).
+#[op("sim.particles.splat",
+    params_rule = kiln_image::image::pixels_rule, out = "the image")]
+#[allow(clippy::too_many_arguments)]
+fn splat(
+    #[input("the system")] particles: &Particles,
+    #[param("width in cells", default = 256, rule = SIDE, plan_time)] width: i64,
+    #[param("height in cells", default = 256, rule = SIDE, plan_time)] height: i64,
+    #[param("half the width shown, in world units", default = 5.0, range = 1e-6..=1e9)] extent: f64,
+    #[param("world x at the image's centre", default = 0.0, rule = Rule::Finite)] center_x: f64,
+    #[param("world y at the image's centre", default = 0.0, rule = Rule::Finite)] center_y: f64,
+    #[param("radius of a splat in pixels", default = 1.5, range = 0.1..=64.0)] size: f64,
+    #[param("brightness of a splat", default = 1.0, rule = Rule::Finite)] intensity: f64,
+) -> Result<Image, OpError> {
+    let (w, h) = image_size(width, height)?;
+    let s = particles;
+    let extent = extent as f32;
+    let (cx, cy) = (center_x as f32, center_y as f32);
+    let size = size as f32;
+    let intensity = intensity as f32;
     let mut img = Image::filled(w, h, [0.0, 0.0, 0.0, 1.0]);
     let scale = w as f32 / (2.0 * extent);
     let r = size.ceil() as i64;
@@ -65,92 +80,22 @@ fn run_splat(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
             }
         }
     }
-    out[0] = img.into_value();
-    Ok(())
+    Ok(img)
 }
 
-fn run_points(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let s = call.heavy::<Particles>(0, "a particle system")?;
-    let points: Vec<Value> = s
+/// The positions of the particles, oldest first, as a list of vec3.
+#[op("sim.particles.points", out = "the positions")]
+fn points(#[input("the system")] particles: &Particles) -> Vec<Value> {
+    particles
         .items
         .iter()
         .map(|p| Value::Vec3(p.pos.map(|c| c as f64)))
-        .collect();
-    out[0] = Value::List(points.into());
-    Ok(())
+        .collect()
 }
 
 /// Register `sim.particles.splat` and `sim.particles.points`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let splat = OpSpec::new(
-        "sim.particles.splat",
-        "Particles drawn into an image as additive disks of their colour, fading with age, \
-         looking along -z (x right, y up).",
-    )
-    .input(InputSpec::required(
-        "particles",
-        PARTICLES_TYPE,
-        "the system",
-    ))
-    .output(OutputSpec::new("out", IMAGE_TYPE, "the image"));
-    let positive = Rule::between(1e-6, 1e9);
-    let splat = with_image_size_params(splat, 256)
-        .param(
-            ParamSpec::new(
-                "extent",
-                ValueType::Float,
-                Value::Float(5.0),
-                "half the width shown, in world units",
-            )
-            .with_rule(positive),
-        )
-        .param(
-            ParamSpec::new(
-                "center_x",
-                ValueType::Float,
-                Value::Float(0.0),
-                "world x at the image's centre",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .param(
-            ParamSpec::new(
-                "center_y",
-                ValueType::Float,
-                Value::Float(0.0),
-                "world y at the image's centre",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .param(
-            ParamSpec::new(
-                "size",
-                ValueType::Float,
-                Value::Float(1.5),
-                "radius of a splat in pixels",
-            )
-            .with_rule(Rule::between(0.1, 64.0)),
-        )
-        .param(
-            ParamSpec::new(
-                "intensity",
-                ValueType::Float,
-                Value::Float(1.0),
-                "brightness of a splat",
-            )
-            .with_rule(Rule::Finite),
-        );
-    reg.register(SimOp::new(splat, run_splat))?;
-    let points = OpSpec::new(
-        "sim.particles.points",
-        "The positions of the particles, oldest first, as a list of vec3.",
-    )
-    .input(InputSpec::required(
-        "particles",
-        PARTICLES_TYPE,
-        "the system",
-    ))
-    .output(OutputSpec::new("out", ValueType::List, "the positions"));
-    reg.register(SimOp::new(points, run_points))?;
+    reg.register(SplatOp::new())?;
+    reg.register(PointsOp::new())?;
     Ok(())
 }

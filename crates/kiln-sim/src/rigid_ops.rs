@@ -3,14 +3,15 @@
 //! body's centre and orientation) and `sim.rigid.view` (the bodies ray-cast from the side
 //! or from above, shaded by their normals).
 
-use crate::image_bridge::{IMAGE_TYPE, Image};
-use crate::rigid::{BodyDesc, BodyShape, MAX_BODIES, MAX_SUBSTEPS, RIGID_TYPE, RigidWorld};
+use crate::image_bridge::Image;
+use crate::ports::{SIDE, f32s, image_size};
+use crate::rigid::{BodyDesc, BodyShape, MAX_BODIES, MAX_SUBSTEPS, RigidWorld};
 use crate::rng::Rng;
-use crate::sim_op::{SimOp, image_size_params, with_image_size_params};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use kiln_core::op;
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::record::Record;
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::value::Value;
 use rapier3d::prelude::{Ray, Vector};
 use std::sync::Arc;
 
@@ -77,8 +78,33 @@ fn scene_bodies(s: &Scene<'_>) -> Vec<BodyDesc> {
     out
 }
 
-fn run_init(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let count = call.param_int(1)?;
+/// A rigid-body scene at rest over the ground plane y = 0: a `pile` of boxes and balls
+/// dropped from seeded spots, or a `stack` of boxes each shifted along x, which topples.
+#[op("sim.rigid.init", out = "the world")]
+#[allow(clippy::too_many_arguments)]
+fn rigid_init(
+    #[param("`pile` or `stack`", default = "pile", rule = Rule::OneOf(&["pile", "stack"]))]
+    layout: &str,
+    #[param(
+        "number of bodies",
+        default = 20,
+        rule = Rule::Ints { min: 0, max: MAX_BODIES as i64 }
+    )]
+    count: i64,
+    #[param("seed of sizes, spots and turns", default = 1)] seed: i64,
+    #[param("typical half extent or radius", default = 0.5, range = 1e-3..=1e3)] size: f64,
+    #[param("mass per unit volume", default = 1.0, range = 1e-6..=1e6)] density: f64,
+    #[param("bounciness, 0 to 1", default = 0.2, range = 0.0..=1.0)] restitution: f64,
+    #[param(
+        "friction coefficient (bodies and ground)",
+        default = 0.6,
+        range = 0.0..=100.0
+    )]
+    friction: f64,
+    #[param("share of a pile's bodies that are balls", default = 0.3, range = 0.0..=1.0)]
+    balls: f64,
+    #[param("whether the ground plane is there", default = true)] ground: bool,
+) -> Result<RigidWorld, OpError> {
     if !(0..=MAX_BODIES as i64).contains(&count) {
         return Err(OpError::param(
             1,
@@ -86,51 +112,49 @@ fn run_init(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
         ));
     }
     let s = Scene {
-        layout: call.param_str(0)?,
+        layout,
         count: count as usize,
-        seed: call.param_int(2)? as u64,
-        size: call.param_float(3)? as f32,
-        density: call.param_float(4)? as f32,
-        restitution: call.param_float(5)? as f32,
-        friction: call.param_float(6)? as f32,
-        balls: call.param_float(7)? as f32,
+        seed: seed as u64,
+        size: size as f32,
+        density: density as f32,
+        restitution: restitution as f32,
+        friction: friction as f32,
+        balls: balls as f32,
     };
-    let ground = call.param_bool(8)?;
-    let w = RigidWorld::new(&scene_bodies(&s), ground, s.friction)
-        .map_err(|e| OpError::param(1, e.to_string()))?;
-    out[0] = w.into_value();
-    Ok(())
+    RigidWorld::new(&scene_bodies(&s), ground, s.friction)
+        .map_err(|e| OpError::param(1, e.to_string()))
 }
 
-fn vec3(call: &OpCall<'_>, i: usize) -> Result<[f32; 3], OpError> {
-    match call.inputs.get(i) {
-        Some(Value::Vec3(v)) if v.iter().all(|c| c.is_finite()) => Ok(v.map(|c| c as f32)),
-        v => Err(OpError::input(
-            i,
-            format!(
-                "expected a finite vec3, found {}",
-                v.map_or("nothing", Value::type_name)
-            ),
-        )),
+/// Rigid bodies one tick on through rapier (deterministic solver): gravity, contacts with
+/// friction and restitution, in `substeps` equal steps.
+#[op("sim.rigid.step", out = "the world one tick on")]
+fn rigid_step(
+    #[input("the world (from a latch)")] state: &RigidWorld,
+    #[input("constant acceleration", default = [0.0, -9.81, 0.0])] gravity: [f64; 3],
+    #[input("seconds per tick", default = 1.0 / 30.0, range = 0.0..=10.0)] dt: f64,
+    #[param(
+        "rapier steps per tick",
+        default = 4,
+        rule = Rule::Ints { min: 1, max: MAX_SUBSTEPS as i64 }
+    )]
+    substeps: i64,
+    call: &OpCall,
+) -> Result<RigidWorld, OpError> {
+    if !gravity.iter().all(|c| c.is_finite()) {
+        return Err(OpError::input(1, "expected a finite vec3, found vec3"));
     }
-}
-
-fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let w = call.heavy::<RigidWorld>(0, "a rigid-body world")?;
-    let gravity = vec3(call, 1)?;
-    let dt = call.float(2)? as f32;
-    let substeps = call.param_int(0)?.clamp(1, MAX_SUBSTEPS as i64) as u32;
+    let substeps = substeps.clamp(1, MAX_SUBSTEPS as i64) as u32;
     call.check_cancel()?;
-    out[0] = w
-        .step(gravity, dt, substeps)
-        .map_err(|e| OpError::input(0, e.to_string()))?
-        .into_value();
-    Ok(())
+    state
+        .step(f32s(gravity), dt as f32, substeps)
+        .map_err(|e| OpError::input(0, e.to_string()))
 }
 
-fn run_points(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let w = call.heavy::<RigidWorld>(0, "a rigid-body world")?;
-    let items: Vec<Value> = w
+/// Each body's centre and orientation, in the order they were made: a list of records
+/// {position: vec3, rotation: vec4 (a unit quaternion x, y, z, w)}.
+#[op("sim.rigid.points", out = "the bodies")]
+fn rigid_points(#[input("the world")] world: &RigidWorld) -> Vec<Value> {
+    world
         .bodies()
         .iter()
         .map(|b| {
@@ -141,9 +165,7 @@ fn run_points(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
                 (Arc::from("rotation"), Value::Vec4([q[0], q[1], q[2], q[3]])),
             ])))
         })
-        .collect();
-    out[0] = Value::List(items.into());
-    Ok(())
+        .collect()
 }
 
 /// Colours of bodies, by index.
@@ -157,12 +179,26 @@ const PALETTE: [[f32; 3]; 5] = [
 const SKY: [f32; 4] = [0.82, 0.88, 0.95, 1.0];
 const GROUND: [f32; 4] = [0.35, 0.3, 0.25, 1.0];
 
-fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = image_size_params(call)?;
-    let world = call.heavy::<RigidWorld>(0, "a rigid-body world")?;
-    let extent = call.param_float(2)? as f32;
-    let (cx, cy) = (call.param_float(3)? as f32, call.param_float(4)? as f32);
-    let top = call.param_str(5)? == "top";
+/// The bodies ray-cast orthographically from the side (along -z: x right, y up) or from
+/// above (along -y), shaded by their normals, over sky and ground.
+#[op("sim.rigid.view",
+    params_rule = kiln_image::image::pixels_rule, out = "the image")]
+#[allow(clippy::too_many_arguments)]
+fn rigid_view(
+    #[input("the world")] world: &RigidWorld,
+    #[param("width in cells", default = 256, rule = SIDE, plan_time)] width: i64,
+    #[param("height in cells", default = 256, rule = SIDE, plan_time)] height: i64,
+    #[param("half the width shown", default = 5.0, range = 1e-6..=1e6)] extent: f64,
+    #[param("world x at the centre", default = 0.0, range = -1e6..=1e6)] center_x: f64,
+    #[param("world y (z from above) at the centre", default = 2.0, range = -1e6..=1e6)]
+    center_y: f64,
+    #[param("`side` or `top`", default = "side", rule = Rule::OneOf(&["side", "top"]))] from: &str,
+    call: &OpCall,
+) -> Result<Image, OpError> {
+    let (w, h) = image_size(width, height)?;
+    let extent = extent as f32;
+    let (cx, cy) = (center_x as f32, center_y as f32);
+    let top = from == "top";
     let mut img = Image::filled(w, h, SKY);
     let scale = 2.0 * extent / w as f32;
     // Looking along -z from the front (x right, y up), or along -y from above (x right,
@@ -223,184 +259,14 @@ fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
             }
         }
     }
-    out[0] = img.into_value();
-    Ok(())
+    Ok(img)
 }
 
 /// Register `sim.rigid.init`, `sim.rigid.step`, `sim.rigid.points` and `sim.rigid.view`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let p = |name, ty, v, doc| ParamSpec::new(name, ty, v, doc);
-    let init = OpSpec::new(
-        "sim.rigid.init",
-        "A rigid-body scene at rest over the ground plane y = 0: a `pile` of boxes and balls \
-         dropped from seeded spots, or a `stack` of boxes each shifted along x, which \
-         topples.",
-    )
-    .output(OutputSpec::new("out", RIGID_TYPE, "the world"))
-    .param(
-        p(
-            "layout",
-            ValueType::String,
-            Value::Str("pile".into()),
-            "`pile` or `stack`",
-        )
-        .with_rule(Rule::OneOf(&["pile", "stack"])),
-    )
-    .param(
-        p("count", ValueType::Int, Value::Int(20), "number of bodies").with_rule(Rule::Ints {
-            min: 0,
-            max: MAX_BODIES as i64,
-        }),
-    )
-    .param(p(
-        "seed",
-        ValueType::Int,
-        Value::Int(1),
-        "seed of sizes, spots and turns",
-    ))
-    .param(
-        p(
-            "size",
-            ValueType::Float,
-            Value::Float(0.5),
-            "typical half extent or radius",
-        )
-        .with_rule(Rule::between(1e-3, 1e3)),
-    )
-    .param(
-        p(
-            "density",
-            ValueType::Float,
-            Value::Float(1.0),
-            "mass per unit volume",
-        )
-        .with_rule(Rule::between(1e-6, 1e6)),
-    )
-    .param(
-        p(
-            "restitution",
-            ValueType::Float,
-            Value::Float(0.2),
-            "bounciness, 0 to 1",
-        )
-        .with_rule(Rule::between(0.0, 1.0)),
-    )
-    .param(
-        p(
-            "friction",
-            ValueType::Float,
-            Value::Float(0.6),
-            "friction coefficient (bodies and ground)",
-        )
-        .with_rule(Rule::between(0.0, 100.0)),
-    )
-    .param(
-        p(
-            "balls",
-            ValueType::Float,
-            Value::Float(0.3),
-            "share of a pile's bodies that are balls",
-        )
-        .with_rule(Rule::between(0.0, 1.0)),
-    )
-    .param(p(
-        "ground",
-        ValueType::Bool,
-        Value::Bool(true),
-        "whether the ground plane is there",
-    ));
-    reg.register(SimOp::new(init, run_init))?;
-    let step = OpSpec::new(
-        "sim.rigid.step",
-        "Rigid bodies one tick on through rapier (deterministic solver): gravity, contacts \
-         with friction and restitution, in `substeps` equal steps.",
-    )
-    .input(InputSpec::required(
-        "state",
-        RIGID_TYPE,
-        "the world (from a latch)",
-    ))
-    .input(InputSpec::optional(
-        "gravity",
-        ValueType::Vec3,
-        Value::Vec3([0.0, -9.81, 0.0]),
-        "constant acceleration",
-    ))
-    .input(
-        InputSpec::optional(
-            "dt",
-            ValueType::Float,
-            Value::Float(1.0 / 30.0),
-            "seconds per tick",
-        )
-        .with_rule(Rule::between(0.0, 10.0)),
-    )
-    .output(OutputSpec::new("out", RIGID_TYPE, "the world one tick on"))
-    .param(
-        p(
-            "substeps",
-            ValueType::Int,
-            Value::Int(4),
-            "rapier steps per tick",
-        )
-        .with_rule(Rule::Ints {
-            min: 1,
-            max: MAX_SUBSTEPS as i64,
-        }),
-    );
-    reg.register(SimOp::new(step, run_step))?;
-    let points = OpSpec::new(
-        "sim.rigid.points",
-        "Each body's centre and orientation, in the order they were made: a list of records \
-         {position: vec3, rotation: vec4 (a unit quaternion x, y, z, w)}.",
-    )
-    .input(InputSpec::required("world", RIGID_TYPE, "the world"))
-    .output(OutputSpec::new("out", ValueType::List, "the bodies"));
-    reg.register(SimOp::new(points, run_points))?;
-    let view = OpSpec::new(
-        "sim.rigid.view",
-        "The bodies ray-cast orthographically from the side (along -z: x right, y up) or \
-         from above (along -y), shaded by their normals, over sky and ground.",
-    )
-    .input(InputSpec::required("world", RIGID_TYPE, "the world"))
-    .output(OutputSpec::new("out", IMAGE_TYPE, "the image"));
-    let view = with_image_size_params(view, 256)
-        .param(
-            p(
-                "extent",
-                ValueType::Float,
-                Value::Float(5.0),
-                "half the width shown",
-            )
-            .with_rule(Rule::between(1e-6, 1e6)),
-        )
-        .param(
-            p(
-                "center_x",
-                ValueType::Float,
-                Value::Float(0.0),
-                "world x at the centre",
-            )
-            .with_rule(Rule::between(-1e6, 1e6)),
-        )
-        .param(
-            p(
-                "center_y",
-                ValueType::Float,
-                Value::Float(2.0),
-                "world y (z from above) at the centre",
-            )
-            .with_rule(Rule::between(-1e6, 1e6)),
-        )
-        .param(
-            p(
-                "from",
-                ValueType::String,
-                Value::Str("side".into()),
-                "`side` or `top`",
-            )
-            .with_rule(Rule::OneOf(&["side", "top"])),
-        );
-    reg.register(SimOp::new(view, run_view))?;
+    reg.register(RigidInitOp::new())?;
+    reg.register(RigidStepOp::new())?;
+    reg.register(RigidPointsOp::new())?;
+    reg.register(RigidViewOp::new())?;
     Ok(())
 }

@@ -13,13 +13,13 @@
 //! αm = 0.147. `sim.smoothlife.step` moves each cell `mix` of the way to `s` (1: the discrete
 //! rule), on a torus. `sim.smoothlife.init` seeds random filled disks.
 
-use crate::grid::{GRID_TYPE, Grid};
+use crate::grid::Grid;
+use crate::ports::{SIDE, grid_size, with_channels};
 use crate::rng::Rng;
 use crate::rows::{for_each_row, wrap};
-use crate::sim_op::{SimOp, grid_with_channels, int_param, size_params, with_size_params};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use kiln_core::op;
+use kiln_core::op::{OpCall, OpError};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 
 /// Rafler's transition constants.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -122,13 +122,21 @@ pub fn step_into(src: &Grid, dst: &mut Grid, k: &Kernel, rule: &SmoothRule, mix:
     });
 }
 
-fn run_init(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = size_params(call)?;
-    let seed = int_param(call, 2)? as u64;
-    let blobs = int_param(call, 3)?.clamp(0, 100_000);
-    let radius = call.param_float(4)? as f32;
+/// The seed of a SmoothLife field: a 1-channel grid of zeros with `blobs` seeded filled
+/// disks of `radius` cells.
+#[op("sim.smoothlife.init", out = "the field")]
+fn smoothlife_init(
+    #[param("width in cells", default = 128, rule = SIDE, plan_time)] width: i64,
+    #[param("height in cells", default = 128, rule = SIDE, plan_time)] height: i64,
+    #[param("where the disks fall", default = 0)] seed: i64,
+    #[param("how many disks", default = 40, range = 0..=100_000)] blobs: i64,
+    #[param("radius of a disk in cells", default = 6.0, range = 0.0..=1024.0)] radius: f64,
+) -> Result<Grid, OpError> {
+    let (w, h) = grid_size(width, height)?;
+    let blobs = blobs.clamp(0, 100_000);
+    let radius = radius as f32;
     let mut g = Grid::filled(w, h, &[0.0])?;
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng::new(seed as u64);
     let r = radius.ceil() as i64;
     for _ in 0..blobs {
         let cx = rng.below(w as u64) as i64;
@@ -143,84 +151,40 @@ fn run_init(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
             }
         }
     }
-    out[0] = g.into_value();
-    Ok(())
+    Ok(g)
 }
 
-fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let state = grid_with_channels(call, 0, 1, "a SmoothLife state")?;
-    let ri = call.param_float(0)? as f32;
-    let mix = call.float(1)? as f32;
-    let kernel = Kernel::new(ri);
+/// One step of SmoothLife (Rafler 2011) on a torus: each cell moves `mix` of the way to the
+/// transition of its disk and ring means.
+#[op("sim.smoothlife.step", out = "the field one step on")]
+fn smoothlife_step(
+    #[input("the field (from a latch)")] state: &Grid,
+    #[input("how far to move (1: the discrete rule)", default = 1.0, range = 0.0..=1.0)] mix: f64,
+    #[param(
+        "radius of the disk (the ring reaches 3 times as far)",
+        default = 4.0,
+        range = 0.5..=32.0
+    )]
+    inner_radius: f64,
+    call: &OpCall,
+) -> Result<Grid, OpError> {
+    let state = with_channels(state, 0, 1, "a SmoothLife state")?;
+    let kernel = Kernel::new(inner_radius as f32);
     let mut next = Grid::uninit(state.width(), state.height(), 1)?;
     call.check_cancel()?;
-    step_into(state, &mut next, &kernel, &SmoothRule::default(), mix);
-    out[0] = next.into_value();
-    Ok(())
+    step_into(
+        state,
+        &mut next,
+        &kernel,
+        &SmoothRule::default(),
+        mix as f32,
+    );
+    Ok(next)
 }
 
 /// Register `sim.smoothlife.init` and `sim.smoothlife.step`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let init = OpSpec::new(
-        "sim.smoothlife.init",
-        "The seed of a SmoothLife field: a 1-channel grid of zeros with `blobs` seeded filled \
-         disks of `radius` cells.",
-    )
-    .output(OutputSpec::new("out", GRID_TYPE, "the field"));
-    let init = with_size_params(init, 128)
-        .param(ParamSpec::new(
-            "seed",
-            ValueType::Int,
-            Value::Int(0),
-            "where the disks fall",
-        ))
-        .param(
-            ParamSpec::new("blobs", ValueType::Int, Value::Int(40), "how many disks").with_rule(
-                Rule::Ints {
-                    min: 0,
-                    max: 100_000,
-                },
-            ),
-        )
-        .param(
-            ParamSpec::new(
-                "radius",
-                ValueType::Float,
-                Value::Float(6.0),
-                "radius of a disk in cells",
-            )
-            .with_rule(Rule::between(0.0, 1024.0)),
-        );
-    reg.register(SimOp::new(init, run_init))?;
-    let step = OpSpec::new(
-        "sim.smoothlife.step",
-        "One step of SmoothLife (Rafler 2011) on a torus: each cell moves `mix` of the way to \
-         the transition of its disk and ring means.",
-    )
-    .input(InputSpec::required(
-        "state",
-        GRID_TYPE,
-        "the field (from a latch)",
-    ))
-    .input(
-        InputSpec::optional(
-            "mix",
-            ValueType::Float,
-            Value::Float(1.0),
-            "how far to move (1: the discrete rule)",
-        )
-        .with_rule(Rule::between(0.0, 1.0)),
-    )
-    .output(OutputSpec::new("out", GRID_TYPE, "the field one step on"))
-    .param(
-        ParamSpec::new(
-            "inner_radius",
-            ValueType::Float,
-            Value::Float(4.0),
-            "radius of the disk (the ring reaches 3 times as far)",
-        )
-        .with_rule(Rule::between(0.5, 32.0)),
-    );
-    reg.register(SimOp::new(step, run_step))?;
+    reg.register(SmoothlifeInitOp::new())?;
+    reg.register(SmoothlifeStepOp::new())?;
     Ok(())
 }

@@ -1,16 +1,21 @@
 //! `sim.view`: a grid's channel as a grey image, `low` mapped to black and `high` to white
 //! (clamped), alpha 1. Colour it with `image.ramp`.
 
-use crate::grid::GRID_TYPE;
-use crate::image_bridge::{IMAGE_TYPE, Image};
-use crate::sim_op::{SimOp, grid_input, int_param};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use crate::grid::Grid;
+use crate::image_bridge::Image;
+use kiln_core::op;
+use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 
-fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let g = grid_input(call, 0)?;
-    let c = int_param(call, 0)?;
+/// A grid's channel as a grey image: `low` is black, `high` white (clamped), alpha 1.
+#[op("sim.view", out = "the grey image")]
+fn view(
+    #[input("the grid to show")] grid: &Grid,
+    #[param("which channel", default = 0, range = 0..=15)] channel: i64,
+    #[param("the value shown black", default = 0.0, rule = Rule::Finite)] low: f64,
+    #[param("the value shown white", default = 1.0, rule = Rule::Finite)] high: f64,
+) -> Result<Image, OpError> {
+    let (g, c) = (grid, channel);
     if c < 0 || c >= g.channels() as i64 {
         return Err(OpError::param(
             0,
@@ -20,7 +25,7 @@ fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
             ),
         ));
     }
-    let (low, high) = (call.param_float(1)? as f32, call.param_float(2)? as f32);
+    let (low, high) = (low as f32, high as f32);
     let span = if high != low { high - low } else { 1.0 };
     // A grid may hold more cells than an image may hold pixels: refused before allocating.
     kiln_image::image::check_pixels(u64::from(g.width()), u64::from(g.height()))
@@ -35,44 +40,14 @@ fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
         let v = ((cell[c as usize] - low) / span).clamp(0.0, 1.0);
         [v, v, v, 1.0]
     }));
-    out[0] = Image {
+    Ok(Image {
         width: g.width(),
         height: g.height(),
         pixels,
-    }
-    .into_value();
-    Ok(())
+    })
 }
 
 /// Register `sim.view`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let spec = OpSpec::new(
-        "sim.view",
-        "A grid's channel as a grey image: `low` is black, `high` white (clamped), alpha 1.",
-    )
-    .input(InputSpec::required("grid", GRID_TYPE, "the grid to show"))
-    .output(OutputSpec::new("out", IMAGE_TYPE, "the grey image"))
-    .param(
-        ParamSpec::new("channel", ValueType::Int, Value::Int(0), "which channel")
-            .with_rule(Rule::Ints { min: 0, max: 15 }),
-    )
-    .param(
-        ParamSpec::new(
-            "low",
-            ValueType::Float,
-            Value::Float(0.0),
-            "the value shown black",
-        )
-        .with_rule(Rule::Finite),
-    )
-    .param(
-        ParamSpec::new(
-            "high",
-            ValueType::Float,
-            Value::Float(1.0),
-            "the value shown white",
-        )
-        .with_rule(Rule::Finite),
-    );
-    reg.register(SimOp::new(spec, run_view))
+    reg.register(ViewOp::new())
 }

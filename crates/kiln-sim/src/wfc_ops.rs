@@ -4,12 +4,12 @@
 //! is, its corners are light only for a tile whose four edges all are. Undecided cells are
 //! grey.
 
-use crate::image_bridge::{IMAGE_TYPE, Image};
-use crate::sim_op::{SimOp, size_params, with_size_params};
-use crate::wfc::{WAVE_TYPE, Wave, parse_tiles};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use crate::image_bridge::Image;
+use crate::ports::{SIDE, grid_size};
+use crate::wfc::{Wave, parse_tiles};
+use kiln_core::op;
+use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 
 /// The default tile set: rooms of floor, walls, corridors, corners, T-junctions and ends.
 pub const DUNGEON_TILES: &str =
@@ -23,12 +23,26 @@ fn contradiction(w: &Wave, (x, y): (u32, u32)) -> String {
     )
 }
 
-fn run_init(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let (w, h) = size_params(call)?;
-    let tiles = parse_tiles(call.param_str(2)?).map_err(|m| OpError::param(2, m))?;
-    let seed = call.param_int(3)? as u64;
-    let border = call.param_str(4)?.chars().next();
-    let wave = Wave::new(w, h, tiles.clone(), seed, border).map_err(|cell| {
+/// The start of a wave function collapse (simple tiled model): every cell may be every tile
+/// of the set (tiles `NESW*weight` by edge label), narrowed by the border label.
+#[op("sim.wfc.init", out = "the wave")]
+fn wfc_init(
+    #[param("width in cells", default = 24, rule = SIDE, plan_time)] width: i64,
+    #[param("height in cells", default = 24, rule = SIDE, plan_time)] height: i64,
+    #[param(
+        "the tile set: NESW or NESW*weight words",
+        default = DUNGEON_TILES,
+        rule = Rule::NotEmpty
+    )]
+    tiles: &str,
+    #[param("seed of the choices", default = 0)] seed: i64,
+    #[param("the label every outer edge must carry (empty: none)", default = "w")] border: &str,
+) -> Result<Wave, OpError> {
+    let (w, h) = grid_size(width, height)?;
+    let tiles = parse_tiles(tiles).map_err(|m| OpError::param(2, m))?;
+    let seed = seed as u64;
+    let border = border.chars().next();
+    Wave::new(w, h, tiles.clone(), seed, border).map_err(|cell| {
         let empty = Wave {
             width: w,
             height: h,
@@ -38,23 +52,31 @@ fn run_init(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
             collapsed: 0,
         };
         OpError::param(4, contradiction(&empty, cell))
-    })?;
-    out[0] = wave.into_value();
-    Ok(())
+    })
 }
 
-fn run_step(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let mut wave = call.heavy::<Wave>(0, "a wave")?.clone();
-    let n = call.param_int(0)?.clamp(1, 1 << 30) as u32;
+/// Collapse up to `per_step` cells of a wave (fewest tiles left first, seeded), propagating
+/// each choice; a contradiction is an error naming the cell.
+#[op("sim.wfc.step", out = "the wave after the collapses")]
+fn wfc_step(
+    #[input("the wave (from a latch)")] state: &Wave,
+    #[param("cells collapsed per tick", default = 8, range = 1..=(1 << 30))] per_step: i64,
+) -> Result<Wave, OpError> {
+    let mut wave = state.clone();
+    let n = per_step.clamp(1, 1 << 30) as u32;
     wave.collapse(n)
         .map_err(|cell| OpError::new(contradiction(&wave, cell)))?;
-    out[0] = wave.into_value();
-    Ok(())
+    Ok(wave)
 }
 
-fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let wave = call.heavy::<Wave>(0, "a wave")?;
-    let scale = call.param_int(0)?.clamp(1, 64) as u32;
+/// A wave drawn as a map: each cell 3 x 3 blocks, floor edges (label f) light, others dark,
+/// undecided cells grey.
+#[op("sim.wfc.view", out = "the map")]
+fn wfc_view(
+    #[input("the wave")] wave: &Wave,
+    #[param("pixels per block", default = 2, range = 1..=64)] scale: i64,
+) -> Result<Image, OpError> {
+    let scale = scale.clamp(1, 64) as u32;
     let (iw, ih) = (wave.width * 3 * scale, wave.height * 3 * scale);
     crate::grid::check_shape(iw as i64, ih as i64, 1).map_err(|m| OpError::param(0, m))?;
     kiln_image::image::check_pixels(u64::from(iw), u64::from(ih))
@@ -93,80 +115,13 @@ fn run_view(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
             }
         }
     }
-    out[0] = img.into_value();
-    Ok(())
+    Ok(img)
 }
 
 /// Register `sim.wfc.init`, `sim.wfc.step` and `sim.wfc.view`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let init = OpSpec::new(
-        "sim.wfc.init",
-        "The start of a wave function collapse (simple tiled model): every cell may be every \
-         tile of the set (tiles `NESW*weight` by edge label), narrowed by the border label.",
-    )
-    .output(OutputSpec::new("out", WAVE_TYPE, "the wave"));
-    let init = with_size_params(init, 24)
-        .param(
-            ParamSpec::new(
-                "tiles",
-                ValueType::String,
-                Value::Str(DUNGEON_TILES.into()),
-                "the tile set: NESW or NESW*weight words",
-            )
-            .with_rule(Rule::NotEmpty),
-        )
-        .param(ParamSpec::new(
-            "seed",
-            ValueType::Int,
-            Value::Int(0),
-            "seed of the choices",
-        ))
-        .param(ParamSpec::new(
-            "border",
-            ValueType::String,
-            Value::Str("w".into()),
-            "the label every outer edge must carry (empty: none)",
-        ));
-    reg.register(SimOp::new(init, run_init))?;
-    let step = OpSpec::new(
-        "sim.wfc.step",
-        "Collapse up to `per_step` cells of a wave (fewest tiles left first, seeded), \
-         propagating each choice; a contradiction is an error naming the cell.",
-    )
-    .input(InputSpec::required(
-        "state",
-        WAVE_TYPE,
-        "the wave (from a latch)",
-    ))
-    .output(OutputSpec::new(
-        "out",
-        WAVE_TYPE,
-        "the wave after the collapses",
-    ))
-    .param(
-        ParamSpec::new(
-            "per_step",
-            ValueType::Int,
-            Value::Int(8),
-            "cells collapsed per tick",
-        )
-        .with_rule(Rule::Ints {
-            min: 1,
-            max: 1 << 30,
-        }),
-    );
-    reg.register(SimOp::new(step, run_step))?;
-    let view = OpSpec::new(
-        "sim.wfc.view",
-        "A wave drawn as a map: each cell 3 x 3 blocks, floor edges (label f) light, others \
-         dark, undecided cells grey.",
-    )
-    .input(InputSpec::required("wave", WAVE_TYPE, "the wave"))
-    .output(OutputSpec::new("out", IMAGE_TYPE, "the map"))
-    .param(
-        ParamSpec::new("scale", ValueType::Int, Value::Int(2), "pixels per block")
-            .with_rule(Rule::Ints { min: 1, max: 64 }),
-    );
-    reg.register(SimOp::new(view, run_view))?;
+    reg.register(WfcInitOp::new())?;
+    reg.register(WfcStepOp::new())?;
+    reg.register(WfcViewOp::new())?;
     Ok(())
 }
