@@ -8,13 +8,10 @@
 //! fused chain.
 
 use crate::field::{Binary, Px, Step, Tape, Ternary};
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, Image};
-use kiln_core::op::{
-    InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation,
-};
+use crate::image::Image;
+use kiln_core::op::{OpCall, OpError, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::value::Value;
 
 /// The value at fraction `p` (0..=1) of the sorted `values`, interpolated linearly between
 /// neighbouring ranks (NumPy's default `percentile`): rank `p (n - 1)`. `None` when empty.
@@ -143,21 +140,60 @@ fn order_rule(params: &[Value], _: &RuleEnv) -> Result<(), (usize, Violation)> {
     }
 }
 
-fn auto_levels(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let img = call.heavy::<Image>(0, "image")?;
-    let (low, high) = (call.param_float(0)?, call.param_float(1)?);
-    let per_channel = call.param_bool(2)?;
-    let clip = call.param_bool(3)?;
-    let windows = percentile_windows(img, low, high, per_channel)?;
+/// Stretch the values between the percentiles `low` and `high` of the image (0 and 1: its min
+/// and max; ranks interpolated linearly, as NumPy's percentile) to 0..1: (c - lo) / (hi -
+/// lo), clamped when `clip`; over r, g and b together or `per_channel`. A flat channel and
+/// alpha pass unchanged.
+#[kiln_core::op("image.auto_levels", params_rule = order_rule, out = "the stretched image")]
+pub fn auto_levels(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+    #[param(
+        "the percentile mapped to 0, a fraction (0: the minimum)",
+        default = 0.0,
+        rule = Rule::between(0.0, 1.0)
+    )]
+    low: f64,
+    #[param(
+        "the percentile mapped to 1, a fraction (1: the maximum)",
+        default = 1.0,
+        rule = Rule::between(0.0, 1.0)
+    )]
+    high: f64,
+    #[param("measure r, g and b each alone (shifts hues)", default = false)] per_channel: bool,
+    #[param("clamp the result to [0, 1]", default = true)] clip: bool,
+) -> Result<Image, OpError> {
+    let windows = percentile_windows(image, low, high, per_channel)?;
     call.check_cancel()?;
-    out[0] = stretch(call, img, windows, clip)?.into_value();
-    Ok(())
+    stretch(call, image, windows, clip)
 }
 
-fn histogram_range(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let img = call.heavy::<Image>(0, "image")?;
-    let (position, range) = (call.param_float(0)?, call.param_float(1)?);
-    let per_channel = call.param_bool(2)?;
+/// Stretch a window of the histogram to 0..1: with the image's span min..max, the window is
+/// `range` of it centred at `position` (lo = min + span (position - range / 2), hi = min +
+/// span (position + range / 2)), mapped by saturate((c - lo) / (hi - lo)); over r, g and b
+/// together or `per_channel`. Alpha passes unchanged.
+#[kiln_core::op("image.histogram_range", out = "the stretched image")]
+pub fn histogram_range(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+    #[param(
+        "the window's centre, a fraction of the span",
+        default = 0.5,
+        rule = Rule::between(0.0, 1.0)
+    )]
+    position: f64,
+    #[param(
+        "the window's width, a fraction of the span (above 0)",
+        default = 1.0,
+        rule = Rule::Number {
+            min: std::ops::Bound::Excluded(0.0),
+            max: std::ops::Bound::Included(1.0),
+        }
+    )]
+    range: f64,
+    #[param("measure r, g and b each alone (shifts hues)", default = false)] per_channel: bool,
+) -> Result<Image, OpError> {
+    let img = image;
     let mut windows = [None; 3];
     for g in groups(per_channel) {
         let w = min_max(img, &g).map(|(mn, mx)| {
@@ -171,84 +207,13 @@ fn histogram_range(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> 
             windows[c] = w;
         }
     }
-    out[0] = stretch(call, img, windows, true)?.into_value();
-    Ok(())
-}
-
-fn fraction(name: &'static str, default: f64, doc: &'static str) -> ParamSpec {
-    ParamSpec::new(name, ValueType::Float, Value::Float(default), doc)
-        .with_rule(Rule::between(0.0, 1.0))
-}
-
-fn flag(name: &'static str, default: bool, doc: &'static str) -> ParamSpec {
-    ParamSpec::new(name, ValueType::Bool, Value::Bool(default), doc)
+    stretch(call, img, windows, true)
 }
 
 /// Register `image.auto_levels` and `image.histogram_range`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.auto_levels",
-            "Stretch the values between the percentiles `low` and `high` of the image (0 and 1: \
-             its min and max; ranks interpolated linearly, as NumPy's percentile) to 0..1: \
-             (c - lo) / (hi - lo), clamped when `clip`; over r, g and b together or \
-             `per_channel`. A flat channel and alpha pass unchanged.",
-        )
-        .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-        .param(fraction(
-            "low",
-            0.0,
-            "the percentile mapped to 0, a fraction (0: the minimum)",
-        ))
-        .param(fraction(
-            "high",
-            1.0,
-            "the percentile mapped to 1, a fraction (1: the maximum)",
-        ))
-        .param(flag(
-            "per_channel",
-            false,
-            "measure r, g and b each alone (shifts hues)",
-        ))
-        .param(flag("clip", true, "clamp the result to [0, 1]"))
-        .with_params_rule(order_rule)
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the stretched image")),
-        auto_levels,
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.histogram_range",
-            "Stretch a window of the histogram to 0..1: with the image's span min..max, the \
-             window is `range` of it centred at `position` (lo = min + span (position - range \
-             / 2), hi = min + span (position + range / 2)), mapped by saturate((c - lo) / (hi - \
-             lo)); over r, g and b together or `per_channel`. Alpha passes unchanged.",
-        )
-        .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-        .param(fraction(
-            "position",
-            0.5,
-            "the window's centre, a fraction of the span",
-        ))
-        .param(
-            ParamSpec::new(
-                "range",
-                ValueType::Float,
-                Value::Float(1.0),
-                "the window's width, a fraction of the span (above 0)",
-            )
-            .with_rule(Rule::Number {
-                min: std::ops::Bound::Excluded(0.0),
-                max: std::ops::Bound::Included(1.0),
-            }),
-        )
-        .param(flag(
-            "per_channel",
-            false,
-            "measure r, g and b each alone (shifts hues)",
-        ))
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the stretched image")),
-        histogram_range,
-    ))
+    reg.register(AutoLevelsOp::new())?;
+    reg.register(HistogramRangeOp::new())
 }
 
 #[cfg(test)]

@@ -3,10 +3,9 @@
 //! outside the image is read at the nearest edge pixel (edges clamped), so a uniform image
 //! stays uniform and nothing darkens at the border.
 
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, Image};
+use crate::image::Image;
 use crate::image_ops::{Pixel, build_rows};
-use kiln_core::op::{InputSpec, OpSpec, OutputSpec};
+use kiln_core::op::{OpCall, OpError};
 use kiln_core::registry::{Registry, RegistryError};
 
 /// The blurred pixel `(x, y)` of `img` (which must not be empty).
@@ -25,24 +24,20 @@ fn blurred(img: &Image, x: u32, y: u32) -> Pixel {
     sum.map(|s| s / 9.0)
 }
 
+/// 3x3 box blur: each channel the mean of the pixel and its eight neighbours, edges clamped.
+#[kiln_core::op("image.blur", out = "the blurred image")]
+pub fn blur(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+) -> Result<Image, OpError> {
+    build_rows(call, image.width, image.height, |y, row| {
+        row.extend((0..image.width).map(|x| blurred(image, x, y)))
+    })
+}
+
 /// Register `image.blur`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.blur",
-            "3x3 box blur: each channel the mean of the pixel and its eight neighbours, edges clamped.",
-        )
-        .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the blurred image")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let res = build_rows(call, img.width, img.height, |y, row| {
-                row.extend((0..img.width).map(|x| blurred(img, x, y)))
-            })?;
-            out[0] = res.into_value();
-            Ok(())
-        },
-    ))
+    reg.register(BlurOp::new())
 }
 
 #[cfg(test)]

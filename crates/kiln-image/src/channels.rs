@@ -18,8 +18,22 @@ use kiln_core::value::{Value, ValueType};
 /// The channel names, in order.
 const NAMES: [&str; 4] = ["r", "g", "b", "a"];
 
-fn split(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let img = call.heavy::<Image>(0, "image")?;
+/// Split an image into four grey images, one per channel (`r`, `g`, `b`, `a`): each output
+/// holds its channel in r, g and b, alpha 1.
+#[kiln_core::op(
+    "image.split",
+    outputs(
+        "r" = "the red channel as grey",
+        "g" = "the green channel as grey",
+        "b" = "the blue channel as grey",
+        "a" = "the alpha channel as grey"
+    )
+)]
+pub fn split(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+) -> Result<(Image, Image, Image, Image), OpError> {
+    let img = image;
     if img.pixels.len() as u64 != u64::from(img.width) * u64::from(img.height) {
         return Err(OpError::input(
             0,
@@ -32,16 +46,15 @@ fn split(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
         ));
     }
     let w = img.width as usize;
-    for (c, slot) in out.iter_mut().enumerate().take(4) {
-        *slot = by_rows(call, img.width, img.height, |y, row| {
+    let channel = |c: usize| {
+        by_rows(call, img.width, img.height, |y, row| {
             let src = &img.pixels[y as usize * w..(y as usize + 1) * w];
             for (o, p) in row.iter_mut().zip(src) {
                 *o = [p[c], p[c], p[c], 1.0];
             }
-        })?
-        .into_value();
-    }
-    Ok(())
+        })
+    };
+    Ok((channel(0)?, channel(1)?, channel(2)?, channel(3)?))
 }
 
 /// The builder of `image.merge_channels`: channel `k` from input `k`, the red channel of an
@@ -79,21 +92,7 @@ pub(crate) fn merge<'a>(
 
 /// Register `image.split` and `image.merge_channels`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let mut spec = OpSpec::new(
-        "image.split",
-        "Split an image into four grey images, one per channel (`r`, `g`, `b`, `a`): each \
-         output holds its channel in r, g and b, alpha 1.",
-    )
-    .input(InputSpec::required("image", IMAGE_TYPE, "the source image"));
-    for (name, doc) in NAMES.into_iter().zip([
-        "the red channel as grey",
-        "the green channel as grey",
-        "the blue channel as grey",
-        "the alpha channel as grey",
-    ]) {
-        spec = spec.output(OutputSpec::new(name, IMAGE_TYPE, doc));
-    }
-    reg.register(FnOp::new(spec, split))?;
+    reg.register(SplitOp::new())?;
     let mut spec = OpSpec::new(
         "image.merge_channels",
         "Merge up to four inputs into one image's r, g, b and a: an image input gives its red \

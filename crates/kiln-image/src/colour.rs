@@ -8,32 +8,11 @@
 //! g, b (the closed form of the sextant table).
 
 use crate::field::{Binary, Px, Reg, Step, Tape, Ternary};
-use crate::fn_op::FnOp;
-use crate::image::IMAGE_TYPE;
-use crate::per_pixel::{self, Arg};
-use kiln_core::context::EvalContext;
-use kiln_core::op::{InputSpec, OpError, OpSpec, OutputSpec, Rule};
+use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 
 /// The Rec. 709 luminance weights (as `image.grey`).
 pub const LUMA: [f64; 3] = [0.2126, 0.7152, 0.0722];
-
-fn image(a: &[Arg<'_>]) -> Result<Px, OpError> {
-    match a.first() {
-        Some(Arg::Pixels(px)) => Ok(*px),
-        _ => Err(OpError::input(0, "expected image")),
-    }
-}
-
-fn number(a: &[Arg<'_>], i: usize) -> Result<f64, OpError> {
-    match a.get(i) {
-        Some(Arg::Value(v)) => v
-            .as_f64()
-            .ok_or_else(|| OpError::input(i, format!("expected float, found {}", v.type_name()))),
-        _ => Err(OpError::input(i, "expected a number")),
-    }
-}
 
 struct B<'t, 'a>(&'t mut Tape<'a>);
 
@@ -49,16 +28,19 @@ impl B<'_, '_> {
     }
 }
 
-/// The builder of `image.hsv` (inputs: image, hue degrees, saturation, value).
-pub(crate) fn hsv<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    _: &[Value],
-    _: &EvalContext,
+/// Adjust in HSV: the hue turned by `hue` degrees, saturation times `saturation` (clamped
+/// to [0, 1]), value times `value`; textbook RGB <-> HSV conversions. Alpha passes.
+#[kiln_core::op("image.hsv", per_pixel, out = "the adjusted image")]
+pub fn hsv(
+    tape: &mut Tape<'_>,
+    #[input("the source image")] image: Px,
+    #[input("hue shift in degrees", default = 0.0, rule = Rule::between(-3600.0, 3600.0))] hue: f64,
+    #[input("saturation factor", default = 1.0, rule = Rule::between(0.0, 100.0))] saturation: f64,
+    #[input("value factor", default = 1.0, rule = Rule::between(0.0, 100.0))] value: f64,
 ) -> Result<Px, OpError> {
-    let x = image(a)?;
-    let (shift, sat, val) = (number(a, 1)?, number(a, 2)?, number(a, 3)?);
-    let mut t = B(t);
+    let x = image;
+    let (shift, sat, val) = (hue, saturation, value);
+    let mut t = B(tape);
     let (r, g, b) = (x[0], x[1], x[2]);
     let mx = t.b(Binary::Max, r, g)?;
     let mx = t.b(Binary::Max, mx, b)?;
@@ -116,27 +98,28 @@ pub(crate) fn hsv<'a>(
     Ok(px)
 }
 
-/// The builder of `image.colorize` (inputs: image, color, amount).
+/// Tint by `color` keeping the luminance L (0.2126 r + 0.7152 g + 0.0722 b): black to the
+/// tint below its own luminance Lc (c L / Lc), the tint to white above it (c + (1 - c) (L -
+/// Lc) / (1 - Lc)); mixed with the source by `amount`. Alpha passes.
+#[kiln_core::op("image.colorize", per_pixel, out = "the tinted image")]
+pub fn colorize(
+    tape: &mut Tape<'_>,
+    #[input("the source (usually grey) image")] image: Px,
+    #[input("the tint", default = [0.9, 0.6, 0.3, 1.0], rule = Rule::Finite)] color: [f32; 4],
+    #[input("0: the source, 1: fully tinted", default = 1.0, rule = Rule::between(0.0, 1.0))]
+    amount: f64,
+) -> Result<Px, OpError> {
+    tint(tape, image, color, amount)
+}
+
+/// The steps of `image.colorize`.
 ///
 /// With the pixel's luminance `L = max(0.2126 r + 0.7152 g + 0.0722 b, 0)` and the tint's
 /// `Lc`: below the tint, `L <= Lc`, the tint scaled, `c L / Lc`; above it, the tint mixed
 /// towards white, `c + (1 - c) (L - Lc) / (1 - Lc)`. Both have luminance `L` exactly (the
 /// weights sum to 1), so black stays black, white stays white and the tint's own luminance
 /// gives the tint. The result is `mix(pixel, tinted, amount)`.
-pub(crate) fn colorize<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    _: &[Value],
-    _: &EvalContext,
-) -> Result<Px, OpError> {
-    let x = image(a)?;
-    let tint = match a.get(1) {
-        Some(Arg::Value(v)) => v
-            .as_color()
-            .ok_or_else(|| OpError::input(1, format!("expected color, found {}", v.type_name())))?,
-        _ => return Err(OpError::input(1, "expected a colour")),
-    };
-    let amount = number(a, 2)?;
+fn tint(t: &mut Tape<'_>, x: Px, tint: [f32; 4], amount: f64) -> Result<Px, OpError> {
     let c: [f64; 3] = [tint[0] as f64, tint[1] as f64, tint[2] as f64];
     let lc = LUMA[0] * c[0] + LUMA[1] * c[1] + LUMA[2] * c[2];
     let mut t = B(t);
@@ -169,69 +152,8 @@ pub(crate) fn colorize<'a>(
     Ok(px)
 }
 
-fn float(name: &'static str, default: f64, doc: &'static str, rule: Rule) -> InputSpec {
-    InputSpec::optional(name, ValueType::Float, Value::Float(default), doc).with_rule(rule)
-}
-
 /// Register `image.hsv` and `image.colorize`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.hsv",
-            "Adjust in HSV: the hue turned by `hue` degrees, saturation times `saturation` \
-             (clamped to [0, 1]), value times `value`; textbook RGB <-> HSV conversions. \
-             Alpha passes.",
-        )
-        .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-        .input(float(
-            "hue",
-            0.0,
-            "hue shift in degrees",
-            Rule::between(-3600.0, 3600.0),
-        ))
-        .input(float(
-            "saturation",
-            1.0,
-            "saturation factor",
-            Rule::between(0.0, 100.0),
-        ))
-        .input(float(
-            "value",
-            1.0,
-            "value factor",
-            Rule::between(0.0, 100.0),
-        ))
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the adjusted image")),
-        |call, out| per_pixel::exec(call, out, hsv),
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.colorize",
-            "Tint by `color` keeping the luminance L (0.2126 r + 0.7152 g + 0.0722 b): black to \
-             the tint below its own luminance Lc (c L / Lc), the tint to white above it (c + (1 \
-             - c) (L - Lc) / (1 - Lc)); mixed with the source by `amount`. Alpha passes.",
-        )
-        .input(InputSpec::required(
-            "image",
-            IMAGE_TYPE,
-            "the source (usually grey) image",
-        ))
-        .input(
-            InputSpec::optional(
-                "color",
-                ValueType::Color,
-                Value::Color([0.9, 0.6, 0.3, 1.0]),
-                "the tint",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .input(float(
-            "amount",
-            1.0,
-            "0: the source, 1: fully tinted",
-            Rule::between(0.0, 1.0),
-        ))
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the tinted image")),
-        |call, out| per_pixel::exec(call, out, colorize),
-    ))
+    reg.register(HsvOp::new())?;
+    reg.register(ColorizeOp::new())
 }

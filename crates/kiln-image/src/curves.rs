@@ -8,13 +8,9 @@
 //! last point it stays at their values.
 
 use crate::field::{Px, Step, Tape};
-use crate::fn_op::FnOp;
-use crate::image::IMAGE_TYPE;
-use crate::per_pixel::{self, Arg};
-use kiln_core::context::EvalContext;
-use kiln_core::op::{InputSpec, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation};
+use kiln_core::op::{OpError, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::value::Value;
 
 /// Most control points of one curve.
 pub const MAX_POINTS: usize = 64;
@@ -118,6 +114,11 @@ fn parse_points(v: &Value) -> Result<MonotoneCurve, Violation> {
     let list = v
         .as_list()
         .ok_or_else(|| Violation::new("a list of [x, y] points", v.type_name()))?;
+    points_of(list)
+}
+
+/// The curve of a list of `[x, y]` points.
+fn points_of(list: &[Value]) -> Result<MonotoneCurve, Violation> {
     let mut pts = Vec::with_capacity(list.len().min(MAX_POINTS + 1));
     for (i, p) in list.iter().enumerate().take(MAX_POINTS + 1) {
         let xy = match p {
@@ -160,71 +161,50 @@ fn channels_rule(v: &Value, _: &RuleEnv) -> Result<(), Violation> {
     }
 }
 
-/// The builder of `image.curves` (params: `points`, `channels`).
-pub(crate) fn curves<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    p: &[Value],
-    _: &EvalContext,
+fn identity() -> Vec<Value> {
+    vec![
+        Value::list([Value::Float(0.0), Value::Float(0.0)]),
+        Value::list([Value::Float(1.0), Value::Float(1.0)]),
+    ]
+}
+
+/// A tone curve through `points` ([x, y] pairs) applied to each of `channels`: the
+/// Fritsch-Carlson monotone cubic (through every point, no overshoot between them), the end
+/// values outside the first and last point.
+#[kiln_core::op("image.curves", per_pixel, out = "the adjusted image")]
+pub fn curves(
+    tape: &mut Tape<'_>,
+    #[input("the source image")] image: Px,
+    #[param(
+        "the control points, [x, y] pairs with distinct x (2 to 64)",
+        default = identity(),
+        rule = Rule::Check(points_rule)
+    )]
+    points: &[Value],
+    #[param(
+        "the channels mapped, some of r, g, b, a (the others pass)",
+        default = "rgb",
+        rule = Rule::Check(channels_rule)
+    )]
+    channels: &str,
 ) -> Result<Px, OpError> {
-    let x = match a.first() {
-        Some(Arg::Pixels(px)) => *px,
-        _ => return Err(OpError::input(0, "expected image")),
-    };
-    let curve = parse_points(p.first().unwrap_or(&Value::Empty))
-        .map_err(|e| OpError::param(0, e.to_string()))?;
-    let channels = p
-        .get(1)
-        .and_then(Value::as_str)
-        .ok_or_else(|| OpError::param(1, "expected a string"))?;
-    let id = t.add_curve(curve)?;
-    let mut px = x;
+    let curve = points_of(points).map_err(|e| OpError::param(0, e.to_string()))?;
+    let id = tape.add_curve(curve)?;
+    let mut px = image;
     for (k, c) in ['r', 'g', 'b', 'a'].into_iter().enumerate() {
         if channels.contains(c) {
-            px[k] = t.push(Step::Curve { curve: id, x: x[k] })?;
+            px[k] = tape.push(Step::Curve {
+                curve: id,
+                x: image[k],
+            })?;
         }
     }
     Ok(px)
 }
 
-fn identity() -> Value {
-    Value::list([
-        Value::list([Value::Float(0.0), Value::Float(0.0)]),
-        Value::list([Value::Float(1.0), Value::Float(1.0)]),
-    ])
-}
-
 /// Register `image.curves`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.curves",
-            "A tone curve through `points` ([x, y] pairs) applied to each of `channels`: the \
-             Fritsch-Carlson monotone cubic (through every point, no overshoot between them), \
-             the end values outside the first and last point.",
-        )
-        .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-        .param(
-            ParamSpec::new(
-                "points",
-                ValueType::List,
-                identity(),
-                "the control points, [x, y] pairs with distinct x (2 to 64)",
-            )
-            .with_rule(Rule::Check(points_rule)),
-        )
-        .param(
-            ParamSpec::new(
-                "channels",
-                ValueType::String,
-                Value::str("rgb"),
-                "the channels mapped, some of r, g, b, a (the others pass)",
-            )
-            .with_rule(Rule::Check(channels_rule)),
-        )
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the adjusted image")),
-        |call, out| per_pixel::exec(call, out, curves),
-    ))
+    reg.register(CurvesOp::new())
 }
 
 #[cfg(test)]

@@ -9,12 +9,10 @@
 //! Neighbours outside the image wrap (a tile erodes as a tile) or clamp (read as the pixel
 //! itself: nothing flows out). The result is grey, alpha 1, computed in `f64`.
 
-use crate::filters::{Edges, edges_param};
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, Image};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use crate::filters::{EDGES, Edges};
+use crate::image::Image;
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 use rayon::prelude::*;
 
 /// Most iterations of one erosion.
@@ -62,99 +60,77 @@ pub fn erode(
     Ok(())
 }
 
+/// Thermal erosion of a heightmap (red channel): each iteration moves rate * (h - h_n -
+/// talus) / 8 to every lower neighbour beyond the talus, all flows from the heights before
+/// it; total height kept; grey.
+#[kiln_core::op("image.erode", out = "the eroded height, grey")]
+pub fn thermal_erosion(
+    call: &OpCall<'_>,
+    #[input("the heightmap")] height: &Image,
+    #[param(
+        "erosion steps",
+        default = 50,
+        rule = Rule::Ints { min: 0, max: MAX_ITERATIONS },
+        plan_time
+    )]
+    iterations: i64,
+    #[param(
+        "height difference to a neighbour that stays put",
+        default = 0.004,
+        rule = Rule::between(0.0, 1e6)
+    )]
+    talus: f64,
+    #[param(
+        "share of the excess moved per step (0..=1)",
+        default = 0.5,
+        rule = Rule::between(0.0, 1.0)
+    )]
+    rate: f64,
+    #[param(
+        "neighbours outside the image: wrap (tiles) or clamp",
+        default = "wrap",
+        rule = EDGES
+    )]
+    edges: &str,
+) -> Result<Image, OpError> {
+    let img = height;
+    let work = img.pixels.len() as u64 * iterations as u64;
+    if work > MAX_WORK {
+        return Err(OpError::param(
+            0,
+            format!(
+                "{iterations} iterations of {} x {} pixels are {work} updates, beyond the limit \
+                 of {MAX_WORK}",
+                img.width, img.height
+            ),
+        ));
+    }
+    let rate = rate.clamp(0.0, 1.0);
+    let edges = Edges::parse(edges);
+    let n = img.pixels.len();
+    let mut heights: Vec<f64> = kiln_core::memory::try_vec(n, || {
+        format!("a heightmap of {} x {}", img.width, img.height)
+    })
+    .map_err(|e| OpError::new(e.to_string()))?;
+    heights.extend(img.pixels.iter().map(|p| p[0] as f64));
+    let size = (img.width, img.height);
+    erode(call, &mut heights, size, iterations, talus, rate, edges)?;
+    let mut pixels: Vec<[f32; 4]> = kiln_core::memory::try_vec(n, || {
+        format!("an image of {} x {} pixels", img.width, img.height)
+    })
+    .map_err(|e| OpError::new(e.to_string()))?;
+    pixels.extend(heights.iter().map(|&v| {
+        let g = v as f32;
+        [g, g, g, 1.0]
+    }));
+    Ok(Image {
+        width: img.width,
+        height: img.height,
+        pixels,
+    })
+}
+
 /// Register `image.erode`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.erode",
-            "Thermal erosion of a heightmap (red channel): each iteration moves rate * (h - \
-             h_n - talus) / 8 to every lower neighbour beyond the talus, all flows from the \
-             heights before it; total height kept; grey.",
-        )
-        .input(InputSpec::required("height", IMAGE_TYPE, "the heightmap"))
-        .param(
-            ParamSpec::new(
-                "iterations",
-                ValueType::Int,
-                Value::Int(50),
-                "erosion steps",
-            )
-            .plan_time()
-            .with_rule(Rule::Ints {
-                min: 0,
-                max: MAX_ITERATIONS,
-            }),
-        )
-        .param(
-            ParamSpec::new(
-                "talus",
-                ValueType::Float,
-                Value::Float(0.004),
-                "height difference to a neighbour that stays put",
-            )
-            .with_rule(Rule::between(0.0, 1e6)),
-        )
-        .param(
-            ParamSpec::new(
-                "rate",
-                ValueType::Float,
-                Value::Float(0.5),
-                "share of the excess moved per step (0..=1)",
-            )
-            .with_rule(Rule::between(0.0, 1.0)),
-        )
-        .param(edges_param())
-        .output(OutputSpec::new(
-            "out",
-            IMAGE_TYPE,
-            "the eroded height, grey",
-        )),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "height")?;
-            let iterations = call.param_int(0)?;
-            if !(0..=MAX_ITERATIONS).contains(&iterations) {
-                return Err(OpError::param(
-                    0,
-                    format!("{iterations} is beyond the limit of {MAX_ITERATIONS} iterations"),
-                ));
-            }
-            let work = img.pixels.len() as u64 * iterations as u64;
-            if work > MAX_WORK {
-                return Err(OpError::param(
-                    0,
-                    format!(
-                        "{iterations} iterations of {} x {} pixels are {work} updates, beyond \
-                         the limit of {MAX_WORK}",
-                        img.width, img.height
-                    ),
-                ));
-            }
-            let talus = call.param_float(1)?;
-            let rate = call.param_float(2)?.clamp(0.0, 1.0);
-            let edges = Edges::parse(call.param_str(3)?);
-            let n = img.pixels.len();
-            let mut heights: Vec<f64> = kiln_core::memory::try_vec(n, || {
-                format!("a heightmap of {} x {}", img.width, img.height)
-            })
-            .map_err(|e| OpError::new(e.to_string()))?;
-            heights.extend(img.pixels.iter().map(|p| p[0] as f64));
-            let size = (img.width, img.height);
-            erode(call, &mut heights, size, iterations, talus, rate, edges)?;
-            let mut pixels: Vec<[f32; 4]> = kiln_core::memory::try_vec(n, || {
-                format!("an image of {} x {} pixels", img.width, img.height)
-            })
-            .map_err(|e| OpError::new(e.to_string()))?;
-            pixels.extend(heights.iter().map(|&v| {
-                let g = v as f32;
-                [g, g, g, 1.0]
-            }));
-            out[0] = Image {
-                width: img.width,
-                height: img.height,
-                pixels,
-            }
-            .into_value();
-            Ok(())
-        },
-    ))
+    reg.register(ThermalErosionOp::new())
 }

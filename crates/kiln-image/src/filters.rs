@@ -5,11 +5,9 @@
 //! same for every thread count. Neighbours outside the image wrap around (`edges = wrap`,
 //! for tiles) or are read at the nearest edge (`clamp`).
 
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, Image};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use crate::image::Image;
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 use rayon::prelude::*;
 
 /// Largest Gaussian sigma, in pixels.
@@ -171,121 +169,93 @@ pub fn bilinear(img: &Image, x: f64, y: f64, edges: Edges) -> [f32; 4] {
     })
 }
 
-pub(crate) fn edges_param() -> ParamSpec {
-    ParamSpec::new(
-        "edges",
-        ValueType::String,
-        Value::str("wrap"),
+/// The rule of an `edges` param: `wrap` or `clamp`.
+pub(crate) const EDGES: Rule = Rule::OneOf(&["wrap", "clamp"]);
+
+/// Gaussian blur of standard deviation `sigma` pixels (weights out to 3 sigma, normalised),
+/// rows then columns, every channel.
+#[kiln_core::op("image.gaussian", out = "the blurred image")]
+pub fn gaussian_blur(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+    #[input(
+        "standard deviation in pixels",
+        default = 2.0,
+        rule = Rule::between(0.0, MAX_SIGMA)
+    )]
+    sigma: f64,
+    #[param(
         "neighbours outside the image: wrap (tiles) or clamp",
-    )
-    .with_rule(Rule::OneOf(&["wrap", "clamp"]))
+        default = "wrap",
+        rule = EDGES
+    )]
+    edges: &str,
+) -> Result<Image, OpError> {
+    gaussian(call, image, sigma, Edges::parse(edges))
+}
+
+/// A normal map from a height (the red channel): central differences scaled by `strength`,
+/// n = normalize(-s dh/dx, -s dh/dy, 1) stored as n * 0.5 + 0.5.
+#[kiln_core::op("image.normal", out = "the normal map")]
+pub fn normal(
+    call: &OpCall<'_>,
+    #[input("the height field")] height: &Image,
+    #[input("how steep the height is", default = 4.0, rule = Rule::Finite)] strength: f64,
+    #[param(
+        "neighbours outside the image: wrap (tiles) or clamp",
+        default = "wrap",
+        rule = EDGES
+    )]
+    edges: &str,
+) -> Result<Image, OpError> {
+    normal_map(call, height, strength, Edges::parse(edges))
+}
+
+/// Displace an image by another: pixel (x, y) reads the source at (x, y) + (r - 0.5, g -
+/// 0.5) * amount * width of the warp image's pixel, bilinearly (domain warp).
+#[kiln_core::op("image.warp", out = "the warped image")]
+pub fn warp(
+    call: &OpCall<'_>,
+    #[input("the image warped")] image: &Image,
+    #[input("the displacement (r: x, g: y), the size of `image`")] by: &Image,
+    #[input(
+        "displacement, a fraction of the width",
+        default = 0.1,
+        rule = Rule::Finite
+    )]
+    amount: f64,
+    #[param(
+        "neighbours outside the image: wrap (tiles) or clamp",
+        default = "wrap",
+        rule = EDGES
+    )]
+    edges: &str,
+) -> Result<Image, OpError> {
+    let img = image;
+    if (by.width, by.height) != (img.width, img.height) {
+        return Err(OpError::input(
+            1,
+            format!(
+                "size {}x{} does not match image's {}x{}",
+                by.width, by.height, img.width, img.height
+            ),
+        ));
+    }
+    let amount = amount * img.width as f64;
+    let edges = Edges::parse(edges);
+    by_rows(call, img.width, img.height, |y, row| {
+        for (x, o) in row.iter_mut().enumerate() {
+            let d = by.get(x as u32, y);
+            let sx = x as f64 + 0.5 + (d[0] as f64 - 0.5) * amount;
+            let sy = y as f64 + 0.5 + (d[1] as f64 - 0.5) * amount;
+            *o = bilinear(img, sx, sy, edges);
+        }
+    })
 }
 
 /// Register the filters.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.gaussian",
-            "Gaussian blur of standard deviation `sigma` pixels (weights out to 3 sigma, \
-             normalised), rows then columns, every channel.",
-        )
-        .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-        .input(
-            InputSpec::optional(
-                "sigma",
-                ValueType::Float,
-                Value::Float(2.0),
-                "standard deviation in pixels",
-            )
-            .with_rule(Rule::between(0.0, MAX_SIGMA)),
-        )
-        .param(edges_param())
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the blurred image")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let sigma = call.float(1)?;
-            let edges = Edges::parse(call.param_str(0)?);
-            out[0] = gaussian(call, img, sigma, edges)?.into_value();
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.normal",
-            "A normal map from a height (the red channel): central differences scaled by \
-             `strength`, n = normalize(-s dh/dx, -s dh/dy, 1) stored as n * 0.5 + 0.5.",
-        )
-        .input(InputSpec::required(
-            "height",
-            IMAGE_TYPE,
-            "the height field",
-        ))
-        .input(
-            InputSpec::optional(
-                "strength",
-                ValueType::Float,
-                Value::Float(4.0),
-                "how steep the height is",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .param(edges_param())
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the normal map")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "height")?;
-            let s = call.float(1)?;
-            let edges = Edges::parse(call.param_str(0)?);
-            out[0] = normal_map(call, img, s, edges)?.into_value();
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.warp",
-            "Displace an image by another: pixel (x, y) reads the source at (x, y) + (r - 0.5, \
-             g - 0.5) * amount * width of the warp image's pixel, bilinearly (domain warp).",
-        )
-        .input(InputSpec::required("image", IMAGE_TYPE, "the image warped"))
-        .input(InputSpec::required(
-            "by",
-            IMAGE_TYPE,
-            "the displacement (r: x, g: y), the size of `image`",
-        ))
-        .input(
-            InputSpec::optional(
-                "amount",
-                ValueType::Float,
-                Value::Float(0.1),
-                "displacement, a fraction of the width",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .param(edges_param())
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the warped image")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let by = call.heavy::<Image>(1, "image")?;
-            if (by.width, by.height) != (img.width, img.height) {
-                return Err(OpError::input(
-                    1,
-                    format!(
-                        "size {}x{} does not match image's {}x{}",
-                        by.width, by.height, img.width, img.height
-                    ),
-                ));
-            }
-            let amount = call.float(2)? * img.width as f64;
-            let edges = Edges::parse(call.param_str(0)?);
-            out[0] = by_rows(call, img.width, img.height, |y, row| {
-                for (x, o) in row.iter_mut().enumerate() {
-                    let d = by.get(x as u32, y);
-                    let sx = x as f64 + 0.5 + (d[0] as f64 - 0.5) * amount;
-                    let sy = y as f64 + 0.5 + (d[1] as f64 - 0.5) * amount;
-                    *o = bilinear(img, sx, sy, edges);
-                }
-            })?
-            .into_value();
-            Ok(())
-        },
-    ))
+    reg.register(GaussianBlurOp::new())?;
+    reg.register(NormalOp::new())?;
+    reg.register(WarpOp::new())
 }

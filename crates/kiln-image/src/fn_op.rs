@@ -1,4 +1,5 @@
-//! An op made of a spec and a plain function: how this crate defines most of its nodes.
+//! An op made of a spec and a plain function: the form of the ops `#[kiln_core::op]` cannot
+//! write yet (an input that was a param, an input taking an image or a number).
 
 use kiln_core::op::{Op, OpCall, OpError, OpSpec};
 use kiln_core::value::Value;

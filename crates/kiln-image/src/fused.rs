@@ -7,13 +7,12 @@
 //! the members run one by one. [`crate::fuse::fuse`] writes these nodes; nobody needs to.
 
 use crate::field::{Px, Tape, Unary};
-use crate::image::{IMAGE_TYPE, Image};
+use crate::image::Image;
 use crate::per_pixel::{Arg, builder};
 use kiln_core::context::EvalContext;
 use kiln_core::key::KeyHasher;
-use kiln_core::op::{InputSpec, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Reads};
-use kiln_core::value::{Value, ValueType};
-use std::sync::Arc;
+use kiln_core::op::{OpCall, OpError, Reads};
+use kiln_core::value::Value;
 
 /// The op id.
 pub const FUSED_OP: &str = "image.fused";
@@ -23,58 +22,6 @@ pub const FUSED_INPUTS: usize = 8;
 
 const INPUT_NAMES: [&str; FUSED_INPUTS] = ["in0", "in1", "in2", "in3", "in4", "in5", "in6", "in7"];
 
-/// The `image.fused` op.
-pub struct FusedOp {
-    spec: OpSpec,
-}
-
-impl FusedOp {
-    /// The op.
-    pub fn new() -> Self {
-        let mut spec = OpSpec::new(
-            FUSED_OP,
-            "A chain of per-pixel image ops run as one pass (written by the fusion of a graph; \
-             `chain` lists the members).",
-        )
-        .reads(
-            Reads::SEED
-                .with(Reads::TIME)
-                .with(Reads::RESOLUTION)
-                .with(Reads::PREVIEW),
-        );
-        for name in INPUT_NAMES {
-            spec = spec.input(InputSpec::optional(
-                name,
-                ValueType::Any,
-                Value::Empty,
-                "an input of a member of the chain",
-            ));
-        }
-        let spec = spec
-            .param(
-                ParamSpec::new(
-                    "chain",
-                    ValueType::List,
-                    Value::List(Arc::from(Vec::<Value>::new())),
-                    "the members: [op, params, args] each",
-                )
-                .plan_time(),
-            )
-            .output(OutputSpec::new(
-                "out",
-                IMAGE_TYPE,
-                "the last member's image",
-            ));
-        FusedOp { spec }
-    }
-}
-
-impl Default for FusedOp {
-    fn default() -> Self {
-        FusedOp::new()
-    }
-}
-
 /// One member of a chain, read from the `chain` param.
 struct Member<'v> {
     op: &'v str,
@@ -82,11 +29,8 @@ struct Member<'v> {
     args: &'v [Value],
 }
 
-fn members(chain: &Value) -> Result<Vec<Member<'_>>, OpError> {
+fn members(list: &[Value]) -> Result<Vec<Member<'_>>, OpError> {
     let bad = |i: usize, what: &str| OpError::param(0, format!("chain member #{i}: {what}"));
-    let list = chain
-        .as_list()
-        .ok_or_else(|| OpError::param(0, "expected a list of members"))?;
     let mut out = Vec::with_capacity(list.len());
     for (i, m) in list.iter().enumerate() {
         let parts = m.as_list().ok_or_else(|| bad(i, "not a list"))?;
@@ -114,7 +58,7 @@ fn reads_time(op: &str) -> bool {
 /// Build the tape of a whole chain over `inputs`, returning the last member's pixel.
 pub(crate) fn build_chain<'a>(
     tape: &mut Tape<'a>,
-    chain: &'a Value,
+    chain: &'a [Value],
     inputs: &'a [Value],
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
@@ -168,27 +112,38 @@ pub(crate) fn build_chain<'a>(
         .ok_or_else(|| OpError::param(0, "an empty chain"))
 }
 
-impl Op for FusedOp {
-    fn spec(&self) -> &OpSpec {
-        &self.spec
-    }
-    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-        let mut tape = Tape::new();
-        let px = build_chain(&mut tape, &call.params[0], call.inputs, call.ctx)?;
-        out[0] = crate::field::render(call, &tape, px)?.into_value();
-        Ok(())
-    }
-    fn hash_context(&self, params: &[Value], ctx: &EvalContext, h: &mut KeyHasher) {
-        Reads::SEED
-            .with(Reads::RESOLUTION)
-            .with(Reads::PREVIEW)
-            .hash_fields(ctx, h);
-        let timed = params
-            .first()
-            .and_then(|c| members(c).ok())
-            .is_some_and(|ms| ms.iter().any(|m| reads_time(m.op)));
-        if timed {
-            h.f64(ctx.time);
-        }
+/// A chain of per-pixel image ops run as one pass (written by the fusion of a graph; `chain`
+/// lists the members).
+#[kiln_core::op(
+    "image.fused",
+    reads = "seed, time, resolution, preview",
+    hash_context = hash_chain,
+    out = "the last member's image"
+)]
+pub fn fused(
+    call: &OpCall<'_>,
+    #[input("an input of a member of the chain", ports = INPUT_NAMES)] inputs: &[Value],
+    #[param("the members: [op, params, args] each", default = Vec::new(), plan_time)]
+    chain: &[Value],
+) -> Result<Image, OpError> {
+    let mut tape = Tape::new();
+    let px = build_chain(&mut tape, chain, inputs, call.ctx)?;
+    crate::field::render(call, &tape, px)
+}
+
+/// What a fused node reads of the context, into its key: the seed, the request's size and
+/// preview flag, and the time when a member reads the clock.
+fn hash_chain(params: &[Value], ctx: &EvalContext, h: &mut KeyHasher) {
+    Reads::SEED
+        .with(Reads::RESOLUTION)
+        .with(Reads::PREVIEW)
+        .hash_fields(ctx, h);
+    let timed = params
+        .first()
+        .and_then(Value::as_list)
+        .and_then(|c| members(c).ok())
+        .is_some_and(|ms| ms.iter().any(|m| reads_time(m.op)));
+    if timed {
+        h.f64(ctx.time);
     }
 }

@@ -267,32 +267,10 @@ pub fn with_size_params(spec: OpSpec) -> OpSpec {
         .with_params_rule(pixels_rule)
 }
 
-/// The rule of the `width` and `height` params of an op with a size of its own: from 1 to
-/// [`MAX_SIDE`].
+/// The rule of the `width` and `height` params (Int, default 256, at most [`MAX_PIXELS`] in
+/// total by [`pixels_rule`]) of an op whose size is its own, not the request's (`image.fill`,
+/// which stays a static node so baking folds it): from 1 to [`MAX_SIDE`].
 pub const FIXED_SIDE_RULE: Rule = Rule::Ints {
     min: 1,
     max: MAX_SIDE as i64,
 };
-
-/// Add `width` and `height` params (Int, default 256, each from 1 to [`MAX_SIDE`], at most
-/// [`MAX_PIXELS`] in total) to an op whose size is its own, not the request's (`image.fill`,
-/// which stays a static node so baking folds it). They must be the op's first params.
-pub fn with_fixed_size_params(spec: OpSpec) -> OpSpec {
-    debug_assert!(spec.params.is_empty(), "the size params come first");
-    spec.param(
-        ParamSpec::new("width", ValueType::Int, Value::Int(256), "width in pixels")
-            .plan_time()
-            .with_rule(FIXED_SIDE_RULE),
-    )
-    .param(
-        ParamSpec::new(
-            "height",
-            ValueType::Int,
-            Value::Int(256),
-            "height in pixels",
-        )
-        .plan_time()
-        .with_rule(FIXED_SIDE_RULE),
-    )
-    .with_params_rule(pixels_rule)
-}

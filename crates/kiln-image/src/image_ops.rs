@@ -13,13 +13,11 @@
 //! report per band), or fused with the per-pixel ops around it into one `image.fused` node.
 //! `build_rows` is the sequential row loop of the ops that are not per-pixel (the blur).
 
-use crate::field::{Binary, Px, Tape};
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, Image, with_fixed_size_params};
-use crate::per_pixel;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, Rule};
+use crate::field::{Binary, Px, Step, Tape, Ternary};
+use crate::image::{FIXED_SIDE_RULE, Image, check_size, pixels_rule};
+use crate::per_pixel::consts;
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 
 /// One RGBA pixel.
 pub(crate) type Pixel = [f32; 4];
@@ -60,15 +58,6 @@ pub(crate) fn build_rows(
         height,
         pixels,
     })
-}
-
-fn unary(id: &'static str, doc: &'static str, exec: crate::fn_op::ExecFn) -> FnOp {
-    FnOp::new(
-        OpSpec::new(id, doc)
-            .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-            .output(OutputSpec::new("out", IMAGE_TYPE, "the processed image")),
-        exec,
-    )
 }
 
 /// `op(x, y)` per channel of two pixels.
@@ -129,60 +118,71 @@ pub fn mix(
     Ok(px)
 }
 
+/// A solid image of one colour.
+#[kiln_core::op("image.fill", per_pixel, params_rule = pixels_rule, out = "the filled image")]
+pub fn fill(
+    tape: &mut Tape<'_>,
+    #[param("width in pixels", default = 256, rule = FIXED_SIDE_RULE, plan_time)] width: i64,
+    #[param("height in pixels", default = 256, rule = FIXED_SIDE_RULE, plan_time)] height: i64,
+    #[input("the fill colour (default opaque black)", default = [0.0, 0.0, 0.0, 1.0])] color: [f32;
+        4],
+) -> Result<Px, OpError> {
+    // A size of its own: image.fill does not read the request's.
+    let (w, h) = check_size(width, height, 0, 1)?;
+    tape.set_size(w, h, 0)?;
+    consts(tape, color)
+}
+
+/// Scale and offset the colour channels: `rgb * gain + bias`, alpha unchanged.
+#[kiln_core::op("image.gain", per_pixel, out = "the adjusted image")]
+pub fn gain(
+    tape: &mut Tape<'_>,
+    #[input("the source image")] image: Px,
+    #[input("factor applied to r, g and b", default = 1.0, rule = Rule::Finite)] gain: f64,
+    #[input("amount added to r, g and b after scaling", default = 0.0, rule = Rule::Finite)]
+    bias: f64,
+) -> Result<Px, OpError> {
+    let g = tape.constant(gain as f32 as f64)?;
+    let b = tape.constant(bias as f32 as f64)?;
+    let mut px = image;
+    for c in 0..3 {
+        let m = tape.binary32(Binary::Mul, image[c], g)?;
+        px[c] = tape.binary32(Binary::Add, m, b)?;
+    }
+    Ok(px)
+}
+
+/// Invert the colour channels: `1 - rgb`, alpha unchanged.
+#[kiln_core::op("image.invert", per_pixel, out = "the processed image")]
+pub fn invert(tape: &mut Tape<'_>, #[input("the source image")] image: Px) -> Result<Px, OpError> {
+    let one = tape.constant(1.0)?;
+    let mut px = image;
+    for c in 0..3 {
+        px[c] = tape.binary32(Binary::Sub, one, image[c])?;
+    }
+    Ok(px)
+}
+
+/// Clamp every channel (alpha included) to [0, 1].
+#[kiln_core::op("image.clamp", per_pixel, out = "the processed image")]
+pub fn clamp(tape: &mut Tape<'_>, #[input("the source image")] image: Px) -> Result<Px, OpError> {
+    let (lo, hi) = (tape.constant(0.0)?, tape.constant(1.0)?);
+    let mut px = image;
+    for c in 0..4 {
+        px[c] = tape.push(Step::Ternary(Ternary::Clamp, image[c], lo, hi))?;
+    }
+    Ok(px)
+}
+
 /// Register the ops of this module.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        with_fixed_size_params(
-            OpSpec::new("image.fill", "A solid image of one colour.").input(InputSpec::optional(
-                "color",
-                ValueType::Color,
-                Value::Color([0.0, 0.0, 0.0, 1.0]),
-                "the fill colour (default opaque black)",
-            )),
-        )
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the filled image")),
-        |call, out| per_pixel::exec(call, out, per_pixel::fill),
-    ))?;
+    reg.register(FillOp::new())?;
     reg.register(AddOp::new())?;
     reg.register(SubOp::new())?;
     reg.register(MulOp::new())?;
     reg.register(MixOp::new())?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.gain",
-            "Scale and offset the colour channels: `rgb * gain + bias`, alpha unchanged.",
-        )
-        .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-        .input(
-            InputSpec::optional(
-                "gain",
-                ValueType::Float,
-                Value::Float(1.0),
-                "factor applied to r, g and b",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .input(
-            InputSpec::optional(
-                "bias",
-                ValueType::Float,
-                Value::Float(0.0),
-                "amount added to r, g and b after scaling",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the adjusted image")),
-        |call, out| per_pixel::exec(call, out, per_pixel::gain),
-    ))?;
-    reg.register(unary(
-        "image.invert",
-        "Invert the colour channels: `1 - rgb`, alpha unchanged.",
-        |call, out| per_pixel::exec(call, out, per_pixel::invert),
-    ))?;
-    reg.register(unary(
-        "image.clamp",
-        "Clamp every channel (alpha included) to [0, 1].",
-        |call, out| per_pixel::exec(call, out, per_pixel::clamp),
-    ))?;
+    reg.register(GainOp::new())?;
+    reg.register(InvertOp::new())?;
+    reg.register(ClampOp::new())?;
     Ok(())
 }

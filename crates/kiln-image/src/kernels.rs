@@ -13,13 +13,11 @@
 //! Neighbours outside the image wrap (`edges = wrap`, so a tile stays a tile) or clamp.
 //! A constant image stays constant (box blur, sharpen) or becomes flat (edges 0, emboss 0.5).
 
-use crate::filters::{Edges, by_rows, edges_param, gaussian};
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, Image};
+use crate::filters::{EDGES, Edges, by_rows, gaussian};
+use crate::image::Image;
 use crate::ramp::luminance;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 
 /// Largest box blur radius, in pixels.
 pub const MAX_RADIUS: i64 = 256;
@@ -75,153 +73,137 @@ fn grey(v: f64) -> [f32; 4] {
     [g, g, g, 1.0]
 }
 
-fn strength(default: f64, doc: &'static str) -> InputSpec {
-    InputSpec::optional("strength", ValueType::Float, Value::Float(default), doc)
-        .with_rule(Rule::Finite)
+/// Box blur: every channel the mean over the (2 radius + 1)² square around the pixel, rows
+/// then columns.
+#[kiln_core::op("image.box_blur", out = "the blurred image")]
+pub fn box_blur_image(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+    #[param(
+        "half the side of the square, in pixels (0: unchanged)",
+        default = 2,
+        rule = Rule::Ints { min: 0, max: MAX_RADIUS }
+    )]
+    radius: i64,
+    #[param(
+        "neighbours outside the image: wrap (tiles) or clamp",
+        default = "wrap",
+        rule = EDGES
+    )]
+    edges: &str,
+) -> Result<Image, OpError> {
+    box_blur(
+        call,
+        image,
+        radius.clamp(0, MAX_RADIUS),
+        Edges::parse(edges),
+    )
 }
 
-fn source() -> InputSpec {
-    InputSpec::required("image", IMAGE_TYPE, "the source image")
+/// Unsharp mask: r, g, b become p + amount * (p - gaussian(p, sigma)); alpha kept.
+#[kiln_core::op("image.sharpen", out = "the sharpened image")]
+pub fn sharpen(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+    #[input(
+        "how much of the detail is added back",
+        default = 1.0,
+        rule = Rule::Finite
+    )]
+    amount: f64,
+    #[input(
+        "the blur taken away, standard deviation in pixels",
+        default = 1.0,
+        rule = Rule::between(0.0, crate::filters::MAX_SIGMA)
+    )]
+    sigma: f64,
+    #[param(
+        "neighbours outside the image: wrap (tiles) or clamp",
+        default = "wrap",
+        rule = EDGES
+    )]
+    edges: &str,
+) -> Result<Image, OpError> {
+    let img = image;
+    let sigma = sigma.clamp(0.0, crate::filters::MAX_SIGMA);
+    let edges = Edges::parse(edges);
+    let blurred = gaussian(call, img, sigma, edges)?;
+    by_rows(call, img.width, img.height, |y, row| {
+        for (x, o) in row.iter_mut().enumerate() {
+            let (p, b) = (img.get(x as u32, y), blurred.get(x as u32, y));
+            *o = std::array::from_fn(|c| {
+                if c == 3 {
+                    p[3]
+                } else {
+                    (p[c] as f64 + amount * (p[c] as f64 - b[c] as f64)) as f32
+                }
+            });
+        }
+    })
+}
+
+/// Edge detection: the Sobel gradient magnitude of the luminance, |G| / 8 * strength (the
+/// slope per pixel), as grey.
+#[kiln_core::op("image.edges", out = "the edges, grey")]
+pub fn edges(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+    #[input("the factor on the magnitude", default = 1.0, rule = Rule::Finite)] strength: f64,
+    #[param(
+        "neighbours outside the image: wrap (tiles) or clamp",
+        default = "wrap",
+        rule = EDGES
+    )]
+    edges: &str,
+) -> Result<Image, OpError> {
+    let (img, s) = (image, strength);
+    let edges = Edges::parse(edges);
+    by_rows(call, img.width, img.height, |y, row| {
+        for (x, o) in row.iter_mut().enumerate() {
+            let (gx, gy) = sobel(img, x as i64, y as i64, edges);
+            *o = grey((gx * gx + gy * gy).sqrt() / 8.0 * s);
+        }
+    })
+}
+
+/// Emboss: 0.5 - strength * (G . l) / 8, the Sobel gradient G of the luminance along the
+/// light direction l at `angle` degrees (0 from the right, 90 from the top): slopes facing
+/// the light are bright; grey.
+#[kiln_core::op("image.emboss", out = "the relief, grey")]
+pub fn emboss(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+    #[input("how deep the relief looks", default = 4.0, rule = Rule::Finite)] strength: f64,
+    #[input(
+        "where the light comes from, degrees anticlockwise from the right",
+        default = 135.0,
+        rule = Rule::Finite
+    )]
+    angle: f64,
+    #[param(
+        "neighbours outside the image: wrap (tiles) or clamp",
+        default = "wrap",
+        rule = EDGES
+    )]
+    edges: &str,
+) -> Result<Image, OpError> {
+    let (img, s) = (image, strength);
+    let a = angle.to_radians();
+    // Rows grow downwards, so "from the top" is -y.
+    let (lx, ly) = (a.cos(), -a.sin());
+    let edges = Edges::parse(edges);
+    by_rows(call, img.width, img.height, |y, row| {
+        for (x, o) in row.iter_mut().enumerate() {
+            let (gx, gy) = sobel(img, x as i64, y as i64, edges);
+            *o = grey(0.5 - s * (gx * lx + gy * ly) / 8.0);
+        }
+    })
 }
 
 /// Register `image.box_blur`, `image.sharpen`, `image.edges` and `image.emboss`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.box_blur",
-            "Box blur: every channel the mean over the (2 radius + 1)² square around the \
-             pixel, rows then columns.",
-        )
-        .input(source())
-        .param(
-            ParamSpec::new(
-                "radius",
-                ValueType::Int,
-                Value::Int(2),
-                "half the side of the square, in pixels (0: unchanged)",
-            )
-            .with_rule(Rule::Ints {
-                min: 0,
-                max: MAX_RADIUS,
-            }),
-        )
-        .param(edges_param())
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the blurred image")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let r = call.param_int(0)?.clamp(0, MAX_RADIUS);
-            let edges = Edges::parse(call.param_str(1)?);
-            out[0] = box_blur(call, img, r, edges)?.into_value();
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.sharpen",
-            "Unsharp mask: r, g, b become p + amount * (p - gaussian(p, sigma)); alpha kept.",
-        )
-        .input(source())
-        .input(
-            InputSpec::optional(
-                "amount",
-                ValueType::Float,
-                Value::Float(1.0),
-                "how much of the detail is added back",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .input(
-            InputSpec::optional(
-                "sigma",
-                ValueType::Float,
-                Value::Float(1.0),
-                "the blur taken away, standard deviation in pixels",
-            )
-            .with_rule(Rule::between(0.0, crate::filters::MAX_SIGMA)),
-        )
-        .param(edges_param())
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the sharpened image")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let amount = call.float(1)?;
-            let sigma = call.float(2)?.clamp(0.0, crate::filters::MAX_SIGMA);
-            let edges = Edges::parse(call.param_str(0)?);
-            let blurred = gaussian(call, img, sigma, edges)?;
-            out[0] = by_rows(call, img.width, img.height, |y, row| {
-                for (x, o) in row.iter_mut().enumerate() {
-                    let (p, b) = (img.get(x as u32, y), blurred.get(x as u32, y));
-                    *o = std::array::from_fn(|c| {
-                        if c == 3 {
-                            p[3]
-                        } else {
-                            (p[c] as f64 + amount * (p[c] as f64 - b[c] as f64)) as f32
-                        }
-                    });
-                }
-            })?
-            .into_value();
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.edges",
-            "Edge detection: the Sobel gradient magnitude of the luminance, |G| / 8 * \
-             strength (the slope per pixel), as grey.",
-        )
-        .input(source())
-        .input(strength(1.0, "the factor on the magnitude"))
-        .param(edges_param())
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the edges, grey")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let s = call.float(1)?;
-            let edges = Edges::parse(call.param_str(0)?);
-            out[0] = by_rows(call, img.width, img.height, |y, row| {
-                for (x, o) in row.iter_mut().enumerate() {
-                    let (gx, gy) = sobel(img, x as i64, y as i64, edges);
-                    *o = grey((gx * gx + gy * gy).sqrt() / 8.0 * s);
-                }
-            })?
-            .into_value();
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.emboss",
-            "Emboss: 0.5 - strength * (G . l) / 8, the Sobel gradient G of the luminance \
-             along the light direction l at `angle` degrees (0 from the right, 90 from the \
-             top): slopes facing the light are bright; grey.",
-        )
-        .input(source())
-        .input(strength(4.0, "how deep the relief looks"))
-        .input(
-            InputSpec::optional(
-                "angle",
-                ValueType::Float,
-                Value::Float(135.0),
-                "where the light comes from, degrees anticlockwise from the right",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .param(edges_param())
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the relief, grey")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let s = call.float(1)?;
-            let a = call.float(2)?.to_radians();
-            // Rows grow downwards, so "from the top" is -y.
-            let (lx, ly) = (a.cos(), -a.sin());
-            let edges = Edges::parse(call.param_str(0)?);
-            out[0] = by_rows(call, img.width, img.height, |y, row| {
-                for (x, o) in row.iter_mut().enumerate() {
-                    let (gx, gy) = sobel(img, x as i64, y as i64, edges);
-                    *o = grey(0.5 - s * (gx * lx + gy * ly) / 8.0);
-                }
-            })?
-            .into_value();
-            Ok(())
-        },
-    ))
+    reg.register(BoxBlurImageOp::new())?;
+    reg.register(SharpenOp::new())?;
+    reg.register(EdgesOp::new())?;
+    reg.register(EmbossOp::new())
 }

@@ -6,12 +6,10 @@
 //! Heights are `h * depth` pixels (a value of 1 stands `depth` pixels high), as
 //! `image.normal`'s `strength`.
 
-use crate::filters::{Edges, bilinear, by_rows, edges_param};
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, Image};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use crate::filters::{EDGES, Edges, bilinear, by_rows};
+use crate::image::Image;
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 
 /// Most samples one ambient occlusion may take (pixels x directions x radius).
 pub const MAX_AO_SAMPLES: u64 = 1 << 34;
@@ -108,119 +106,91 @@ pub fn curvature(
     })
 }
 
-fn depth_param() -> ParamSpec {
-    ParamSpec::new(
-        "depth",
-        ValueType::Float,
-        Value::Float(8.0),
+/// Horizon-based ambient occlusion of a height (red): in `directions` directions marched out
+/// to `radius` pixels, the steepest rise s (heights times `depth`) occludes s / sqrt(1 +
+/// s^2); AO = clamp(1 - strength * mean, 0, 1), grey, 1 where nothing rises around.
+#[kiln_core::op("image.ambient_occlusion", out = "the occlusion, grey in [0, 1]")]
+pub fn ambient_occlusion_map(
+    call: &OpCall<'_>,
+    #[input("the height field")] height: &Image,
+    #[param(
+        "how far to look, pixels",
+        default = 16,
+        rule = Rule::Ints { min: 1, max: 256 }
+    )]
+    radius: i64,
+    #[param(
         "how many pixels high a height of 1 stands",
-    )
-    .with_rule(Rule::between(0.0, 65536.0))
+        default = 8.0,
+        rule = Rule::between(0.0, 65536.0)
+    )]
+    depth: f64,
+    #[param(
+        "directions marched",
+        default = 8,
+        rule = Rule::Ints { min: 1, max: 64 },
+        plan_time
+    )]
+    directions: i64,
+    #[param(
+        "how dark occlusion gets",
+        default = 1.0,
+        rule = Rule::between(0.0, 100.0)
+    )]
+    strength: f64,
+    #[param(
+        "neighbours outside the image: wrap (tiles) or clamp",
+        default = "wrap",
+        rule = EDGES
+    )]
+    edges: &str,
+) -> Result<Image, OpError> {
+    let radius = radius.clamp(1, 256) as u32;
+    let dirs = directions.clamp(1, 64) as u32;
+    let edges = Edges::parse(edges);
+    ambient_occlusion(call, height, radius, depth, dirs, strength, edges)
 }
 
-fn float(name: &'static str, default: f64, doc: &'static str, rule: Rule) -> ParamSpec {
-    ParamSpec::new(name, ValueType::Float, Value::Float(default), doc).with_rule(rule)
+/// Curvature of a height (red, times `depth` pixels): k = div of the normal's x and y
+/// (central differences), positive on bumps, negative in pits; `output` map gives grey
+/// saturate(0.5 + 0.5 * strength * k), raw gives k (1 / pixels) in r.
+#[kiln_core::op("image.curvature", out = "the curvature")]
+pub fn curvature_map(
+    call: &OpCall<'_>,
+    #[input("the height field")] height: &Image,
+    #[param(
+        "how many pixels high a height of 1 stands",
+        default = 8.0,
+        rule = Rule::between(0.0, 65536.0)
+    )]
+    depth: f64,
+    #[param(
+        "scale of k in the map",
+        default = 8.0,
+        rule = Rule::between(0.0, 1.0e6)
+    )]
+    strength: f64,
+    #[param("map or raw", default = "map", rule = Rule::OneOf(&["map", "raw"]))] output: &str,
+    #[param(
+        "neighbours outside the image: wrap (tiles) or clamp",
+        default = "wrap",
+        rule = EDGES
+    )]
+    edges: &str,
+) -> Result<Image, OpError> {
+    let raw = output == "raw";
+    let mut k = curvature(call, height, depth, Edges::parse(edges))?;
+    if !raw {
+        for p in &mut k.pixels {
+            let g = (0.5 + 0.5 * strength * p[0] as f64).clamp(0.0, 1.0) as f32;
+            *p = [g, g, g, 1.0];
+        }
+    }
+    Ok(k)
 }
 
 /// Register the material maps.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.ambient_occlusion",
-            "Horizon-based ambient occlusion of a height (red): in `directions` directions \
-             marched out to `radius` pixels, the steepest rise s (heights times `depth`) \
-             occludes s / sqrt(1 + s^2); AO = clamp(1 - strength * mean, 0, 1), grey, 1 \
-             where nothing rises around.",
-        )
-        .input(InputSpec::required(
-            "height",
-            IMAGE_TYPE,
-            "the height field",
-        ))
-        .param(
-            ParamSpec::new(
-                "radius",
-                ValueType::Int,
-                Value::Int(16),
-                "how far to look, pixels",
-            )
-            .with_rule(Rule::Ints { min: 1, max: 256 }),
-        )
-        .param(depth_param())
-        .param(
-            ParamSpec::new(
-                "directions",
-                ValueType::Int,
-                Value::Int(8),
-                "directions marched",
-            )
-            .plan_time()
-            .with_rule(Rule::Ints { min: 1, max: 64 }),
-        )
-        .param(float(
-            "strength",
-            1.0,
-            "how dark occlusion gets",
-            Rule::between(0.0, 100.0),
-        ))
-        .param(edges_param())
-        .output(OutputSpec::new(
-            "out",
-            IMAGE_TYPE,
-            "the occlusion, grey in [0, 1]",
-        )),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let radius = call.param_int(0)?.clamp(1, 256) as u32;
-            let depth = call.param_float(1)?;
-            let dirs = call.param_int(2)?.clamp(1, 64) as u32;
-            let strength = call.param_float(3)?;
-            let edges = Edges::parse(call.param_str(4)?);
-            out[0] =
-                ambient_occlusion(call, img, radius, depth, dirs, strength, edges)?.into_value();
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.curvature",
-            "Curvature of a height (red, times `depth` pixels): k = div of the normal's x and y \
-             (central differences), positive on bumps, negative in pits; `output` map gives \
-             grey saturate(0.5 + 0.5 * strength * k), raw gives k (1 / pixels) in r.",
-        )
-        .input(InputSpec::required(
-            "height",
-            IMAGE_TYPE,
-            "the height field",
-        ))
-        .param(depth_param())
-        .param(float(
-            "strength",
-            8.0,
-            "scale of k in the map",
-            Rule::between(0.0, 1.0e6),
-        ))
-        .param(
-            ParamSpec::new("output", ValueType::String, Value::str("map"), "map or raw")
-                .with_rule(Rule::OneOf(&["map", "raw"])),
-        )
-        .param(edges_param())
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the curvature")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let depth = call.param_float(0)?;
-            let strength = call.param_float(1)?;
-            let raw = call.param_str(2)? == "raw";
-            let edges = Edges::parse(call.param_str(3)?);
-            let mut k = curvature(call, img, depth, edges)?;
-            if !raw {
-                for p in &mut k.pixels {
-                    let g = (0.5 + 0.5 * strength * p[0] as f64).clamp(0.0, 1.0) as f32;
-                    *p = [g, g, g, 1.0];
-                }
-            }
-            out[0] = k.into_value();
-            Ok(())
-        },
-    ))
+    reg.register(AmbientOcclusionMapOp::new())?;
+    reg.register(CurvatureMapOp::new())
 }

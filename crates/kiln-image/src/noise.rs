@@ -17,12 +17,16 @@
 //! splitmix64-driven Fisher–Yates shuffle, so results are bit-identical on every run and
 //! machine.
 
+use crate::field::{Binary, Coord, Noise2, Px, Step, Tape, Ternary};
 use crate::fn_op::FnOp;
 use crate::image::{IMAGE_TYPE, with_size_params};
+use crate::per_pixel::{self, Arg};
 use crate::perlin_x4::{Octave, add_octave};
+use kiln_core::context::EvalContext;
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Reads, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
+use std::sync::Arc;
 
 /// Most octaves an fBm sum may have.
 pub const MAX_OCTAVES: i64 = 16;
@@ -312,6 +316,64 @@ fn fbm_param_specs(spec: OpSpec) -> OpSpec {
         ))
 }
 
+/// fBm of improved Perlin noise as a field.
+pub(crate) struct FbmNoise {
+    pub(crate) perlin: Perlin,
+    pub(crate) fbm: Fbm,
+}
+
+impl Noise2 for FbmNoise {
+    fn sample(&self, x: f64, y: f64) -> f64 {
+        self.perlin.fbm(x, y, &self.fbm)
+    }
+    fn sample_lanes(&self, xs: &[f64], ys: &[f64], out: &mut [f64]) {
+        self.perlin.fbm_lanes(xs, ys, &self.fbm, out);
+    }
+}
+
+/// The builder of `image.noise`.
+pub(crate) fn noise_image<'a>(
+    t: &mut Tape<'a>,
+    a: &[Arg<'_>],
+    p: &[Value],
+    ctx: &EvalContext,
+) -> Result<Px, OpError> {
+    let (w, h) = per_pixel::size(p, ctx)?;
+    t.set_size(w, h, 0)?;
+    let fbm = Fbm {
+        octaves: per_pixel::octaves(a, 2)?,
+        lacunarity: per_pixel::param_float(p, 2)?,
+        gain: per_pixel::param_float(p, 3)?,
+    };
+    let seed = mix_seed(per_pixel::param_int(p, 4)?, ctx.seed);
+    let scale = per_pixel::float(a, 0)?;
+    let offset = per_pixel::vec2(a, 1)?;
+    let id = t.add_noise(Arc::new(FbmNoise {
+        perlin: Perlin::new(seed),
+        fbm,
+    }))?;
+    let (half, sc, wd) = (t.constant(0.5)?, t.constant(scale)?, t.constant(w as f64)?);
+    let mut point = [0; 2];
+    for (k, c) in [Coord::X, Coord::Y].into_iter().enumerate() {
+        let i = t.push(Step::Coord(c))?;
+        let s = t.binary(Binary::Add, i, half)?;
+        let s = t.binary(Binary::Mul, s, sc)?;
+        let s = t.binary(Binary::Div, s, wd)?;
+        let o = t.constant(offset[k])?;
+        point[k] = t.binary(Binary::Add, o, s)?;
+    }
+    let n = t.push(Step::Noise {
+        noise: id,
+        x: point[0],
+        y: point[1],
+    })?;
+    let g = t.binary(Binary::Mul, n, half)?;
+    let g = t.binary(Binary::Add, g, half)?;
+    let (lo, hi) = (t.constant(0.0)?, t.constant(1.0)?);
+    let g = t.push(Step::Ternary(Ternary::Clamp, g, lo, hi))?;
+    Ok([g, g, g, hi])
+}
+
 /// Register the ops of this module.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     let image_spec = with_size_params(
@@ -343,7 +405,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     );
     reg.register(FnOp::new(
         fbm_param_specs(image_spec).output(OutputSpec::new("out", IMAGE_TYPE, "the noise image")),
-        |call, out| crate::per_pixel::exec(call, out, crate::per_pixel::noise),
+        |call, out| per_pixel::exec(call, out, noise_image),
     ))?;
     let point_spec = OpSpec::new(
         "noise.perlin",

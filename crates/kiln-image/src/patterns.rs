@@ -7,8 +7,8 @@ use crate::expr::emit::{Env, Operand, emit};
 use crate::expr::parse::parse;
 use crate::field::{Px, Tape};
 use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, with_size_params};
-use crate::per_pixel::{self, Arg};
+use crate::image::{IMAGE_TYPE, SIDE_RULE, pixels_rule};
+use crate::per_pixel::{self, Arg, request_sized};
 use kiln_core::context::EvalContext;
 use kiln_core::op::{InputSpec, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
 use kiln_core::registry::{Registry, RegistryError};
@@ -32,108 +32,246 @@ fn formula(t: &mut Tape<'_>, src: &str, inputs: [Operand; 4], alpha: u32) -> Res
     Ok(px)
 }
 
-fn num(p: &[Value], i: usize) -> Result<f64, OpError> {
-    p.get(i)
-        .and_then(Value::as_f64)
-        .ok_or_else(|| OpError::param(i, "expected a number"))
-}
-
-fn text(p: &[Value], i: usize) -> Result<&str, OpError> {
-    p.get(i)
-        .and_then(Value::as_str)
-        .ok_or_else(|| OpError::param(i, "expected a string"))
-}
-
-/// A generator from its params `2..` (after the size) as scalars `a`, `b`, `c`.
+/// A generator of the formula `src` over the scalars `a`, `b`, `c` (the values `abc`, 0
+/// past them), on a tape of the size the `width` and `height` params give.
 fn generator(
     t: &mut Tape<'_>,
-    p: &[Value],
+    (width, height): (i64, i64),
     ctx: &EvalContext,
     src: &str,
-    n: usize,
+    abc: &[f64],
 ) -> Result<Px, OpError> {
-    let (w, h) = per_pixel::size(p, ctx)?;
-    t.set_size(w, h, 0)?;
+    request_sized(t, width, height, ctx)?;
     let mut inputs = [Operand::Scalar(0); 4];
     for (k, slot) in inputs.iter_mut().enumerate() {
-        let v = if k < n { num(p, 2 + k)? } else { 0.0 };
+        let v = abc.get(k).copied().unwrap_or(0.0);
         *slot = Operand::Scalar(t.constant(v)?);
     }
     let one = t.constant(1.0)?;
     formula(t, src, inputs, one)
 }
 
-pub(crate) fn checker<'a>(
-    t: &mut Tape<'a>,
-    _: &[Arg<'_>],
-    p: &[Value],
+/// A checkerboard of `cells` squares across (and down) the image: 1 and 0.
+#[kiln_core::op(
+    "image.checker",
+    per_pixel,
+    reads = "resolution, preview",
+    params_rule = pixels_rule,
+    out = "the pattern, grey in [0, 1]"
+)]
+pub fn checker(
+    tape: &mut Tape<'_>,
+    #[param(
+        "width in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    width: i64,
+    #[param(
+        "height in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    height: i64,
+    #[param("squares across the image", default = 8.0, rule = Rule::POSITIVE)] cells: f64,
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
-    generator(t, p, ctx, "mod(floor(x * a) + floor(y * a), 2)", 1)
+    generator(
+        tape,
+        (width, height),
+        ctx,
+        "mod(floor(x * a) + floor(y * a), 2)",
+        &[cells],
+    )
 }
 
-pub(crate) fn stripes<'a>(
-    t: &mut Tape<'a>,
-    _: &[Arg<'_>],
-    p: &[Value],
+/// Vertical stripes: `count` across the image, each 1 over the first `duty` of its width.
+#[kiln_core::op(
+    "image.stripes",
+    per_pixel,
+    reads = "resolution, preview",
+    params_rule = pixels_rule,
+    out = "the pattern, grey in [0, 1]"
+)]
+pub fn stripes(
+    tape: &mut Tape<'_>,
+    #[param(
+        "width in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    width: i64,
+    #[param(
+        "height in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    height: i64,
+    #[param("stripes across the image", default = 8.0, rule = Rule::POSITIVE)] count: f64,
+    #[param(
+        "the lit fraction of each stripe (0..=1)",
+        default = 0.5,
+        rule = Rule::between(0.0, 1.0)
+    )]
+    duty: f64,
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
-    generator(t, p, ctx, "1 - step(b, fract(x * a))", 2)
+    generator(
+        tape,
+        (width, height),
+        ctx,
+        "1 - step(b, fract(x * a))",
+        &[count, duty],
+    )
 }
 
-pub(crate) fn bricks<'a>(
-    t: &mut Tape<'a>,
-    _: &[Arg<'_>],
-    p: &[Value],
+/// A running-bond brick mask: 1 on bricks, 0 on mortar; `columns` x `rows` bricks, odd rows
+/// shifted by half a brick.
+#[kiln_core::op(
+    "image.bricks",
+    per_pixel,
+    reads = "resolution, preview",
+    params_rule = pixels_rule,
+    out = "the pattern, grey in [0, 1]"
+)]
+pub fn bricks(
+    tape: &mut Tape<'_>,
+    #[param(
+        "width in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    width: i64,
+    #[param(
+        "height in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    height: i64,
+    #[param("bricks across the image", default = 4.0, rule = Rule::POSITIVE)] columns: f64,
+    #[param("rows down the image", default = 8.0, rule = Rule::POSITIVE)] rows: f64,
+    #[param(
+        "mortar width, a fraction of a brick's height",
+        default = 0.1,
+        rule = Rule::between(0.0, 1.0)
+    )]
+    mortar: f64,
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
     // a columns, b rows, c mortar (a fraction of a brick's height); odd rows shift by half a
     // brick. fx, fy: the place inside the brick.
     generator(
-        t,
-        p,
+        tape,
+        (width, height),
         ctx,
         "step(c * 0.5 * a / b, fract(x * a + 0.5 * mod(floor(y * b), 2))) \
          * step(fract(x * a + 0.5 * mod(floor(y * b), 2)), 1 - c * 0.5 * a / b) \
          * step(c * 0.5, fract(y * b)) * step(fract(y * b), 1 - c * 0.5)",
-        3,
+        &[columns, rows, mortar],
     )
 }
 
-pub(crate) fn gradient<'a>(
-    t: &mut Tape<'a>,
-    _: &[Arg<'_>],
-    p: &[Value],
+/// A gradient: linear (x, 0 at the left to 1 at the right), radial (0 at the centre to 1 at
+/// the middle of each edge) or angular (the angle about the centre, 0 to 1).
+#[kiln_core::op(
+    "image.gradient",
+    per_pixel,
+    reads = "resolution, preview",
+    params_rule = pixels_rule,
+    out = "the pattern, grey in [0, 1]"
+)]
+pub fn gradient(
+    tape: &mut Tape<'_>,
+    #[param(
+        "width in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    width: i64,
+    #[param(
+        "height in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    height: i64,
+    #[param(
+        "linear, radial or angular",
+        default = "linear",
+        rule = Rule::OneOf(&["linear", "radial", "angular"])
+    )]
+    mode: &str,
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
-    let src = match text(p, 2)? {
+    let src = match mode {
         "radial" => "saturate(2 * sqrt((x - 0.5) ^ 2 + (y - 0.5) ^ 2))",
         "angular" => "atan2(y - 0.5, x - 0.5) / tau + 0.5",
         _ => "x",
     };
-    let (w, h) = per_pixel::size(p, ctx)?;
-    t.set_size(w, h, 0)?;
+    let t = tape;
+    request_sized(t, width, height, ctx)?;
     let zero = t.constant(0.0)?;
     let one = t.constant(1.0)?;
     formula(t, src, [Operand::Scalar(zero); 4], one)
 }
 
-pub(crate) fn shape<'a>(
-    t: &mut Tape<'a>,
-    _: &[Arg<'_>],
-    p: &[Value],
+/// A centred circle or square from its signed distance d (negative inside): saturate(-d /
+/// bevel), so 1 inside, 0 outside and a ramp `bevel` wide at the edge.
+#[kiln_core::op(
+    "image.shape",
+    per_pixel,
+    reads = "resolution, preview",
+    params_rule = pixels_rule,
+    out = "the pattern, grey in [0, 1]"
+)]
+pub fn shape(
+    tape: &mut Tape<'_>,
+    #[param(
+        "width in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    width: i64,
+    #[param(
+        "height in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    height: i64,
+    #[param(
+        "circle or box",
+        default = "circle",
+        rule = Rule::OneOf(&["circle", "box"])
+    )]
+    shape: &str,
+    #[param(
+        "radius or half side, in the unit square",
+        default = 0.3,
+        rule = Rule::Finite
+    )]
+    size: f64,
+    #[param("width of the edge ramp", default = 0.05, rule = Rule::NON_NEGATIVE)] bevel: f64,
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
     // a: radius (circle) or half side (box), b: bevel width; the value is the signed
     // distance d (negative inside) as saturate(-d / bevel).
-    let src = match text(p, 2)? {
+    let src = match shape {
         "box" => "saturate(-(max(abs(x - 0.5), abs(y - 0.5)) - a) / max(b, 1e-9))",
         _ => "saturate(-(sqrt((x - 0.5) ^ 2 + (y - 0.5) ^ 2) - a) / max(b, 1e-9))",
     };
-    let (w, h) = per_pixel::size(p, ctx)?;
-    t.set_size(w, h, 0)?;
-    let a = t.constant(num(p, 3)?)?;
-    let b = t.constant(num(p, 4)?)?;
+    let t = tape;
+    request_sized(t, width, height, ctx)?;
+    let a = t.constant(size)?;
+    let b = t.constant(bevel)?;
     let one = t.constant(1.0)?;
     formula(
         t,
@@ -171,7 +309,10 @@ pub(crate) fn blend<'a>(
     p: &[Value],
     _: &EvalContext,
 ) -> Result<Px, OpError> {
-    let mode = text(p, 0)?;
+    let mode = p
+        .first()
+        .and_then(Value::as_str)
+        .ok_or_else(|| OpError::param(0, "expected a string"))?;
     let f = BLEND_MODES
         .iter()
         .find(|(m, _)| *m == mode)
@@ -201,114 +342,13 @@ pub(crate) fn blend<'a>(
     )
 }
 
-fn count(name: &'static str, default: f64, doc: &'static str) -> ParamSpec {
-    ParamSpec::new(name, ValueType::Float, Value::Float(default), doc).with_rule(Rule::POSITIVE)
-}
-
-fn generator_op(
-    id: &'static str,
-    doc: &'static str,
-    params: Vec<ParamSpec>,
-    exec: crate::fn_op::ExecFn,
-) -> FnOp {
-    let mut spec = with_size_params(OpSpec::new(id, doc));
-    for p in params {
-        spec = spec.param(p);
-    }
-    FnOp::new(
-        spec.output(OutputSpec::new(
-            "out",
-            IMAGE_TYPE,
-            "the pattern, grey in [0, 1]",
-        )),
-        exec,
-    )
-}
-
 /// Register the patterns and `image.blend`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(generator_op(
-        "image.checker",
-        "A checkerboard of `cells` squares across (and down) the image: 1 and 0.",
-        vec![count("cells", 8.0, "squares across the image")],
-        |call, out| per_pixel::exec(call, out, checker),
-    ))?;
-    reg.register(generator_op(
-        "image.stripes",
-        "Vertical stripes: `count` across the image, each 1 over the first `duty` of its width.",
-        vec![
-            count("count", 8.0, "stripes across the image"),
-            ParamSpec::new(
-                "duty",
-                ValueType::Float,
-                Value::Float(0.5),
-                "the lit fraction of each stripe (0..=1)",
-            )
-            .with_rule(Rule::between(0.0, 1.0)),
-        ],
-        |call, out| per_pixel::exec(call, out, stripes),
-    ))?;
-    reg.register(generator_op(
-        "image.bricks",
-        "A running-bond brick mask: 1 on bricks, 0 on mortar; `columns` x `rows` bricks, odd rows \
-         shifted by half a brick.",
-        vec![
-            count("columns", 4.0, "bricks across the image"),
-            count("rows", 8.0, "rows down the image"),
-            ParamSpec::new(
-                "mortar",
-                ValueType::Float,
-                Value::Float(0.1),
-                "mortar width, a fraction of a brick's height",
-            )
-            .with_rule(Rule::between(0.0, 1.0)),
-        ],
-        |call, out| per_pixel::exec(call, out, bricks),
-    ))?;
-    reg.register(generator_op(
-        "image.gradient",
-        "A gradient: linear (x, 0 at the left to 1 at the right), radial (0 at the centre to 1 \
-         at the middle of each edge) or angular (the angle about the centre, 0 to 1).",
-        vec![
-            ParamSpec::new(
-                "mode",
-                ValueType::String,
-                Value::str("linear"),
-                "linear, radial or angular",
-            )
-            .with_rule(Rule::OneOf(&["linear", "radial", "angular"])),
-        ],
-        |call, out| per_pixel::exec(call, out, gradient),
-    ))?;
-    reg.register(generator_op(
-        "image.shape",
-        "A centred circle or square from its signed distance d (negative inside): \
-         saturate(-d / bevel), so 1 inside, 0 outside and a ramp `bevel` wide at the edge.",
-        vec![
-            ParamSpec::new(
-                "shape",
-                ValueType::String,
-                Value::str("circle"),
-                "circle or box",
-            )
-            .with_rule(Rule::OneOf(&["circle", "box"])),
-            ParamSpec::new(
-                "size",
-                ValueType::Float,
-                Value::Float(0.3),
-                "radius or half side, in the unit square",
-            )
-            .with_rule(Rule::Finite),
-            ParamSpec::new(
-                "bevel",
-                ValueType::Float,
-                Value::Float(0.05),
-                "width of the edge ramp",
-            )
-            .with_rule(Rule::NON_NEGATIVE),
-        ],
-        |call, out| per_pixel::exec(call, out, shape),
-    ))?;
+    reg.register(CheckerOp::new())?;
+    reg.register(StripesOp::new())?;
+    reg.register(BricksOp::new())?;
+    reg.register(GradientOp::new())?;
+    reg.register(ShapeOp::new())?;
     reg.register(FnOp::new(
         OpSpec::new(
             "image.blend",

@@ -8,14 +8,11 @@
 //! `border` outermost pixels of the rectangle on any side. Later rectangles paint over
 //! earlier ones.
 
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, Image, check_size, with_fixed_size_params};
+use crate::image::{FIXED_SIDE_RULE, Image, check_size, pixels_rule};
 use kiln_core::key::KeyHasher;
-use kiln_core::op::{
-    InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation,
-};
+use kiln_core::op::{OpCall, OpError, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::value::Value;
 
 /// The most rectangles one `image.rects` draws.
 pub const MAX_RECTS: usize = 1_000_000;
@@ -61,68 +58,32 @@ fn frame_rule(v: &Value, _: &RuleEnv) -> Result<(), Violation> {
     }
 }
 
-/// Register `image.rects`.
-pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let spec = with_fixed_size_params(OpSpec::new(
-        "image.rects",
-        "Draw rectangles [x, y, w, h] as a plot map: each filled with a palette colour picked \
-         by the rectangle and `seed`, with a border; `bounds` is the frame mapped onto the image.",
-    ))
-    .param(
-        ParamSpec::new(
-            "bounds",
-            ValueType::Vec4,
-            Value::Vec4([0.0, 0.0, 1.0, 1.0]),
-            "the frame [x, y, w, h] the image shows",
-        )
-        .with_rule(Rule::Check(frame_rule)),
-    )
-    .param(
-        ParamSpec::new(
-            "border",
-            ValueType::Int,
-            Value::Int(1),
-            "border width in pixels",
-        )
-        .with_rule(Rule::Ints { min: 0, max: 64 }),
-    )
-    .param(ParamSpec::new(
-        "seed",
-        ValueType::Int,
-        Value::Int(0),
-        "varies the colours",
-    ))
-    .param(ParamSpec::new(
-        "background",
-        ValueType::Color,
-        Value::Color([0.12, 0.14, 0.12, 1.0]),
-        "where no rectangle lies",
-    ))
-    .param(ParamSpec::new(
-        "border_color",
-        ValueType::Color,
-        Value::Color([0.16, 0.13, 0.10, 1.0]),
-        "the outlines",
-    ))
-    .input(
-        InputSpec::optional(
-            "rects",
-            ValueType::List,
-            Value::List(Vec::new().into()),
-            "every rectangle [x, y, w, h] (none when unwired)",
-        )
-        .collective(),
-    )
-    .output(OutputSpec::new("out", IMAGE_TYPE, "the plot map"));
-    reg.register(FnOp::new(spec, draw))
-}
-
-fn draw(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let rects = call
-        .inputs
-        .first()
-        .and_then(Value::as_list)
-        .ok_or_else(|| OpError::input(0, "expected a list of rectangles"))?;
+/// Draw rectangles [x, y, w, h] as a plot map: each filled with a palette colour picked by the
+/// rectangle and `seed`, with a border; `bounds` is the frame mapped onto the image.
+#[kiln_core::op("image.rects", params_rule = pixels_rule, out = "the plot map")]
+#[allow(clippy::too_many_arguments)]
+pub fn rects(
+    call: &OpCall<'_>,
+    #[param("width in pixels", default = 256, rule = FIXED_SIDE_RULE, plan_time)] width: i64,
+    #[param("height in pixels", default = 256, rule = FIXED_SIDE_RULE, plan_time)] height: i64,
+    #[param(
+        "the frame [x, y, w, h] the image shows",
+        default = [0.0, 0.0, 1.0, 1.0],
+        rule = Rule::Check(frame_rule)
+    )]
+    bounds: [f64; 4],
+    #[param("border width in pixels", default = 1, rule = Rule::Ints { min: 0, max: 64 })]
+    border: i64,
+    #[param("varies the colours", default = 0)] seed: i64,
+    #[param("where no rectangle lies", default = [0.12, 0.14, 0.12, 1.0])] background: [f32; 4],
+    #[param("the outlines", default = [0.16, 0.13, 0.10, 1.0])] border_color: [f32; 4],
+    #[input(
+        "every rectangle [x, y, w, h] (none when unwired)",
+        default = Vec::new(),
+        collective
+    )]
+    rects: &[Value],
+) -> Result<Image, OpError> {
     if rects.len() > MAX_RECTS {
         return Err(OpError::input(
             0,
@@ -132,20 +93,9 @@ fn draw(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
             ),
         ));
     }
-    let (w, h) = check_size(call.param_int(0)?, call.param_int(1)?, 0, 1)?;
-    let bounds = match call.params.get(2) {
-        Some(Value::Vec4(b)) if b.iter().all(|c| c.is_finite()) && b[2] > 0.0 && b[3] > 0.0 => *b,
-        _ => {
-            return Err(OpError::param(
-                2,
-                "the frame [x, y, w, h] needs finite numbers and a size above 0",
-            ));
-        }
-    };
-    let border = call.param_int(3)?.max(0) as u32;
-    let seed = call.param_int(4)?;
-    let background = call.param_color(5)?;
-    let edge = call.param_color(6)?;
+    let (w, h) = check_size(width, height, 0, 1)?;
+    let border = border.max(0) as u32;
+    let edge = border_color;
     let mut img = Image::filled(w, h, background);
     for (k, r) in rects.iter().enumerate() {
         if k % 1024 == 0 {
@@ -178,8 +128,12 @@ fn draw(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
             }
         }
     }
-    out[0] = img.into_value();
-    Ok(())
+    Ok(img)
+}
+
+/// Register `image.rects`.
+pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
+    reg.register(RectsOp::new())
 }
 
 #[cfg(test)]

@@ -9,9 +9,11 @@
 //! stops the colour is interpolated linearly; before the first and after the last it is the
 //! end colour.
 
-use crate::field::{Binary, Px, Reg, Tape};
+use crate::field::{Binary, Px, Reg, Step, Tape};
 use crate::fn_op::FnOp;
 use crate::image::IMAGE_TYPE;
+use crate::per_pixel::{self, Arg};
+use kiln_core::context::EvalContext;
 use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
@@ -163,8 +165,26 @@ fn stops_input() -> InputSpec {
     .was_param()
 }
 
-fn exec_image(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    crate::per_pixel::exec(call, out, crate::per_pixel::ramp)
+/// The builder of `image.ramp`.
+pub(crate) fn ramp_image<'a>(
+    t: &mut Tape<'a>,
+    a: &[Arg<'_>],
+    _: &[Value],
+    _: &EvalContext,
+) -> Result<Px, OpError> {
+    let x = per_pixel::pixels(a, 0)?;
+    let ramp = Ramp::parse_input(per_pixel::checked(a, 1, "stops", &STOPS_RULE)?, 1)?;
+    let id = t.add_ramp(ramp)?;
+    let lum = luminance_steps(t, x)?;
+    let mut px = [0; 4];
+    for (c, r) in px.iter_mut().enumerate() {
+        *r = t.push(Step::Ramp {
+            ramp: id,
+            t: lum,
+            channel: c as u8,
+        })?;
+    }
+    Ok(px)
 }
 
 fn exec_color(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
@@ -186,7 +206,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
         .input(stops_input())
         .output(OutputSpec::new("out", IMAGE_TYPE, "the coloured image")),
-        exec_image,
+        |call, out| per_pixel::exec(call, out, ramp_image),
     ))?;
     reg.register(FnOp::new(
         OpSpec::new(

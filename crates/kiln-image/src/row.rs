@@ -2,18 +2,21 @@
 //! of swatches, a strip of variants. Its `images` input is collective: several wires queue
 //! their images into the row (see `docs/graph-format.md`).
 
-use crate::fn_op::FnOp;
 use crate::image::{IMAGE_TYPE, Image, MAX_PIXELS, MAX_SIDE};
 use kiln_core::list_type::list_of;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec};
+use kiln_core::op::OpError;
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::value::Value;
 
-fn row(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let Some(Value::List(items)) = call.inputs.first() else {
-        return Err(OpError::input(0, "expected a list of images"));
-    };
-    let background = call.color(1)?;
+/// The `images` side by side, left to right, tops aligned; below a shorter image,
+/// `background`.
+#[kiln_core::op("image.row", out = "the row")]
+pub fn row(
+    #[input("the images (collective)", ty = list_of(IMAGE_TYPE), collective)] images: &[Value],
+    #[input("the colour below shorter images", default = [0.0, 0.0, 0.0, 0.0])] background: [f32;
+        4],
+) -> Result<Image, OpError> {
+    let items = images;
     let mut images = Vec::with_capacity(items.len());
     for (i, v) in items.iter().enumerate() {
         match v.as_heavy::<Image>() {
@@ -66,33 +69,19 @@ fn row(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
         }
         x0 += m.width as usize;
     }
-    out[0] = img.into_value();
-    Ok(())
+    Ok(img)
 }
 
 /// Register `image.row`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.row",
-            "The `images` side by side, left to right, tops aligned; below a shorter image, `background`.",
-        )
-        .input(InputSpec::required("images", list_of(IMAGE_TYPE), "the images (collective)").collective())
-        .input(InputSpec::optional(
-            "background",
-            ValueType::Color,
-            Value::Color([0.0, 0.0, 0.0, 0.0]),
-            "the colour below shorter images",
-        ))
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the row")),
-        row,
-    ))
+    reg.register(RowOp::new())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use kiln_core::context::EvalContext;
+    use kiln_core::op::{Op, OpCall};
 
     fn run(inputs: &[Value]) -> Result<Image, OpError> {
         let ctx = EvalContext::default();
@@ -103,7 +92,7 @@ mod tests {
             node: "r",
         };
         let mut out = vec![Value::Empty];
-        row(&call, &mut out)?;
+        RowOp::new().execute(&call, &mut out)?;
         Ok(out[0]
             .as_heavy::<Image>()
             .cloned()

@@ -11,12 +11,10 @@
 //! Both read every channel; a constant image stays constant. Neighbours outside the image
 //! wrap (tiles stay tiles) or clamp.
 
-use crate::filters::{Edges, bilinear, by_rows, edges_param};
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, Image};
-use kiln_core::op::{InputSpec, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use crate::filters::{EDGES, Edges, bilinear, by_rows};
+use crate::image::Image;
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 
 /// Longest blur path, in pixels.
 pub const MAX_LENGTH: f64 = 512.0;
@@ -44,126 +42,116 @@ pub fn downhill(slope: &Image, x: f64, y: f64, edges: Edges) -> Option<(f64, f64
     (len > 1e-12).then(|| (-gx / len, -gy / len))
 }
 
-fn length_input() -> InputSpec {
-    InputSpec::optional(
-        "length",
-        ValueType::Float,
-        Value::Float(8.0),
+/// Motion blur: the mean of ceil(length) + 1 bilinear samples evenly spaced on a segment of
+/// `length` pixels centred on the pixel, at `angle` degrees (0 along the rows, 90 up the
+/// columns); every channel.
+#[kiln_core::op("image.directional_blur", out = "the blurred image")]
+pub fn directional_blur(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+    #[input(
         "length of the path, in pixels",
-    )
-    .with_rule(Rule::between(0.0, MAX_LENGTH))
+        default = 8.0,
+        rule = Rule::between(0.0, MAX_LENGTH)
+    )]
+    length: f64,
+    #[input(
+        "direction of the streaks, degrees anticlockwise from the rows",
+        default = 0.0,
+        rule = Rule::Finite
+    )]
+    angle: f64,
+    #[param(
+        "neighbours outside the image: wrap (tiles) or clamp",
+        default = "wrap",
+        rule = EDGES
+    )]
+    edges: &str,
+) -> Result<Image, OpError> {
+    let img = image;
+    let len = length.clamp(0.0, MAX_LENGTH);
+    let a = angle.to_radians();
+    let edges = Edges::parse(edges);
+    let n = len.ceil() as usize + 1;
+    let (dx, dy) = (a.cos(), -a.sin());
+    by_rows(call, img.width, img.height, |y, row| {
+        for (x, o) in row.iter_mut().enumerate() {
+            let (cx, cy) = (x as f64 + 0.5, y as f64 + 0.5);
+            let mut sum = [0.0; 4];
+            for k in 0..n {
+                let t = if n > 1 {
+                    k as f64 / (n - 1) as f64 - 0.5
+                } else {
+                    0.0
+                } * len;
+                add(&mut sum, bilinear(img, cx + t * dx, cy + t * dy, edges));
+            }
+            *o = mean(sum, n);
+        }
+    })
+}
+
+/// Slope blur: the mean of the pixel and `samples` bilinear samples on a path walking
+/// downhill on `slope` (its red channel) in steps of length / samples pixels; every channel.
+#[kiln_core::op("image.slope_blur", out = "the blurred image")]
+pub fn slope_blur(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+    #[input("the height whose downhill direction the path follows, the size of `image`")]
+    slope: &Image,
+    #[input(
+        "length of the path, in pixels",
+        default = 8.0,
+        rule = Rule::between(0.0, MAX_LENGTH)
+    )]
+    length: f64,
+    #[param(
+        "steps of the walk",
+        default = 8,
+        rule = Rule::Ints { min: 1, max: MAX_SAMPLES },
+        plan_time
+    )]
+    samples: i64,
+    #[param(
+        "neighbours outside the image: wrap (tiles) or clamp",
+        default = "wrap",
+        rule = EDGES
+    )]
+    edges: &str,
+) -> Result<Image, OpError> {
+    let img = image;
+    if (slope.width, slope.height) != (img.width, img.height) {
+        return Err(OpError::input(
+            1,
+            format!(
+                "size {}x{} does not match image's {}x{}",
+                slope.width, slope.height, img.width, img.height
+            ),
+        ));
+    }
+    let len = length.clamp(0.0, MAX_LENGTH);
+    let samples = samples.clamp(1, MAX_SAMPLES) as usize;
+    let edges = Edges::parse(edges);
+    let step = len / samples as f64;
+    by_rows(call, img.width, img.height, |y, row| {
+        for (x, o) in row.iter_mut().enumerate() {
+            let (mut px, mut py) = (x as f64 + 0.5, y as f64 + 0.5);
+            let mut sum = [0.0; 4];
+            add(&mut sum, img.get(x as u32, y));
+            for _ in 0..samples {
+                if let Some((dx, dy)) = downhill(slope, px, py, edges) {
+                    px += dx * step;
+                    py += dy * step;
+                }
+                add(&mut sum, bilinear(img, px, py, edges));
+            }
+            *o = mean(sum, samples + 1);
+        }
+    })
 }
 
 /// Register `image.directional_blur` and `image.slope_blur`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.directional_blur",
-            "Motion blur: the mean of ceil(length) + 1 bilinear samples evenly spaced on a \
-             segment of `length` pixels centred on the pixel, at `angle` degrees (0 along the \
-             rows, 90 up the columns); every channel.",
-        )
-        .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-        .input(length_input())
-        .input(
-            InputSpec::optional(
-                "angle",
-                ValueType::Float,
-                Value::Float(0.0),
-                "direction of the streaks, degrees anticlockwise from the rows",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .param(edges_param())
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the blurred image")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let len = call.float(1)?.clamp(0.0, MAX_LENGTH);
-            let a = call.float(2)?.to_radians();
-            let edges = Edges::parse(call.param_str(0)?);
-            let n = len.ceil() as usize + 1;
-            let (dx, dy) = (a.cos(), -a.sin());
-            out[0] = by_rows(call, img.width, img.height, |y, row| {
-                for (x, o) in row.iter_mut().enumerate() {
-                    let (cx, cy) = (x as f64 + 0.5, y as f64 + 0.5);
-                    let mut sum = [0.0; 4];
-                    for k in 0..n {
-                        let t = if n > 1 {
-                            k as f64 / (n - 1) as f64 - 0.5
-                        } else {
-                            0.0
-                        } * len;
-                        add(&mut sum, bilinear(img, cx + t * dx, cy + t * dy, edges));
-                    }
-                    *o = mean(sum, n);
-                }
-            })?
-            .into_value();
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.slope_blur",
-            "Slope blur: the mean of the pixel and `samples` bilinear samples on a path \
-             walking downhill on `slope` (its red channel) in steps of length / samples \
-             pixels; every channel.",
-        )
-        .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-        .input(InputSpec::required(
-            "slope",
-            IMAGE_TYPE,
-            "the height whose downhill direction the path follows, the size of `image`",
-        ))
-        .input(length_input())
-        .param(
-            ParamSpec::new(
-                "samples",
-                ValueType::Int,
-                Value::Int(8),
-                "steps of the walk",
-            )
-            .plan_time()
-            .with_rule(Rule::Ints {
-                min: 1,
-                max: MAX_SAMPLES,
-            }),
-        )
-        .param(edges_param())
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the blurred image")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let slope = call.heavy::<Image>(1, "image")?;
-            if (slope.width, slope.height) != (img.width, img.height) {
-                return Err(OpError::input(
-                    1,
-                    format!(
-                        "size {}x{} does not match image's {}x{}",
-                        slope.width, slope.height, img.width, img.height
-                    ),
-                ));
-            }
-            let len = call.float(2)?.clamp(0.0, MAX_LENGTH);
-            let samples = call.param_int(0)?.clamp(1, MAX_SAMPLES) as usize;
-            let edges = Edges::parse(call.param_str(1)?);
-            let step = len / samples as f64;
-            out[0] = by_rows(call, img.width, img.height, |y, row| {
-                for (x, o) in row.iter_mut().enumerate() {
-                    let (mut px, mut py) = (x as f64 + 0.5, y as f64 + 0.5);
-                    let mut sum = [0.0; 4];
-                    add(&mut sum, img.get(x as u32, y));
-                    for _ in 0..samples {
-                        if let Some((dx, dy)) = downhill(slope, px, py, edges) {
-                            px += dx * step;
-                            py += dy * step;
-                        }
-                        add(&mut sum, bilinear(img, px, py, edges));
-                    }
-                    *o = mean(sum, samples + 1);
-                }
-            })?
-            .into_value();
-            Ok(())
-        },
-    ))
+    reg.register(DirectionalBlurOp::new())?;
+    reg.register(SlopeBlurOp::new())
 }

@@ -7,14 +7,13 @@
 //! image's height / width is `1.5 rows / (sqrt(3) columns)`, otherwise stretched to fit.
 
 use crate::field::{Coord, Noise2, Px, Step, Tape, Ternary};
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, with_size_params};
+use crate::image::{SIDE_RULE, pixels_rule};
 use crate::noise::mix_seed;
-use crate::per_pixel::{self, Arg};
+use crate::per_pixel;
 use kiln_core::context::EvalContext;
-use kiln_core::op::{OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation};
+use kiln_core::op::{OpError, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::value::Value;
 use std::sync::Arc;
 
 /// Most cells across or down a tiling.
@@ -152,18 +151,6 @@ impl Noise2 for Weave {
     }
 }
 
-fn int(p: &[Value], i: usize) -> Result<i64, OpError> {
-    p.get(i)
-        .and_then(Value::as_i64)
-        .ok_or_else(|| OpError::param(i, "expected int"))
-}
-
-fn text(p: &[Value], i: usize) -> Result<&str, OpError> {
-    p.get(i)
-        .and_then(Value::as_str)
-        .ok_or_else(|| OpError::param(i, "expected string"))
-}
-
 /// A grey pixel of the noise `n` at the pixel centre's `(u, v)`, alpha 1.
 fn paint(t: &mut Tape<'_>, n: Arc<dyn Noise2>) -> Result<Px, OpError> {
     let id = t.add_noise(n)?;
@@ -173,70 +160,6 @@ fn paint(t: &mut Tape<'_>, n: Arc<dyn Noise2>) -> Result<Px, OpError> {
     let (lo, hi) = (t.constant(0.0)?, t.constant(1.0)?);
     let g = t.push(Step::Ternary(Ternary::Clamp, g, lo, hi))?;
     Ok([g, g, g, hi])
-}
-
-/// The builder of `image.hexagons` (params after the size: columns, rows, output, seed).
-pub(crate) fn hexagons<'a>(
-    t: &mut Tape<'a>,
-    _: &[Arg<'_>],
-    p: &[Value],
-    ctx: &EvalContext,
-) -> Result<Px, OpError> {
-    let (w, h) = per_pixel::size(p, ctx)?;
-    t.set_size(w, h, 0)?;
-    let rows = int(p, 3)?;
-    if rows % 2 != 0 {
-        return Err(OpError::param(
-            3,
-            format!("an even row count to tile, found {rows}"),
-        ));
-    }
-    let hex = Hexagons {
-        columns: int(p, 2)?.clamp(1, MAX_COUNT),
-        rows: rows.clamp(2, MAX_COUNT),
-        output: if text(p, 4)? == "id" {
-            HexOutput::Id
-        } else {
-            HexOutput::Edge
-        },
-        seed: mix_seed(int(p, 5)?, ctx.seed),
-    };
-    paint(t, Arc::new(hex))
-}
-
-/// The builder of `image.weave` (params after the size: columns, rows, thread, output).
-pub(crate) fn weave<'a>(
-    t: &mut Tape<'a>,
-    _: &[Arg<'_>],
-    p: &[Value],
-    ctx: &EvalContext,
-) -> Result<Px, OpError> {
-    let (w, h) = per_pixel::size(p, ctx)?;
-    t.set_size(w, h, 0)?;
-    let (columns, rows) = (int(p, 2)?, int(p, 3)?);
-    for (i, n) in [(2, columns), (3, rows)] {
-        if n % 2 != 0 {
-            return Err(OpError::param(
-                i,
-                format!("an even count to tile, found {n}"),
-            ));
-        }
-    }
-    let thread = p
-        .get(4)
-        .and_then(Value::as_f64)
-        .ok_or_else(|| OpError::param(4, "expected float"))?;
-    let weave = Weave {
-        columns: columns.clamp(2, MAX_COUNT),
-        rows: rows.clamp(2, MAX_COUNT),
-        thread,
-        output: if text(p, 5)? == "threads" {
-            WeaveOutput::Threads
-        } else {
-            WeaveOutput::Height
-        },
-    };
-    paint(t, Arc::new(weave))
 }
 
 fn even_count(v: &Value, _: &RuleEnv) -> Result<(), Violation> {
@@ -249,92 +172,123 @@ fn even_count(v: &Value, _: &RuleEnv) -> Result<(), Violation> {
     }
 }
 
-fn count(name: &'static str, default: i64, doc: &'static str, even: bool) -> ParamSpec {
-    let p = ParamSpec::new(name, ValueType::Int, Value::Int(default), doc);
-    if even {
-        p.with_rule(Rule::Check(even_count))
-    } else {
-        p.with_rule(Rule::Ints {
-            min: 1,
-            max: MAX_COUNT,
-        })
-    }
+/// What an even count accepts (see [`even_count`]).
+const EVEN: Rule = Rule::Check(even_count);
+
+/// A tiling of pointy-top hexagons, `columns` across and `rows` (even) down, always a
+/// seamless tile (regular when height / width = 1.5 rows / (sqrt 3 columns), else stretched):
+/// `output` edge is 1 at a centre to 0 at the edge (distance to the edge over the inradius),
+/// id a random grey per cell.
+#[kiln_core::op(
+    "image.hexagons",
+    per_pixel,
+    reads = "resolution, preview",
+    params_rule = pixels_rule,
+    out = "the pattern, grey in [0, 1]"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn hexagons(
+    tape: &mut Tape<'_>,
+    #[param(
+        "width in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    width: i64,
+    #[param(
+        "height in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    height: i64,
+    #[param(
+        "hexagons across",
+        default = 8,
+        rule = Rule::Ints { min: 1, max: MAX_COUNT }
+    )]
+    columns: i64,
+    #[param("rows of hexagons down (even, to tile)", default = 10, rule = EVEN)] rows: i64,
+    #[param("edge or id", default = "edge", rule = Rule::OneOf(&["edge", "id"]))] output: &str,
+    #[param("the seed of the ids", default = 0)] seed: i64,
+    ctx: &EvalContext,
+) -> Result<Px, OpError> {
+    per_pixel::request_sized(tape, width, height, ctx)?;
+    let hex = Hexagons {
+        columns: columns.clamp(1, MAX_COUNT),
+        rows: rows.clamp(2, MAX_COUNT),
+        output: if output == "id" {
+            HexOutput::Id
+        } else {
+            HexOutput::Edge
+        },
+        seed: mix_seed(seed, ctx.seed),
+    };
+    paint(tape, Arc::new(hex))
+}
+
+/// A plain weave: `columns` warp and `rows` weft threads (both even, to tile), warp i over
+/// weft j where i + j is even; `output` height (each thread 0.5 lift + 0.5 round profile,
+/// lift 1 where it passes over) or threads (1 warp on top, 0.5 weft, 0 a gap).
+#[kiln_core::op(
+    "image.weave",
+    per_pixel,
+    reads = "resolution, preview",
+    params_rule = pixels_rule,
+    out = "the pattern, grey in [0, 1]"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn weave(
+    tape: &mut Tape<'_>,
+    #[param(
+        "width in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    width: i64,
+    #[param(
+        "height in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    height: i64,
+    #[param("warp threads across (even)", default = 8, rule = EVEN)] columns: i64,
+    #[param("weft threads down (even)", default = 8, rule = EVEN)] rows: i64,
+    #[param(
+        "thread width, a fraction of the pitch",
+        default = 0.8,
+        rule = Rule::between(0.05, 1.0)
+    )]
+    thread: f64,
+    #[param(
+        "height or threads",
+        default = "height",
+        rule = Rule::OneOf(&["height", "threads"])
+    )]
+    output: &str,
+    ctx: &EvalContext,
+) -> Result<Px, OpError> {
+    per_pixel::request_sized(tape, width, height, ctx)?;
+    let weave = Weave {
+        columns: columns.clamp(2, MAX_COUNT),
+        rows: rows.clamp(2, MAX_COUNT),
+        thread,
+        output: if output == "threads" {
+            WeaveOutput::Threads
+        } else {
+            WeaveOutput::Height
+        },
+    };
+    paint(tape, Arc::new(weave))
 }
 
 /// Register `image.hexagons` and `image.weave`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        with_size_params(OpSpec::new(
-            "image.hexagons",
-            "A tiling of pointy-top hexagons, `columns` across and `rows` (even) down, always a \
-             seamless tile (regular when height / width = 1.5 rows / (sqrt 3 columns), else \
-             stretched): `output` edge is 1 at a centre to 0 at the edge (distance to the edge \
-             over the inradius), id a random grey per cell.",
-        ))
-        .param(count("columns", 8, "hexagons across", false))
-        .param(count(
-            "rows",
-            10,
-            "rows of hexagons down (even, to tile)",
-            true,
-        ))
-        .param(
-            ParamSpec::new(
-                "output",
-                ValueType::String,
-                Value::str("edge"),
-                "edge or id",
-            )
-            .with_rule(Rule::OneOf(&["edge", "id"])),
-        )
-        .param(ParamSpec::new(
-            "seed",
-            ValueType::Int,
-            Value::Int(0),
-            "the seed of the ids",
-        ))
-        .output(OutputSpec::new(
-            "out",
-            IMAGE_TYPE,
-            "the pattern, grey in [0, 1]",
-        )),
-        |call, out| per_pixel::exec(call, out, hexagons),
-    ))?;
-    reg.register(FnOp::new(
-        with_size_params(OpSpec::new(
-            "image.weave",
-            "A plain weave: `columns` warp and `rows` weft threads (both even, to tile), warp i \
-             over weft j where i + j is even; `output` height (each thread 0.5 lift + 0.5 \
-             round profile, lift 1 where it passes over) or threads (1 warp on top, 0.5 weft, \
-             0 a gap).",
-        ))
-        .param(count("columns", 8, "warp threads across (even)", true))
-        .param(count("rows", 8, "weft threads down (even)", true))
-        .param(
-            ParamSpec::new(
-                "thread",
-                ValueType::Float,
-                Value::Float(0.8),
-                "thread width, a fraction of the pitch",
-            )
-            .with_rule(Rule::between(0.05, 1.0)),
-        )
-        .param(
-            ParamSpec::new(
-                "output",
-                ValueType::String,
-                Value::str("height"),
-                "height or threads",
-            )
-            .with_rule(Rule::OneOf(&["height", "threads"])),
-        )
-        .output(OutputSpec::new(
-            "out",
-            IMAGE_TYPE,
-            "the pattern, grey in [0, 1]",
-        )),
-        |call, out| per_pixel::exec(call, out, weave),
-    ))
+    reg.register(HexagonsOp::new())?;
+    reg.register(WeaveOp::new())
 }
 
 #[cfg(test)]

@@ -6,30 +6,12 @@
 use crate::expr::emit::{Env, Operand, emit};
 use crate::expr::parse::parse;
 use crate::field::{Px, Tape};
-use crate::fn_op::FnOp;
-use crate::image::IMAGE_TYPE;
-use crate::per_pixel::{self, Arg};
-use kiln_core::context::EvalContext;
-use kiln_core::op::{InputSpec, OpError, OpSpec, OutputSpec, ParamSpec, Rule, RuleEnv, Violation};
+use kiln_core::op::{OpError, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
-
-fn pixels(args: &[Arg<'_>]) -> Result<Px, OpError> {
-    match args.first() {
-        Some(Arg::Pixels(px)) => Ok(*px),
-        _ => Err(OpError::input(0, "expected image")),
-    }
-}
-
-fn num(p: &[Value], i: usize) -> Result<f64, OpError> {
-    p.get(i)
-        .and_then(Value::as_f64)
-        .ok_or_else(|| OpError::param(i, "expected a number"))
-}
+use kiln_core::value::Value;
 
 /// r, g, b from `src` over the image `a` (each channel in turn), alpha kept.
-fn per_channel(t: &mut Tape<'_>, args: &[Arg<'_>], src: &str) -> Result<Px, OpError> {
-    let a = pixels(args)?;
+fn per_channel(t: &mut Tape<'_>, a: Px, src: &str) -> Result<Px, OpError> {
     let items = parse(src).map_err(|e| OpError::new(format!("formula `{src}`: {e}")))?;
     let zero = t.constant(0.0)?;
     let mut px = a;
@@ -56,13 +38,19 @@ fn n(v: f64) -> String {
     format!("({v:?})")
 }
 
-pub(crate) fn levels<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    p: &[Value],
-    _: &EvalContext,
+/// Levels per colour channel: (c - in_low) / (in_high - in_low) clamped to [0, 1], raised to
+/// 1 / gamma, mapped to out_low..out_high.
+#[kiln_core::op("image.levels", per_pixel, out = "the adjusted image")]
+pub fn levels(
+    tape: &mut Tape<'_>,
+    #[input("the source image")] image: Px,
+    #[param("input black point", default = 0.0, rule = Rule::Finite)] in_low: f64,
+    #[param("input white point", default = 1.0, rule = Rule::Finite)] in_high: f64,
+    #[param("midtone gamma (above 1 brightens)", default = 1.0, rule = Rule::POSITIVE)] gamma: f64,
+    #[param("output black", default = 0.0, rule = Rule::Finite)] out_low: f64,
+    #[param("output white", default = 1.0, rule = Rule::Finite)] out_high: f64,
 ) -> Result<Px, OpError> {
-    let (il, ih, g, ol, oh) = (num(p, 0)?, num(p, 1)?, num(p, 2)?, num(p, 3)?, num(p, 4)?);
+    let (il, ih, g, ol, oh) = (in_low, in_high, gamma, out_low, out_high);
     let src = format!(
         "mix({}, {}, pow(saturate((a - {}) / max({} - {}, 1e-12)), 1 / {}))",
         n(ol),
@@ -72,50 +60,52 @@ pub(crate) fn levels<'a>(
         n(il),
         n(g)
     );
-    per_channel(t, a, &src)
+    per_channel(tape, image, &src)
 }
 
-pub(crate) fn gamma<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    p: &[Value],
-    _: &EvalContext,
+/// Gamma per colour channel: max(c, 0)^(1 / gamma).
+#[kiln_core::op("image.gamma", per_pixel, out = "the adjusted image")]
+pub fn gamma(
+    tape: &mut Tape<'_>,
+    #[input("the source image")] image: Px,
+    #[param("the gamma (above 1 brightens)", default = 2.2, rule = Rule::POSITIVE)] gamma: f64,
 ) -> Result<Px, OpError> {
-    per_channel(t, a, &format!("pow(max(a, 0), 1 / {})", n(num(p, 0)?)))
+    per_channel(tape, image, &format!("pow(max(a, 0), 1 / {})", n(gamma)))
 }
 
-pub(crate) fn posterize<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    p: &[Value],
-    _: &EvalContext,
+/// Posterize per colour channel to `levels` evenly spaced values from 0 to 1.
+#[kiln_core::op("image.posterize", per_pixel, out = "the adjusted image")]
+pub fn posterize(
+    tape: &mut Tape<'_>,
+    #[input("the source image")] image: Px,
+    #[param("how many values (at least 2)", default = 4.0, rule = Rule::between(2.0, 65536.0))]
+    levels: f64,
 ) -> Result<Px, OpError> {
-    let k = n(num(p, 0)?);
+    let k = n(levels);
     per_channel(
-        t,
-        a,
+        tape,
+        image,
         &format!("min(floor(saturate(a) * {k}), {k} - 1) / ({k} - 1)"),
     )
 }
 
 const LUMA: &str = "(0.2126 * a.r + 0.7152 * a.g + 0.0722 * a.b)";
 
-pub(crate) fn threshold<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    p: &[Value],
-    _: &EvalContext,
+/// 1 where the luminance (0.2126 r + 0.7152 g + 0.0722 b) is at least `threshold`, else 0,
+/// in r, g and b.
+#[kiln_core::op("image.threshold", per_pixel, out = "the adjusted image")]
+pub fn threshold(
+    tape: &mut Tape<'_>,
+    #[input("the source image")] image: Px,
+    #[param("the cut", default = 0.5, rule = Rule::Finite)] threshold: f64,
 ) -> Result<Px, OpError> {
-    per_channel(t, a, &format!("step({}, {LUMA})", n(num(p, 0)?)))
+    per_channel(tape, image, &format!("step({}, {LUMA})", n(threshold)))
 }
 
-pub(crate) fn grey<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    _: &[Value],
-    _: &EvalContext,
-) -> Result<Px, OpError> {
-    per_channel(t, a, LUMA)
+/// The luminance (0.2126 r + 0.7152 g + 0.0722 b) in r, g and b.
+#[kiln_core::op("image.grey", per_pixel, out = "the adjusted image")]
+pub fn grey(tape: &mut Tape<'_>, #[input("the source image")] image: Px) -> Result<Px, OpError> {
+    per_channel(tape, image, LUMA)
 }
 
 fn swizzle_rule(v: &Value, _: &RuleEnv) -> Result<(), Violation> {
@@ -128,14 +118,16 @@ fn swizzle_rule(v: &Value, _: &RuleEnv) -> Result<(), Violation> {
     }
 }
 
-pub(crate) fn swizzle<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    p: &[Value],
-    _: &EvalContext,
+/// Rearrange the channels: `order` names each output channel's source (r, g, b, a, 0 or 1),
+/// like "bgra" or "rrr1".
+#[kiln_core::op("image.swizzle", per_pixel, out = "the adjusted image")]
+pub fn swizzle(
+    tape: &mut Tape<'_>,
+    #[input("the source image")] image: Px,
+    #[param("four of r, g, b, a, 0, 1", default = "rgba", rule = Rule::Check(swizzle_rule))]
+    order: &str,
 ) -> Result<Px, OpError> {
-    let x = pixels(a)?;
-    let order = p.first().and_then(Value::as_str).unwrap_or("rgba");
+    let x = image;
     let mut px = x;
     for (k, c) in order.chars().take(4).enumerate() {
         px[k] = match c {
@@ -143,102 +135,19 @@ pub(crate) fn swizzle<'a>(
             'g' => x[1],
             'b' => x[2],
             'a' => x[3],
-            '0' => t.constant(0.0)?,
-            _ => t.constant(1.0)?,
+            '0' => tape.constant(0.0)?,
+            _ => tape.constant(1.0)?,
         };
     }
     Ok(px)
 }
 
-fn op(
-    id: &'static str,
-    doc: &'static str,
-    params: Vec<ParamSpec>,
-    exec: crate::fn_op::ExecFn,
-) -> FnOp {
-    let mut spec =
-        OpSpec::new(id, doc).input(InputSpec::required("image", IMAGE_TYPE, "the source image"));
-    for p in params {
-        spec = spec.param(p);
-    }
-    FnOp::new(
-        spec.output(OutputSpec::new("out", IMAGE_TYPE, "the adjusted image")),
-        exec,
-    )
-}
-
-fn float(name: &'static str, default: f64, doc: &'static str, rule: Rule) -> ParamSpec {
-    ParamSpec::new(name, ValueType::Float, Value::Float(default), doc).with_rule(rule)
-}
-
 /// Register the tone and channel ops.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(op(
-        "image.levels",
-        "Levels per colour channel: (c - in_low) / (in_high - in_low) clamped to [0, 1], raised to \
-         1 / gamma, mapped to out_low..out_high.",
-        vec![
-            float("in_low", 0.0, "input black point", Rule::Finite),
-            float("in_high", 1.0, "input white point", Rule::Finite),
-            float(
-                "gamma",
-                1.0,
-                "midtone gamma (above 1 brightens)",
-                Rule::POSITIVE,
-            ),
-            float("out_low", 0.0, "output black", Rule::Finite),
-            float("out_high", 1.0, "output white", Rule::Finite),
-        ],
-        |call, out| per_pixel::exec(call, out, levels),
-    ))?;
-    reg.register(op(
-        "image.gamma",
-        "Gamma per colour channel: max(c, 0)^(1 / gamma).",
-        vec![float(
-            "gamma",
-            2.2,
-            "the gamma (above 1 brightens)",
-            Rule::POSITIVE,
-        )],
-        |call, out| per_pixel::exec(call, out, gamma),
-    ))?;
-    reg.register(op(
-        "image.posterize",
-        "Posterize per colour channel to `levels` evenly spaced values from 0 to 1.",
-        vec![float(
-            "levels",
-            4.0,
-            "how many values (at least 2)",
-            Rule::between(2.0, 65536.0),
-        )],
-        |call, out| per_pixel::exec(call, out, posterize),
-    ))?;
-    reg.register(op(
-        "image.threshold",
-        "1 where the luminance (0.2126 r + 0.7152 g + 0.0722 b) is at least `threshold`, else 0, \
-         in r, g and b.",
-        vec![float("threshold", 0.5, "the cut", Rule::Finite)],
-        |call, out| per_pixel::exec(call, out, threshold),
-    ))?;
-    reg.register(op(
-        "image.grey",
-        "The luminance (0.2126 r + 0.7152 g + 0.0722 b) in r, g and b.",
-        vec![],
-        |call, out| per_pixel::exec(call, out, grey),
-    ))?;
-    reg.register(op(
-        "image.swizzle",
-        "Rearrange the channels: `order` names each output channel's source (r, g, b, a, 0 or 1), \
-         like \"bgra\" or \"rrr1\".",
-        vec![
-            ParamSpec::new(
-                "order",
-                ValueType::String,
-                Value::str("rgba"),
-                "four of r, g, b, a, 0, 1",
-            )
-            .with_rule(Rule::Check(swizzle_rule)),
-        ],
-        |call, out| per_pixel::exec(call, out, swizzle),
-    ))
+    reg.register(LevelsOp::new())?;
+    reg.register(GammaOp::new())?;
+    reg.register(PosterizeOp::new())?;
+    reg.register(ThresholdOp::new())?;
+    reg.register(GreyOp::new())?;
+    reg.register(SwizzleOp::new())
 }

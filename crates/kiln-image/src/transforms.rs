@@ -4,12 +4,10 @@
 //! then tile `repeat` times), `image.mirror`, `image.kaleidoscope` and `image.polar`. Rows
 //! run on the rayon pool; the bits are the same for every thread count.
 
-use crate::filters::{Edges, bilinear};
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, Image};
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use crate::filters::{EDGES, Edges, bilinear};
+use crate::image::Image;
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 use rayon::prelude::*;
 use std::f64::consts::{PI, TAU};
 
@@ -47,19 +45,6 @@ fn remap(
     })
 }
 
-fn vec2(call: &OpCall<'_>, i: usize) -> Result<[f64; 2], OpError> {
-    match call.inputs.get(i) {
-        Some(Value::Vec2(v)) => Ok(*v),
-        other => Err(OpError::input(
-            i,
-            format!(
-                "expected vec2, found {}",
-                other.map_or("nothing", Value::type_name)
-            ),
-        )),
-    }
-}
-
 /// The source point of `image.transform`: the output point moved back by `translate`,
 /// rotated back by `angle` radians and scaled back by `scale` about the centre, after the
 /// square is tiled `repeat` times.
@@ -78,168 +63,99 @@ pub fn transform_map(
     (x / scale[0] + 0.5, y / scale[1] + 0.5)
 }
 
-fn edges_param() -> ParamSpec {
-    ParamSpec::new(
-        "edges",
-        ValueType::String,
-        Value::str("wrap"),
+/// Move, turn and scale an image about its centre (in the unit square, y down; angle in
+/// degrees, clockwise on screen), then tile it `repeat` times across.
+#[kiln_core::op("image.transform", out = "the transformed image")]
+pub fn transform(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+    #[input(
+        "offset, in image widths and heights",
+        default = [0.0, 0.0],
+        rule = Rule::Finite
+    )]
+    translate: [f64; 2],
+    #[input("rotation in degrees", default = 0.0, rule = Rule::Finite)] angle: f64,
+    #[input("scale factors (not 0)", default = [1.0, 1.0], rule = Rule::Finite)] scale: [f64; 2],
+    #[param(
+        "copies across and down (1..=256)",
+        default = 1,
+        rule = Rule::Ints { min: 1, max: 256 }
+    )]
+    repeat: i64,
+    #[param(
         "points outside the source: wrap (tiles) or clamp",
-    )
-    .with_rule(Rule::OneOf(&["wrap", "clamp"]))
+        default = "wrap",
+        rule = EDGES
+    )]
+    edges: &str,
+) -> Result<Image, OpError> {
+    let (t, s) = (translate, scale);
+    let angle = angle.to_radians();
+    if s[0] == 0.0 || s[1] == 0.0 {
+        return Err(OpError::input(3, "a scale factor is 0"));
+    }
+    let repeat = repeat as f64;
+    remap(call, image, Edges::parse(edges), |u, v| {
+        transform_map(u, v, t, angle, s, repeat)
+    })
 }
 
-fn source() -> InputSpec {
-    InputSpec::required("image", IMAGE_TYPE, "the source image")
+/// Mirror the left half onto the right (x), the top onto the bottom (y), or both.
+#[kiln_core::op("image.mirror", out = "the mirrored image")]
+pub fn mirror(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+    #[param("x, y or both", default = "x", rule = Rule::OneOf(&["x", "y", "both"]))] axis: &str,
+) -> Result<Image, OpError> {
+    let (mx, my) = (axis != "y", axis != "x");
+    let fold = |t: f64| if t > 0.5 { 1.0 - t } else { t };
+    remap(call, image, Edges::Clamp, |u, v| {
+        (if mx { fold(u) } else { u }, if my { fold(v) } else { v })
+    })
 }
 
-fn edges_of(call: &OpCall<'_>, i: usize) -> Result<Edges, OpError> {
-    Ok(if call.param_str(i)? == "clamp" {
-        Edges::Clamp
-    } else {
-        Edges::Wrap
+/// Repeat one wedge of the image about its centre `segments` times, every other one
+/// mirrored.
+#[kiln_core::op("image.kaleidoscope", out = "the kaleidoscope")]
+pub fn kaleidoscope(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+    #[param(
+        "wedges around the centre (1..=64)",
+        default = 6,
+        rule = Rule::Ints { min: 1, max: 64 },
+        plan_time
+    )]
+    segments: i64,
+) -> Result<Image, OpError> {
+    let wedge = TAU / segments as f64;
+    remap(call, image, Edges::Clamp, |u, v| {
+        let (x, y) = (u - 0.5, v - 0.5);
+        let r = (x * x + y * y).sqrt();
+        let a = y.atan2(x).rem_euclid(wedge);
+        let a = if a > wedge / 2.0 { wedge - a } else { a };
+        (0.5 + r * a.cos(), 0.5 + r * a.sin())
+    })
+}
+
+/// Wrap the image around its centre: the output's angle about the centre reads the source's
+/// x (0 to 1 once around), its distance from the centre (0 to 0.5) the source's y.
+#[kiln_core::op("image.polar", out = "the image in polar form")]
+pub fn polar(
+    call: &OpCall<'_>,
+    #[input("the source image")] image: &Image,
+) -> Result<Image, OpError> {
+    remap(call, image, Edges::Wrap, |u, v| {
+        let (x, y) = (u - 0.5, v - 0.5);
+        ((y.atan2(x) + PI) / TAU, (x * x + y * y).sqrt() * 2.0)
     })
 }
 
 /// Register the transforms.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.transform",
-            "Move, turn and scale an image about its centre (in the unit square, y down; \
-             angle in degrees, clockwise on screen), then tile it `repeat` times across.",
-        )
-        .input(source())
-        .input(
-            InputSpec::optional(
-                "translate",
-                ValueType::Vec2,
-                Value::Vec2([0.0, 0.0]),
-                "offset, in image widths and heights",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .input(
-            InputSpec::optional(
-                "angle",
-                ValueType::Float,
-                Value::Float(0.0),
-                "rotation in degrees",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .input(
-            InputSpec::optional(
-                "scale",
-                ValueType::Vec2,
-                Value::Vec2([1.0, 1.0]),
-                "scale factors (not 0)",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .param(
-            ParamSpec::new(
-                "repeat",
-                ValueType::Int,
-                Value::Int(1),
-                "copies across and down (1..=256)",
-            )
-            .with_rule(Rule::Ints { min: 1, max: 256 }),
-        )
-        .param(edges_param())
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the transformed image")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let t = vec2(call, 1)?;
-            let angle = call.float(2)?.to_radians();
-            let s = vec2(call, 3)?;
-            if s[0] == 0.0 || s[1] == 0.0 {
-                return Err(OpError::input(3, "a scale factor is 0"));
-            }
-            let repeat = call.param_int(0)? as f64;
-            let edges = edges_of(call, 1)?;
-            out[0] = remap(call, img, edges, |u, v| {
-                transform_map(u, v, t, angle, s, repeat)
-            })?
-            .into_value();
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.mirror",
-            "Mirror the left half onto the right (x), the top onto the bottom (y), or both.",
-        )
-        .input(source())
-        .param(
-            ParamSpec::new("axis", ValueType::String, Value::str("x"), "x, y or both")
-                .with_rule(Rule::OneOf(&["x", "y", "both"])),
-        )
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the mirrored image")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let axis = call.param_str(0)?;
-            let (mx, my) = (axis != "y", axis != "x");
-            let fold = |t: f64| if t > 0.5 { 1.0 - t } else { t };
-            out[0] = remap(call, img, Edges::Clamp, |u, v| {
-                (if mx { fold(u) } else { u }, if my { fold(v) } else { v })
-            })?
-            .into_value();
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.kaleidoscope",
-            "Repeat one wedge of the image about its centre `segments` times, every other \
-             one mirrored.",
-        )
-        .input(source())
-        .param(
-            ParamSpec::new(
-                "segments",
-                ValueType::Int,
-                Value::Int(6),
-                "wedges around the centre (1..=64)",
-            )
-            .plan_time()
-            .with_rule(Rule::Ints { min: 1, max: 64 }),
-        )
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the kaleidoscope")),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            let wedge = TAU / call.param_int(0)? as f64;
-            out[0] = remap(call, img, Edges::Clamp, |u, v| {
-                let (x, y) = (u - 0.5, v - 0.5);
-                let r = (x * x + y * y).sqrt();
-                let a = y.atan2(x).rem_euclid(wedge);
-                let a = if a > wedge / 2.0 { wedge - a } else { a };
-                (0.5 + r * a.cos(), 0.5 + r * a.sin())
-            })?
-            .into_value();
-            Ok(())
-        },
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.polar",
-            "Wrap the image around its centre: the output's angle about the centre reads the \
-             source's x (0 to 1 once around), its distance from the centre (0 to 0.5) the \
-             source's y.",
-        )
-        .input(source())
-        .output(OutputSpec::new(
-            "out",
-            IMAGE_TYPE,
-            "the image in polar form",
-        )),
-        |call, out| {
-            let img = call.heavy::<Image>(0, "image")?;
-            out[0] = remap(call, img, Edges::Wrap, |u, v| {
-                let (x, y) = (u - 0.5, v - 0.5);
-                ((y.atan2(x) + PI) / TAU, (x * x + y * y).sqrt() * 2.0)
-            })?
-            .into_value();
-            Ok(())
-        },
-    ))
+    reg.register(TransformOp::new())?;
+    reg.register(MirrorOp::new())?;
+    reg.register(KaleidoscopeOp::new())?;
+    reg.register(PolarOp::new())
 }

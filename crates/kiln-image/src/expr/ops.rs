@@ -4,8 +4,8 @@ use super::emit::{Env, Operand, emit};
 use super::parse::{Item, parse};
 use crate::field::{Noise2, Px, Tape, eval::run_scalar};
 use crate::image::{IMAGE_TYPE, with_size_params};
-use crate::noise::{Fbm, MAX_OCTAVES, Perlin, mix_seed};
-use crate::per_pixel::{self, Arg, FbmNoise};
+use crate::noise::{Fbm, FbmNoise, MAX_OCTAVES, Perlin, mix_seed};
+use crate::per_pixel::{self, Arg};
 use crate::ramp::Ramp;
 use kiln_core::context::EvalContext;
 use kiln_core::op::{
@@ -196,46 +196,33 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
         per_pixel::exec(call, out, build)
     }))?;
 
-    let mut spec = OpSpec::new(
-        MATH_EXPR_OP,
-        "A formula over the numbers a..d and the clock t, e.g. `clamp(a * 2 - b, 0, 1)` (the \
-         functions of image.expr but noise and ramp).",
-    )
-    .reads(Reads::TIME);
-    for name in INPUTS {
-        spec = spec.input(InputSpec::optional(
-            name,
-            ValueType::Float,
-            Value::Float(0.0),
-            "a number the formula reads by this name",
-        ));
+    reg.register(MathExprOp::new())
+}
+
+/// A formula over the numbers a..d and the clock t, e.g. `clamp(a * 2 - b, 0, 1)` (the
+/// functions of image.expr but noise and ramp).
+#[kiln_core::op("math.expr", reads = "time", out = "the formula's value")]
+pub fn math_expr(
+    #[input("a number the formula reads by this name", default = 0.0)] a: f64,
+    #[input("a number the formula reads by this name", default = 0.0)] b: f64,
+    #[input("a number the formula reads by this name", default = 0.0)] c: f64,
+    #[input("a number the formula reads by this name", default = 0.0)] d: f64,
+    #[param("the formula", default = "a", rule = Rule::Check(formula_rule))] formula: &str,
+    ctx: &EvalContext,
+) -> Result<f64, OpError> {
+    let items = parse(formula).map_err(|e| OpError::param(0, e.to_string()))?;
+    let mut t = Tape::new();
+    let mut inputs = [Operand::Scalar(0); 4];
+    for (slot, v) in inputs.iter_mut().zip([a, b, c, d]) {
+        *slot = Operand::Scalar(t.constant(v)?);
     }
-    let spec = spec
-        .param(
-            ParamSpec::new("formula", ValueType::String, Value::str("a"), "the formula")
-                .with_rule(Rule::Check(formula_rule)),
-        )
-        .output(OutputSpec::new(
-            "out",
-            ValueType::Float,
-            "the formula's value",
-        ));
-    reg.register(crate::fn_op::FnOp::new(spec, |call, out| {
-        let items = items(call.params, 0)?;
-        let mut t = Tape::new();
-        let mut inputs = [Operand::Scalar(0); 4];
-        for (k, slot) in inputs.iter_mut().enumerate() {
-            *slot = Operand::Scalar(t.constant(call.float(k)?)?);
-        }
-        let env = Env {
-            inputs,
-            channel: 0,
-            pixels: false,
-            noises: None,
-            ramp: None,
-        };
-        let r = emit(&mut t, &items, &env)?;
-        out[0] = Value::Float(run_scalar(&t, r, call.ctx.time));
-        Ok(())
-    }))
+    let env = Env {
+        inputs,
+        channel: 0,
+        pixels: false,
+        noises: None,
+        ramp: None,
+    };
+    let r = emit(&mut t, &items, &env)?;
+    Ok(run_scalar(&t, r, ctx.time))
 }

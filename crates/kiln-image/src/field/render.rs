@@ -147,8 +147,8 @@ mod tests {
     use super::*;
     use crate::curves::MonotoneCurve;
     use crate::field::tape::{Binary, Coord, Reg, Step, Ternary, Unary};
+    use crate::noise::FbmNoise;
     use crate::noise::{Fbm, Perlin};
-    use crate::per_pixel::FbmNoise;
     use crate::ramp::Ramp;
     use proptest::prelude::*;
     use std::sync::Arc;

@@ -12,7 +12,7 @@ pub mod simplex;
 
 use crate::field::{Binary, Coord, Px, Step, Tape, Ternary};
 use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, with_size_params};
+use crate::image::{IMAGE_TYPE, SIDE_RULE, pixels_rule, with_size_params};
 use crate::noise::mix_seed;
 use crate::per_pixel::{self, Arg};
 use cells::{CellOutput, Cells};
@@ -138,28 +138,69 @@ pub(crate) fn fractal<'a>(
     fractal_grey(t, n, sum)
 }
 
-/// Params of `image.cells` after `width`, `height`.
-const C_OUTPUT: usize = 2;
-
-/// The builder of `image.cells`.
-pub(crate) fn cellular<'a>(
-    t: &mut Tape<'a>,
-    _: &[Arg<'_>],
-    p: &[Value],
+/// Cellular (Worley) noise as a grey image: the distance to the nearest feature point (f1),
+/// the second nearest (f2), f2 - f1, or a value per cell (id), clamped to [0, 1]; tileable
+/// with a `period`.
+#[kiln_core::op(
+    "image.cells",
+    per_pixel,
+    reads = "seed, resolution, preview",
+    params_rule = pixels_rule,
+    out = "the cells, grey in [0, 1]"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn cellular(
+    tape: &mut Tape<'_>,
+    #[param(
+        "width in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    width: i64,
+    #[param(
+        "height in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    height: i64,
+    #[param(
+        "f1, f2, f2-f1 or id",
+        default = "f1",
+        rule = Rule::OneOf(&["f1", "f2", "f2-f1", "id"])
+    )]
+    output: &str,
+    #[param(
+        "lattice cells across the image width",
+        default = 4.0,
+        rule = Rule::POSITIVE
+    )]
+    cells: f64,
+    #[param(
+        "cells after which the pattern repeats in both directions (0: never); equal to `cells` for a seamless tile",
+        default = 0,
+        rule = Rule::Ints { min: 0, max: 1 << 20 }
+    )]
+    period: i64,
+    #[param(
+        "how far points stray from their cell centres (0..=1)",
+        default = 1.0,
+        rule = Rule::between(0.0, 1.0)
+    )]
+    jitter: f64,
+    #[param("cell seed, mixed with the evaluation's seed", default = 0)] seed: i64,
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
-    let (w, h) = per_pixel::size(p, ctx)?;
-    t.set_size(w, h, 0)?;
-    let output = match choice(p, C_OUTPUT)? {
+    let t = tape;
+    per_pixel::request_sized(t, width, height, ctx)?;
+    let output = match output {
         "f2" => CellOutput::F2,
         "f2-f1" => CellOutput::F2MinusF1,
         "id" => CellOutput::Id,
         _ => CellOutput::F1,
     };
-    let cells = float(p, C_OUTPUT + 1)?;
-    let period = int(p, C_OUTPUT + 2)?;
-    let jitter = float(p, C_OUTPUT + 3)?;
-    let seed = mix_seed(int(p, C_OUTPUT + 4)?, ctx.seed);
+    let seed = mix_seed(seed, ctx.seed);
     let id = t.add_noise(Arc::new(Cells::new(seed, period, jitter, output)))?;
     let [x, y] = sample_point(t, cells, period > 0)?;
     let n = t.push(Step::Noise { noise: id, x, y })?;
@@ -258,46 +299,5 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     }))?;
     domain_warp::register(reg)?;
 
-    let spec = with_size_params(
-        OpSpec::new(
-            "image.cells",
-            "Cellular (Worley) noise as a grey image: the distance to the nearest feature \
-             point (f1), the second nearest (f2), f2 - f1, or a value per cell (id), clamped \
-             to [0, 1]; tileable with a `period`.",
-        )
-        .reads(Reads::SEED),
-    )
-    .param(
-        ParamSpec::new(
-            "output",
-            ValueType::String,
-            Value::str("f1"),
-            "f1, f2, f2-f1 or id",
-        )
-        .with_rule(Rule::OneOf(&["f1", "f2", "f2-f1", "id"])),
-    );
-    let spec = common(spec, PERIOD_DOC)
-        .param(
-            ParamSpec::new(
-                "jitter",
-                ValueType::Float,
-                Value::Float(1.0),
-                "how far points stray from their cell centres (0..=1)",
-            )
-            .with_rule(Rule::between(0.0, 1.0)),
-        )
-        .param(ParamSpec::new(
-            "seed",
-            ValueType::Int,
-            Value::Int(0),
-            "cell seed, mixed with the evaluation's seed",
-        ))
-        .output(OutputSpec::new(
-            "out",
-            IMAGE_TYPE,
-            "the cells, grey in [0, 1]",
-        ));
-    reg.register(FnOp::new(spec, |call, out| {
-        per_pixel::exec(call, out, cellular)
-    }))
+    reg.register(CellularOp::new())
 }
