@@ -512,7 +512,7 @@ pub struct OpCall<'a> {
 }
 
 macro_rules! getter {
-    ($name:ident, $pname:ident, $t:ty, $conv:ident, $what:literal) => {
+    ($name:ident, $t:ty, $conv:ident, $what:literal) => {
         /// Read an input, or an error naming the port.
         #[inline]
         pub fn $name(&self, i: usize) -> Result<$t, OpError> {
@@ -529,38 +529,17 @@ macro_rules! getter {
                 )
             })
         }
-        /// Read a param, or an error naming it.
-        #[inline]
-        pub fn $pname(&self, i: usize) -> Result<$t, OpError> {
-            self.params.get(i).and_then(|v| v.$conv()).ok_or_else(|| {
-                OpError::param(
-                    i,
-                    format!(
-                        concat!("expected ", $what, ", found {}"),
-                        self.params
-                            .get(i)
-                            .map(|v| v.type_name())
-                            .unwrap_or("nothing")
-                    ),
-                )
-            })
-        }
     };
 }
 
+// Params have no index getters: an op reads its params by name, as the arguments of its
+// `#[op]` function.
 impl OpCall<'_> {
-    getter!(float, param_float, f64, as_f64, "float");
-    getter!(int, param_int, i64, as_i64, "int");
-    getter!(bool, param_bool, bool, as_bool, "bool");
-    getter!(color, param_color, [f32; 4], as_color, "color");
+    getter!(float, f64, as_f64, "float");
+    getter!(int, i64, as_i64, "int");
+    getter!(bool, bool, as_bool, "bool");
+    getter!(color, [f32; 4], as_color, "color");
 
-    /// Read a param as a string.
-    pub fn param_str(&self, i: usize) -> Result<&str, OpError> {
-        self.params
-            .get(i)
-            .and_then(|v| v.as_str())
-            .ok_or_else(|| OpError::param(i, "expected string"))
-    }
     /// Read a heavy input as a concrete type.
     pub fn heavy<T: crate::value::HeavyData>(&self, i: usize, what: &str) -> Result<&T, OpError> {
         self.inputs

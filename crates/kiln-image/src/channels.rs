@@ -7,16 +7,11 @@
 
 use crate::field::{Px, Tape};
 use crate::filters::by_rows;
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, Image};
-use crate::per_pixel::{self, Arg};
-use kiln_core::context::EvalContext;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, Rule};
+use crate::image::Image;
+use crate::per_pixel::Arg;
+use kiln_core::op::{OpCall, OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
-
-/// The channel names, in order.
-const NAMES: [&str; 4] = ["r", "g", "b", "a"];
 
 /// Split an image into four grey images, one per channel (`r`, `g`, `b`, `a`): each output
 /// holds its channel in r, g and b, alpha 1.
@@ -57,34 +52,61 @@ pub fn split(
     Ok((channel(0)?, channel(1)?, channel(2)?, channel(3)?))
 }
 
-/// The builder of `image.merge_channels`: channel `k` from input `k`, the red channel of an
-/// image or a number; at least one input must be an image (it gives the size).
-pub(crate) fn merge<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    _: &[Value],
-    _: &EvalContext,
+/// Merge up to four inputs into one image's r, g, b and a: an image input gives its red
+/// channel (a grey image's value), a number a constant; unwired, r, g and b are 0 and a is 1.
+/// At least one input must be an image; images must share a size.
+#[kiln_core::op("image.merge_channels", per_pixel, out = "the merged image")]
+pub fn merge_channels(
+    tape: &mut Tape<'_>,
+    #[input(
+        "red: a grey image or a number",
+        ty = ValueType::Any,
+        default = 0.0,
+        rule = Rule::Check(image_or_number)
+    )]
+    r: Arg<'_>,
+    #[input(
+        "green: a grey image or a number",
+        ty = ValueType::Any,
+        default = 0.0,
+        rule = Rule::Check(image_or_number)
+    )]
+    g: Arg<'_>,
+    #[input(
+        "blue: a grey image or a number",
+        ty = ValueType::Any,
+        default = 0.0,
+        rule = Rule::Check(image_or_number)
+    )]
+    b: Arg<'_>,
+    #[input(
+        "alpha: a grey image or a number",
+        ty = ValueType::Any,
+        default = 1.0,
+        rule = Rule::Check(image_or_number)
+    )]
+    a: Arg<'_>,
 ) -> Result<Px, OpError> {
-    if !a.iter().any(|x| matches!(x, Arg::Pixels(_))) {
+    let channels = [r, g, b, a];
+    if !channels.iter().any(|x| matches!(x, Arg::Pixels(_))) {
         return Err(OpError::input(
             0,
             "none of r, g, b, a is an image: at least one must be, to give the size",
         ));
     }
     let mut px = [0; 4];
-    for (k, r) in px.iter_mut().enumerate() {
-        *r = match a.get(k) {
-            Some(Arg::Pixels(p)) => p[0],
-            Some(Arg::Value(v)) => {
+    for (k, (reg, arg)) in px.iter_mut().zip(channels).enumerate() {
+        *reg = match arg {
+            Arg::Pixels(p) => p[0],
+            Arg::Value(v) => {
                 let f = v.as_f64().ok_or_else(|| {
                     OpError::input(
                         k,
                         format!("expected an image or a number, found {}", v.type_name()),
                     )
                 })?;
-                t.constant(f as f32 as f64)?
+                tape.constant(f as f32 as f64)?
             }
-            None => t.constant(if k == 3 { 1.0 } else { 0.0 })?,
         };
     }
     Ok(px)
@@ -93,36 +115,7 @@ pub(crate) fn merge<'a>(
 /// Register `image.split` and `image.merge_channels`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.register(SplitOp::new())?;
-    let mut spec = OpSpec::new(
-        "image.merge_channels",
-        "Merge up to four inputs into one image's r, g, b and a: an image input gives its red \
-         channel (a grey image's value), a number a constant; unwired, r, g and b are 0 and a \
-         is 1. At least one input must be an image; images must share a size.",
-    );
-    for (k, (name, doc)) in NAMES
-        .into_iter()
-        .zip([
-            "red: a grey image or a number",
-            "green: a grey image or a number",
-            "blue: a grey image or a number",
-            "alpha: a grey image or a number",
-        ])
-        .enumerate()
-    {
-        spec = spec.input(
-            InputSpec::optional(
-                name,
-                ValueType::Any,
-                Value::Float(if k == 3 { 1.0 } else { 0.0 }),
-                doc,
-            )
-            .with_rule(Rule::Check(image_or_number)),
-        );
-    }
-    reg.register(FnOp::new(
-        spec.output(OutputSpec::new("out", IMAGE_TYPE, "the merged image")),
-        |call, out| per_pixel::exec(call, out, merge),
-    ))
+    reg.register(MergeChannelsOp::new())
 }
 
 fn image_or_number(v: &Value, _: &kiln_core::op::RuleEnv) -> Result<(), kiln_core::op::Violation> {

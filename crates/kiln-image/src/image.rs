@@ -3,7 +3,7 @@
 use kiln_core::codec::{ByteReader, CodecError, HeavyCodec, write_f32s, write_len};
 use kiln_core::context::EvalContext;
 use kiln_core::key::KeyHasher;
-use kiln_core::op::{OpError, OpSpec, ParamSpec, Reads, Rule, RuleEnv, Violation};
+use kiln_core::op::{OpError, Rule, RuleEnv, Violation};
 use kiln_core::value::{Heavy, HeavyData, Value, ValueType};
 use std::any::Any;
 
@@ -234,37 +234,6 @@ pub fn check_size(w: i64, h: i64, wi: usize, hi: usize) -> Result<(u32, u32), Op
     pixels_rule(&[Value::Int(w), Value::Int(h)], &env)
         .map_err(|(_, e)| OpError::param(wi, e.to_string()))?;
     Ok((w as u32, h as u32))
-}
-
-/// Add the `width` and `height` params (Int, default 0: the request's size, see
-/// [`request_size`]) that image-making ops share, with their rules: each side 0 or from 1 to
-/// [`MAX_SIDE`], at most [`MAX_PIXELS`] in total. They must be the op's first params (`spec`
-/// has none yet). The op reads the request's resolution and preview flag.
-pub fn with_size_params(spec: OpSpec) -> OpSpec {
-    debug_assert!(spec.params.is_empty(), "the size params come first");
-    let reads = spec.reads.with(Reads::RESOLUTION).with(Reads::PREVIEW);
-    spec.reads(reads)
-        .param(
-            ParamSpec::new(
-                "width",
-                ValueType::Int,
-                Value::Int(0),
-                "width in pixels (0: the request's, 256 when it names none)",
-            )
-            .plan_time()
-            .with_rule(SIDE_RULE),
-        )
-        .param(
-            ParamSpec::new(
-                "height",
-                ValueType::Int,
-                Value::Int(0),
-                "height in pixels (0: the request's, 256 when it names none)",
-            )
-            .plan_time()
-            .with_rule(SIDE_RULE),
-        )
-        .with_params_rule(pixels_rule)
 }
 
 /// The rule of the `width` and `height` params (Int, default 256, at most [`MAX_PIXELS`] in

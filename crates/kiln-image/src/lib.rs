@@ -59,7 +59,6 @@ extern crate self as kiln_image;
 // The image and the one way to write a per-pixel op.
 pub mod expr;
 pub mod field;
-pub(crate) mod fn_op;
 pub mod fuse;
 pub mod fused;
 pub mod image;

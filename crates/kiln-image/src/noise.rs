@@ -18,14 +18,12 @@
 //! machine.
 
 use crate::field::{Binary, Coord, Noise2, Px, Step, Tape, Ternary};
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, with_size_params};
-use crate::per_pixel::{self, Arg};
+use crate::image::{SIDE_RULE, pixels_rule};
+use crate::per_pixel::request_sized;
 use crate::perlin_x4::{Octave, add_octave};
 use kiln_core::context::EvalContext;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Reads, Rule};
+use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 use std::sync::Arc;
 
 /// Most octaves an fBm sum may have.
@@ -237,84 +235,11 @@ pub fn noise_to_grey(n: f64) -> f32 {
     (n * 0.5 + 0.5).clamp(0.0, 1.0) as f32
 }
 
-/// Read the fBm params `lacunarity`, `gain`, `seed` at param indices `first..first + 3` and
-/// the `octaves` input at index `octaves` (their rules checked before the op runs), returning
-/// the settings and the effective seed.
-fn fbm_params(call: &OpCall<'_>, first: usize, octaves: usize) -> Result<(Fbm, u64), OpError> {
-    let octaves = call.int(octaves)?.clamp(1, MAX_OCTAVES);
-    let lacunarity = call.param_float(first)?;
-    let gain = call.param_float(first + 1)?;
-    let seed = mix_seed(call.param_int(first + 2)?, call.ctx.seed);
-    Ok((
-        Fbm {
-            octaves: octaves as u32,
-            lacunarity,
-            gain,
-        },
-        seed,
-    ))
-}
-
-/// Read input `i` as a vec2 (its rule, finite components, checked before the op runs).
-fn vec2_input(call: &OpCall<'_>, i: usize) -> Result<[f64; 2], OpError> {
-    match call.inputs.get(i) {
-        Some(Value::Vec2(v)) => Ok(*v),
-        other => Err(OpError::input(
-            i,
-            format!(
-                "expected vec2, found {}",
-                other.map(Value::type_name).unwrap_or("nothing")
-            ),
-        )),
-    }
-}
-
 /// What an `octaves` input accepts: an int from 1 to [`MAX_OCTAVES`].
 pub const OCTAVES_RULE: Rule = Rule::Ints {
     min: 1,
     max: MAX_OCTAVES,
 };
-
-/// The `octaves` input of a fractal noise (wireable, `default` when unwired). Graph files that
-/// set `octaves` as a param still load: a param naming an input gives its constant.
-pub fn octaves_input(default: i64) -> InputSpec {
-    InputSpec::optional(
-        "octaves",
-        ValueType::Int,
-        Value::Int(default),
-        "octaves summed (1..=16)",
-    )
-    .with_rule(OCTAVES_RULE)
-    .was_param()
-}
-
-fn fbm_param_specs(spec: OpSpec) -> OpSpec {
-    spec.input(octaves_input(5))
-        .param(
-            ParamSpec::new(
-                "lacunarity",
-                ValueType::Float,
-                Value::Float(2.0),
-                "frequency factor from one octave to the next",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .param(
-            ParamSpec::new(
-                "gain",
-                ValueType::Float,
-                Value::Float(0.5),
-                "amplitude factor from one octave to the next",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .param(ParamSpec::new(
-            "seed",
-            ValueType::Int,
-            Value::Int(0),
-            "noise seed, mixed with the evaluation's seed",
-        ))
-}
 
 /// fBm of improved Perlin noise as a field.
 pub(crate) struct FbmNoise {
@@ -331,23 +256,69 @@ impl Noise2 for FbmNoise {
     }
 }
 
-/// The builder of `image.noise`.
-pub(crate) fn noise_image<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    p: &[Value],
+/// Seeded coherent noise (2D Perlin gradient noise, fBm octaves) as a grey image: the noise
+/// value in [-1, 1] mapped to [0, 1] in r, g and b, alpha 1. Pixel (x, y) samples the point
+/// offset + (x + 0.5, y + 0.5) * scale / width.
+#[kiln_core::op(
+    "image.noise",
+    per_pixel,
+    reads = "seed, resolution, preview",
+    params_rule = pixels_rule,
+    out = "the noise image"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn image_noise(
+    tape: &mut Tape<'_>,
+    #[param(
+        "width in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    width: i64,
+    #[param(
+        "height in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    height: i64,
+    #[input(
+        "noise cells across the image width (finite, > 0)",
+        default = 4.0,
+        rule = Rule::POSITIVE
+    )]
+    scale: f64,
+    #[input(
+        "offset of the sampled area, in noise cells",
+        default = [0.0, 0.0],
+        rule = Rule::Finite
+    )]
+    offset: [f64; 2],
+    #[input("octaves summed (1..=16)", default = 5, rule = OCTAVES_RULE, was_param)] octaves: i64,
+    #[param(
+        "frequency factor from one octave to the next",
+        default = 2.0,
+        rule = Rule::Finite
+    )]
+    lacunarity: f64,
+    #[param(
+        "amplitude factor from one octave to the next",
+        default = 0.5,
+        rule = Rule::Finite
+    )]
+    gain: f64,
+    #[param("noise seed, mixed with the evaluation's seed", default = 0)] seed: i64,
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
-    let (w, h) = per_pixel::size(p, ctx)?;
-    t.set_size(w, h, 0)?;
+    let t = tape;
+    let (w, _) = request_sized(t, width, height, ctx)?;
     let fbm = Fbm {
-        octaves: per_pixel::octaves(a, 2)?,
-        lacunarity: per_pixel::param_float(p, 2)?,
-        gain: per_pixel::param_float(p, 3)?,
+        octaves: octaves as u32,
+        lacunarity,
+        gain,
     };
-    let seed = mix_seed(per_pixel::param_int(p, 4)?, ctx.seed);
-    let scale = per_pixel::float(a, 0)?;
-    let offset = per_pixel::vec2(a, 1)?;
+    let seed = mix_seed(seed, ctx.seed);
     let id = t.add_noise(Arc::new(FbmNoise {
         perlin: Perlin::new(seed),
         fbm,
@@ -374,63 +345,43 @@ pub(crate) fn noise_image<'a>(
     Ok([g, g, g, hi])
 }
 
+/// Seeded coherent noise (2D Perlin gradient noise, fBm octaves) at one point, in about
+/// [-1, 1]; the same field as `image.noise` with the same seed.
+#[kiln_core::op(
+    "noise.perlin",
+    reads = "seed",
+    out = "the noise value, in about [-1, 1]"
+)]
+pub fn perlin(
+    #[input("the point sampled, in noise cells", rule = Rule::Finite)] p: [f64; 2],
+    #[input("octaves summed (1..=16)", default = 5, rule = OCTAVES_RULE, was_param)] octaves: i64,
+    #[param(
+        "frequency factor from one octave to the next",
+        default = 2.0,
+        rule = Rule::Finite
+    )]
+    lacunarity: f64,
+    #[param(
+        "amplitude factor from one octave to the next",
+        default = 0.5,
+        rule = Rule::Finite
+    )]
+    gain: f64,
+    #[param("noise seed, mixed with the evaluation's seed", default = 0)] seed: i64,
+    ctx: &EvalContext,
+) -> f64 {
+    let fbm = Fbm {
+        octaves: octaves.clamp(1, MAX_OCTAVES) as u32,
+        lacunarity,
+        gain,
+    };
+    Perlin::new(mix_seed(seed, ctx.seed)).fbm(p[0], p[1], &fbm)
+}
+
 /// Register the ops of this module.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let image_spec = with_size_params(
-        OpSpec::new(
-            "image.noise",
-            "Seeded coherent noise (2D Perlin gradient noise, fBm octaves) as a grey image: the \
-         noise value in [-1, 1] mapped to [0, 1] in r, g and b, alpha 1. Pixel (x, y) samples \
-         the point offset + (x + 0.5, y + 0.5) * scale / width.",
-        )
-        .reads(Reads::SEED)
-        .input(
-            InputSpec::optional(
-                "scale",
-                ValueType::Float,
-                Value::Float(4.0),
-                "noise cells across the image width (finite, > 0)",
-            )
-            .with_rule(Rule::POSITIVE),
-        )
-        .input(
-            InputSpec::optional(
-                "offset",
-                ValueType::Vec2,
-                Value::Vec2([0.0, 0.0]),
-                "offset of the sampled area, in noise cells",
-            )
-            .with_rule(Rule::Finite),
-        ),
-    );
-    reg.register(FnOp::new(
-        fbm_param_specs(image_spec).output(OutputSpec::new("out", IMAGE_TYPE, "the noise image")),
-        |call, out| per_pixel::exec(call, out, noise_image),
-    ))?;
-    let point_spec = OpSpec::new(
-        "noise.perlin",
-        "Seeded coherent noise (2D Perlin gradient noise, fBm octaves) at one point, in about \
-         [-1, 1]; the same field as `image.noise` with the same seed.",
-    )
-    .reads(Reads::SEED)
-    .input(
-        InputSpec::required("p", ValueType::Vec2, "the point sampled, in noise cells")
-            .with_rule(Rule::Finite),
-    );
-    reg.register(FnOp::new(
-        fbm_param_specs(point_spec).output(OutputSpec::new(
-            "out",
-            ValueType::Float,
-            "the noise value, in about [-1, 1]",
-        )),
-        |call, out| {
-            let (fbm, seed) = fbm_params(call, 0, 1)?;
-            let p = vec2_input(call, 0)?;
-            out[0] = Value::Float(Perlin::new(seed).fbm(p[0], p[1], &fbm));
-            Ok(())
-        },
-    ))?;
-    Ok(())
+    reg.register(ImageNoiseOp::new())?;
+    reg.register(PerlinOp::new())
 }
 
 #[cfg(test)]

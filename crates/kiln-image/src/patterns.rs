@@ -6,13 +6,12 @@
 use crate::expr::emit::{Env, Operand, emit};
 use crate::expr::parse::parse;
 use crate::field::{Px, Tape};
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, SIDE_RULE, pixels_rule};
-use crate::per_pixel::{self, Arg, request_sized};
+use crate::image::{SIDE_RULE, pixels_rule};
+use crate::per_pixel::{Arg, request_sized};
 use kiln_core::context::EvalContext;
-use kiln_core::op::{InputSpec, OpError, OpSpec, OutputSpec, ParamSpec, Rule};
+use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
+use kiln_core::value::ValueType;
 
 /// r, g and b from the formula `src` over `inputs` (a grey formula gives the same three),
 /// alpha from `alpha`.
@@ -303,34 +302,48 @@ pub const BLEND_MODES: [(&str, &str); 10] = [
     ("lighten", "max(a, b)"),
 ];
 
-pub(crate) fn blend<'a>(
-    t: &mut Tape<'a>,
-    args: &[Arg<'_>],
-    p: &[Value],
-    _: &EvalContext,
+/// Blend `b` over `a` by a mode (normal, multiply, screen, overlay, soft-light, add,
+/// subtract, difference, darken, lighten): per colour channel mix(a, f(a, b), opacity *
+/// mask); alpha is a's.
+#[kiln_core::op("image.blend", per_pixel, out = "the blended image")]
+pub fn blend(
+    tape: &mut Tape<'_>,
+    #[input("the base image")] a: Px,
+    #[input("the blended layer, the size of `a`")] b: Px,
+    #[input(
+        "where to blend: an image (per channel) or a number",
+        ty = ValueType::Any,
+        default = 1.0
+    )]
+    mask: Arg<'_>,
+    #[input("the strength of the blend", default = 1.0, rule = Rule::Finite)] opacity: f64,
+    #[param(
+        "the blend mode",
+        default = "normal",
+        rule = Rule::OneOf(&[
+            "normal",
+            "multiply",
+            "screen",
+            "overlay",
+            "soft-light",
+            "add",
+            "subtract",
+            "difference",
+            "darken",
+            "lighten",
+        ])
+    )]
+    mode: &str,
 ) -> Result<Px, OpError> {
-    let mode = p
-        .first()
-        .and_then(Value::as_str)
-        .ok_or_else(|| OpError::param(0, "expected a string"))?;
+    let t = tape;
     let f = BLEND_MODES
         .iter()
         .find(|(m, _)| *m == mode)
         .map(|(_, f)| *f)
         .ok_or_else(|| OpError::param(0, format!("unknown blend mode `{mode}`")))?;
-    let image = |k: usize| match args.get(k) {
-        Some(Arg::Pixels(px)) => Ok(*px),
-        _ => Err(OpError::input(k, "expected image")),
-    };
-    let (a, b) = (image(0)?, image(1)?);
-    let mask = match args.get(2) {
-        Some(Arg::Pixels(px)) => Operand::Pixels(*px),
-        Some(Arg::Value(v)) => Operand::Scalar(t.constant(v.as_f64().unwrap_or(1.0))?),
-        None => Operand::Scalar(t.constant(1.0)?),
-    };
-    let opacity = match args.get(3) {
-        Some(Arg::Value(v)) => v.as_f64().unwrap_or(1.0),
-        _ => 1.0,
+    let mask = match mask {
+        Arg::Pixels(px) => Operand::Pixels(px),
+        Arg::Value(v) => Operand::Scalar(t.constant(v.as_f64().unwrap_or(1.0))?),
     };
     let d = Operand::Scalar(t.constant(opacity)?);
     let src = format!("mix(a, {f}, d * c)");
@@ -349,55 +362,5 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.register(BricksOp::new())?;
     reg.register(GradientOp::new())?;
     reg.register(ShapeOp::new())?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.blend",
-            "Blend `b` over `a` by a mode (normal, multiply, screen, overlay, soft-light, add, \
-             subtract, difference, darken, lighten): per colour channel mix(a, f(a, b), \
-             opacity * mask); alpha is a's.",
-        )
-        .input(InputSpec::required("a", IMAGE_TYPE, "the base image"))
-        .input(InputSpec::required(
-            "b",
-            IMAGE_TYPE,
-            "the blended layer, the size of `a`",
-        ))
-        .input(InputSpec::optional(
-            "mask",
-            ValueType::Any,
-            Value::Float(1.0),
-            "where to blend: an image (per channel) or a number",
-        ))
-        .input(
-            InputSpec::optional(
-                "opacity",
-                ValueType::Float,
-                Value::Float(1.0),
-                "the strength of the blend",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .param(
-            ParamSpec::new(
-                "mode",
-                ValueType::String,
-                Value::str("normal"),
-                "the blend mode",
-            )
-            .with_rule(Rule::OneOf(&[
-                "normal",
-                "multiply",
-                "screen",
-                "overlay",
-                "soft-light",
-                "add",
-                "subtract",
-                "difference",
-                "darken",
-                "lighten",
-            ])),
-        )
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the blended image")),
-        |call, out| per_pixel::exec(call, out, blend),
-    ))
+    reg.register(BlendOp::new())
 }

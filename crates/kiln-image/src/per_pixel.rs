@@ -6,7 +6,7 @@
 use crate::field::{Px, Tape};
 use crate::image::{Image, check_size, request_size};
 use kiln_core::context::EvalContext;
-use kiln_core::op::{OpCall, OpError, Rule, RuleEnv};
+use kiln_core::op::{OpCall, OpError};
 use kiln_core::value::Value;
 
 /// An input of a per-pixel op as its builder sees it.
@@ -22,10 +22,8 @@ pub enum Arg<'v> {
 pub type Build =
     for<'a> fn(&mut Tape<'a>, &[Arg<'_>], &[Value], &EvalContext) -> Result<Px, OpError>;
 
-/// The per-pixel ops: each one's id and builder. Those written with `#[op(.., per_pixel)]`
-/// give both from their function; the rest (an `octaves` or `stops` input that was a param,
-/// inputs that take an image or a number) are builders of their own, registered with
-/// [`exec`].
+/// The per-pixel ops: each one's id and builder, both given by its `#[op(.., per_pixel)]`
+/// function.
 const PER_PIXEL: &[(&str, Build)] = &[
     crate::image_ops::AddOp::PER_PIXEL,
     crate::image_ops::SubOp::PER_PIXEL,
@@ -53,16 +51,13 @@ const PER_PIXEL: &[(&str, Build)] = &[
     crate::generators::CellularOp::PER_PIXEL,
     crate::tilings::HexagonsOp::PER_PIXEL,
     crate::tilings::WeaveOp::PER_PIXEL,
-    ("image.noise", crate::noise::noise_image),
-    ("image.ramp", crate::ramp::ramp_image),
-    ("image.fractal", crate::generators::fractal),
-    (
-        "image.domain_warp",
-        crate::generators::domain_warp::domain_warp,
-    ),
-    ("image.expr", crate::expr::ops::build),
-    ("image.blend", crate::patterns::blend),
-    ("image.merge_channels", crate::channels::merge),
+    crate::noise::ImageNoiseOp::PER_PIXEL,
+    crate::ramp::ImageRampOp::PER_PIXEL,
+    crate::generators::FractalOp::PER_PIXEL,
+    crate::generators::domain_warp::DomainWarpOp::PER_PIXEL,
+    crate::expr::ops::ImageExprOp::PER_PIXEL,
+    crate::patterns::BlendOp::PER_PIXEL,
+    crate::channels::MergeChannelsOp::PER_PIXEL,
 ];
 
 /// The builder of a per-pixel op, by op id (`None`: not a per-pixel op).
@@ -103,69 +98,6 @@ pub fn value<'v>(args: &[Arg<'v>], i: usize) -> Result<&'v Value, OpError> {
         Some(Arg::Value(v)) => Ok(v),
         _ => Err(OpError::input(i, "expected a value, found an image")),
     }
-}
-
-pub(crate) fn float(args: &[Arg<'_>], i: usize) -> Result<f64, OpError> {
-    let v = value(args, i)?;
-    v.as_f64()
-        .ok_or_else(|| OpError::input(i, format!("expected float, found {}", v.type_name())))
-}
-
-pub(crate) fn vec2(args: &[Arg<'_>], i: usize) -> Result<[f64; 2], OpError> {
-    match value(args, i)? {
-        Value::Vec2(v) => Ok(*v),
-        other => Err(OpError::input(
-            i,
-            format!("expected vec2, found {}", other.type_name()),
-        )),
-    }
-}
-
-/// Input `i` (port `port`) checked against `rule`: an op run alone has its inputs' rules
-/// checked before it runs, but a fused member's inputs reach its builder unchecked, so a
-/// builder whose input has a rule checks it here (the error names the port).
-pub(crate) fn checked<'v>(
-    args: &[Arg<'v>],
-    i: usize,
-    port: &str,
-    rule: &Rule,
-) -> Result<&'v Value, OpError> {
-    let v = value(args, i)?;
-    rule.check(v, &RuleEnv::default())
-        .map_err(|e| OpError::input(i, format!("input `{port}`: {e}")))?;
-    Ok(v)
-}
-
-/// The `octaves` input `i` of a fractal noise: an int from 1 to [`MAX_OCTAVES`](crate::noise::MAX_OCTAVES).
-pub(crate) fn octaves(args: &[Arg<'_>], i: usize) -> Result<u32, OpError> {
-    let v = checked(args, i, "octaves", &crate::noise::OCTAVES_RULE)?;
-    v.as_i64().map(|o| o as u32).ok_or_else(|| {
-        OpError::input(
-            i,
-            format!("input `octaves`: expected int, found {}", v.type_name()),
-        )
-    })
-}
-
-pub(crate) fn param_int(params: &[Value], i: usize) -> Result<i64, OpError> {
-    params
-        .get(i)
-        .and_then(Value::as_i64)
-        .ok_or_else(|| OpError::param(i, "expected int"))
-}
-
-pub(crate) fn param_float(params: &[Value], i: usize) -> Result<f64, OpError> {
-    params
-        .get(i)
-        .and_then(Value::as_f64)
-        .ok_or_else(|| OpError::param(i, "expected float"))
-}
-
-/// The size from the `width` and `height` params (the first two), a side of 0 the
-/// request's.
-pub(crate) fn size(p: &[Value], ctx: &EvalContext) -> Result<(u32, u32), OpError> {
-    let (w, h) = request_size(param_int(p, 0)?, param_int(p, 1)?, ctx);
-    check_size(w, h, 0, 1)
 }
 
 /// Set the size of a generator's tape from its `width` and `height` params (a side of 0 the

@@ -10,11 +10,7 @@
 //! end colour.
 
 use crate::field::{Binary, Px, Reg, Step, Tape};
-use crate::fn_op::FnOp;
-use crate::image::IMAGE_TYPE;
-use crate::per_pixel::{self, Arg};
-use kiln_core::context::EvalContext;
-use kiln_core::op::{InputSpec, OpCall, OpError, OpSpec, OutputSpec, Rule, RuleEnv, Violation};
+use kiln_core::op::{OpError, Rule, RuleEnv, Violation};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 use std::sync::Arc;
@@ -154,28 +150,25 @@ pub fn default_stops() -> Value {
     ]))
 }
 
-fn stops_input() -> InputSpec {
-    InputSpec::optional(
-        "stops",
-        ValueType::List,
-        default_stops(),
+/// Colour ramp: maps each pixel's luminance (0.2126 r + 0.7152 g + 0.0722 b) through the
+/// `stops`, interpolating linearly and clamping at the ends; alpha comes from the ramp.
+#[kiln_core::op("image.ramp", per_pixel, out = "the coloured image")]
+pub fn image_ramp(
+    tape: &mut Tape<'_>,
+    #[input("the source image")] image: Px,
+    #[input(
         "list of [position, colour] stops, e.g. [[0.0, \"#000000\"], [1.0, \"#ffffff\"]]",
-    )
-    .with_rule(STOPS_RULE)
-    .was_param()
-}
-
-/// The builder of `image.ramp`.
-pub(crate) fn ramp_image<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    _: &[Value],
-    _: &EvalContext,
+        ty = ValueType::List,
+        default = default_stops(),
+        rule = STOPS_RULE,
+        was_param
+    )]
+    stops: &Value,
 ) -> Result<Px, OpError> {
-    let x = per_pixel::pixels(a, 0)?;
-    let ramp = Ramp::parse_input(per_pixel::checked(a, 1, "stops", &STOPS_RULE)?, 1)?;
+    let t = tape;
+    let ramp = Ramp::parse_input(stops, 1)?;
     let id = t.add_ramp(ramp)?;
-    let lum = luminance_steps(t, x)?;
+    let lum = luminance_steps(t, image)?;
     let mut px = [0; 4];
     for (c, r) in px.iter_mut().enumerate() {
         *r = t.push(Step::Ramp {
@@ -187,47 +180,27 @@ pub(crate) fn ramp_image<'a>(
     Ok(px)
 }
 
-fn exec_color(call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-    let ramp = Ramp::parse_input(call.inputs.get(1).unwrap_or(&Value::Empty), 1)?;
-    let t = call.float(0)?;
-    out[0] = Value::Color(ramp.eval(t));
-    Ok(())
+/// Colour ramp: the colour of `t` in the `stops`, interpolating linearly and clamping at the
+/// ends.
+#[kiln_core::op("color.ramp", out = "the ramp's colour at t")]
+pub fn color_ramp(
+    #[input("position looked up in the ramp")] t: f64,
+    #[input(
+        "list of [position, colour] stops, e.g. [[0.0, \"#000000\"], [1.0, \"#ffffff\"]]",
+        ty = ValueType::List,
+        default = default_stops(),
+        rule = STOPS_RULE,
+        was_param
+    )]
+    stops: &Value,
+) -> Result<[f32; 4], OpError> {
+    Ok(Ramp::parse_input(stops, 1)?.eval(t))
 }
 
 /// Register the ops of this module.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "image.ramp",
-            "Colour ramp: maps each pixel's luminance (0.2126 r + 0.7152 g + 0.0722 b) through \
-             the `stops`, interpolating linearly and clamping at the ends; alpha comes from \
-             the ramp.",
-        )
-        .input(InputSpec::required("image", IMAGE_TYPE, "the source image"))
-        .input(stops_input())
-        .output(OutputSpec::new("out", IMAGE_TYPE, "the coloured image")),
-        |call, out| per_pixel::exec(call, out, ramp_image),
-    ))?;
-    reg.register(FnOp::new(
-        OpSpec::new(
-            "color.ramp",
-            "Colour ramp: the colour of `t` in the `stops`, interpolating linearly and \
-             clamping at the ends.",
-        )
-        .input(InputSpec::required(
-            "t",
-            ValueType::Float,
-            "position looked up in the ramp",
-        ))
-        .input(stops_input())
-        .output(OutputSpec::new(
-            "out",
-            ValueType::Color,
-            "the ramp's colour at t",
-        )),
-        exec_color,
-    ))?;
-    Ok(())
+    reg.register(ImageRampOp::new())?;
+    reg.register(ColorRampOp::new())
 }
 
 #[cfg(test)]

@@ -182,7 +182,8 @@ const EVEN: Rule = Rule::Check(even_count);
 #[kiln_core::op(
     "image.hexagons",
     per_pixel,
-    reads = "resolution, preview",
+    version = 2,
+    reads = "seed, resolution, preview",
     params_rule = pixels_rule,
     out = "the pattern, grey in [0, 1]"
 )]

@@ -122,3 +122,25 @@ fn odd_counts_are_refused_and_the_patterns_fuse() {
     assert_eq!(report.groups.len(), 1);
     assert_eq!(eval(&g, "inv").pixels, eval(&fused, "inv").pixels);
 }
+
+#[test]
+fn hexagon_ids_follow_the_evaluation_seed_through_the_cache() {
+    let reg = kiln_image::registry();
+    let spec = reg.get("image.hexagons").unwrap().spec();
+    assert!(spec.reads.has(Reads::SEED), "the ids mix in the seed");
+    let g = node("image.hexagons", 32, 32, &[("output", Value::str("id"))]);
+    // One evaluator, so a cached result keyed without the seed would be handed back.
+    let mut ev = LazyEvaluator::new(reg);
+    let mut images = vec![];
+    for seed in [1, 2, 1] {
+        let mut ctx = EvalContext::new();
+        ctx.seed = seed;
+        let out = ev.evaluate(&g, &Request::new(["n"]), &ctx).unwrap();
+        images.push(out.get("n").unwrap().as_heavy::<Image>().unwrap().clone());
+    }
+    assert!(
+        images[0].pixels != images[1].pixels,
+        "seeds 1 and 2 gave the same ids"
+    );
+    assert!(images[0].pixels == images[2].pixels, "seed 1 twice differs");
+}

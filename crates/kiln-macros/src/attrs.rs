@@ -156,6 +156,8 @@ pub struct PortAttr {
     pub collective: bool,
     /// A lazy input (pulled only when `next_lazy` asks for it).
     pub lazy: bool,
+    /// An input that was a param in older files (which may still set it under `params`).
+    pub was_param: bool,
     /// A feedback input of a signal op (it may close a cycle through the op's delay).
     pub feedback: bool,
     /// An input that receives error values instead of failing the node.
@@ -180,6 +182,7 @@ impl Parse for PortAttr {
             collective: false,
             lazy: false,
             feedback: false,
+            was_param: false,
             catching_errors: false,
             ty: None,
             ports: None,
@@ -190,6 +193,7 @@ impl Parse for PortAttr {
                 "collective" => attr.collective = true,
                 "lazy" => attr.lazy = true,
                 "feedback" => attr.feedback = true,
+                "was_param" => attr.was_param = true,
                 "catching_errors" => attr.catching_errors = true,
                 "ty" => attr.ty = Some(value(input)?),
                 "ports" => attr.ports = Some(value(input)?),
@@ -200,7 +204,7 @@ impl Parse for PortAttr {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown port setting `{other}`: expected default, range, rule, ty, ports, plan_time, collective, lazy, feedback or catching_errors"
+                            "unknown port setting `{other}`: expected default, range, rule, ty, ports, plan_time, collective, lazy, feedback, was_param or catching_errors"
                         ),
                     ));
                 }

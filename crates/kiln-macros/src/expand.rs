@@ -150,6 +150,8 @@ fn default_value(ty: &Type, attr: &PortAttr) -> Option<TokenStream> {
     let d = attr.default.as_ref()?;
     Some(match (ty, type_name(ty).as_deref()) {
         (_, Some("str")) => quote!(::kiln_core::value::Value::str(#d)),
+        // A per-pixel input that takes an image or a value defaults to a value.
+        (_, Some("Arg")) => quote!(::kiln_core::op::port::IntoPort::into_port(#d)),
         // A signal input's default is a constant signal.
         (_, Some("SignalIn")) => quote!(::kiln_core::value::Value::Float((#d) as f64)),
         // A borrowed port (a list) takes an owned default (a `Vec`).
@@ -326,16 +328,19 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
                     Some(d) => quote!(::kiln_core::op::port::IntoPort::into_port(#d)),
                     None => quote!(::kiln_core::value::Value::Empty),
                 };
-                if kind == Kind::PerPixel || p.rule.is_some() || p.range.is_some() || p.lazy {
+                if p.rule.is_some() || p.range.is_some() || p.lazy {
                     return Err(syn::Error::new_spanned(
                         &a.name,
-                        "`ports` inputs are plain optional inputs of a value or signal op",
+                        "`ports` inputs are plain optional inputs",
                     ));
                 }
                 let mut each =
                     quote!(::kiln_core::op::InputSpec::optional(name, #port_ty, #default, #doc));
                 if p.catching_errors {
                     each = quote!(#each.catching_errors());
+                }
+                if p.was_param {
+                    each = quote!(#each.was_param());
                 }
                 spec = quote!({
                     let mut spec = #spec;
@@ -356,6 +361,15 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
             Role::Input(p) => {
                 let doc = &p.doc;
                 let is_px = kind == Kind::PerPixel && type_name(ty).as_deref() == Some("Px");
+                // A per-pixel input that takes an image or a value: the builder's `Arg` as
+                // it is (its port type given with `ty`).
+                let is_arg = kind == Kind::PerPixel && type_name(ty).as_deref() == Some("Arg");
+                if is_arg && p.ty.is_none() {
+                    return Err(syn::Error::new_spanned(
+                        &a.name,
+                        "an `Arg` input takes an image or a value: give its port type with `ty = ...`",
+                    ));
+                }
                 let port_ty = match (&p.ty, is_px) {
                     (Some(t), _) => quote!(#t),
                     (None, true) => quote!(::kiln_image::image::IMAGE_TYPE),
@@ -388,12 +402,20 @@ pub fn expand(attr: OpAttr, mut f: ItemFn) -> syn::Result<TokenStream> {
                 if p.feedback {
                     input = quote!(#input.feedback());
                 }
+                if p.was_param {
+                    input = quote!(#input.was_param());
+                }
                 if p.catching_errors {
                     input = quote!(#input.catching_errors());
                 }
                 spec = quote!(#spec.input(#input));
                 let i = &n_in;
                 reads.push(match (kind, is_px) {
+                    (Kind::PerPixel, false) if is_arg => quote! {
+                        let #vname: #ty = args.get(#i).copied().ok_or_else(|| {
+                            ::kiln_core::op::OpError::input(#i, "expected an image or a value, found nothing")
+                        })?;
+                    },
                     (Kind::PerPixel, true) => {
                         quote!(let #vname: #ty = ::kiln_image::per_pixel::pixels(args, #i)?;)
                     }

@@ -39,7 +39,8 @@
 //!   when every input is a float (its scalar kernel, and for one or two inputs its column
 //!   forms).
 //! * `#[input("doc", lazy)]` with `next_lazy = f` (`fn(&OpCall, &[bool]) -> Result<Option<usize>,
-//!   OpError>`) pulls inputs only when needed; `#[input("doc", catching_errors)]` receives an
+//!   OpError>`) pulls inputs only when needed; `was_param` marks an input that older files
+//!   set under `params`; `#[input("doc", catching_errors)]` receives an
 //!   upstream error as a value; `hash_context = f` feeds what the op reads of the context
 //!   into its key.
 //! * `role = Role::Choice` sets the node's role, `params_rule = f` a rule over all the params
@@ -52,7 +53,8 @@
 //!   node's seed, and every rule is checked before the function runs.
 //! * `#[op("id", per_pixel)]` (in `kiln-image`): the function appends the op's steps to an
 //!   image field tape (`tape: &mut Tape`), image inputs are `Px` arguments (their pixel's
-//!   registers) and it returns the output pixel's registers; the same function runs the op
+//!   registers; an input that takes an image or a number is an `Arg` argument with `ty = ...`,
+//!   and `ports = NAMES` gives a `&[Arg]`) and it returns the output pixel's registers; the same function runs the op
 //!   alone and fused with its neighbours (`Op::PER_PIXEL` is its entry in fusion's table).
 //!
 //! `docs/writing-ops.md` shows whole ops, compiled as doctests.

@@ -108,27 +108,6 @@ pub struct SignalCall<'a> {
 }
 
 impl SignalCall<'_> {
-    /// A float param, or an error naming it.
-    pub fn param_float(&self, i: usize) -> Result<f64, OpError> {
-        self.params
-            .get(i)
-            .and_then(Value::as_f64)
-            .ok_or_else(|| OpError::param(i, "expected a number"))
-    }
-    /// An int param, or an error naming it.
-    pub fn param_int(&self, i: usize) -> Result<i64, OpError> {
-        self.params
-            .get(i)
-            .and_then(Value::as_i64)
-            .ok_or_else(|| OpError::param(i, "expected an int"))
-    }
-    /// A string param, or an error naming it.
-    pub fn param_str(&self, i: usize) -> Result<&str, OpError> {
-        self.params
-            .get(i)
-            .and_then(Value::as_str)
-            .ok_or_else(|| OpError::param(i, "expected a string"))
-    }
     /// The control value of input `i` as a float: `Some` for a control input or a constant
     /// signal, `None` for a signal wired from another signal op.
     pub fn control_float(&self, i: usize) -> Option<f64> {

@@ -5,20 +5,15 @@
 //! ([`warp_seeds`]). With a `period` all three repeat, so the result tiles as `image.fractal`
 //! does. A per-pixel op: three noise steps and four arithmetic steps on the fractal's tape.
 
-use super::{F_BASIS, fractal_grey, fractal_noise, fractal_params, fractal_seed, sample_point};
+use super::{fractal_grey, fractal_noise, sample_point};
 use crate::field::{Binary, Px, Step, Tape};
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, with_size_params};
-use crate::noise::splitmix64;
-use crate::per_pixel::{self, Arg};
+use crate::image::{SIDE_RULE, pixels_rule};
+use crate::noise::{OCTAVES_RULE, mix_seed, splitmix64};
+use crate::per_pixel;
 use kiln_core::context::EvalContext;
-use kiln_core::op::{OpError, OpSpec, OutputSpec, ParamSpec, Reads, Rule};
+use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 use std::sync::Arc;
-
-/// Index of the `warp` param (after the fractal's seven).
-const WARP: usize = F_BASIS + 7;
 
 /// Largest warp, in lattice cells.
 pub const MAX_WARP: f64 = 64.0;
@@ -29,31 +24,85 @@ pub fn warp_seeds(seed: u64) -> [u64; 2] {
     [splitmix64(&mut s), splitmix64(&mut s)]
 }
 
-/// The builder of `image.domain_warp`.
-pub(crate) fn domain_warp<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    p: &[Value],
+/// Domain-warped fractal noise: the `image.fractal` of the same params sampled at (x, y) +
+/// warp * (n_x, n_y), where n_x and n_y are fBm of the same basis, octaves and period with
+/// seeds of their own and `warp` is in lattice cells; tileable with a `period` like
+/// `image.fractal`.
+#[kiln_core::op(
+    "image.domain_warp",
+    per_pixel,
+    reads = "seed, resolution, preview",
+    params_rule = pixels_rule,
+    out = "the warped noise, grey in [0, 1]"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn domain_warp(
+    tape: &mut Tape<'_>,
+    #[param(
+        "width in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    width: i64,
+    #[param(
+        "height in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    height: i64,
+    #[param(
+        "perlin, value or simplex (simplex tiles with an even period only)",
+        default = "perlin",
+        rule = Rule::OneOf(&["perlin", "value", "simplex"])
+    )]
+    basis: &str,
+    #[param(
+        "fbm, ridged, billow or turbulence",
+        default = "fbm",
+        rule = Rule::OneOf(&["fbm", "ridged", "billow", "turbulence"])
+    )]
+    fractal: &str,
+    #[param(
+        "lattice cells across the image width",
+        default = 4.0,
+        rule = Rule::POSITIVE
+    )]
+    cells: f64,
+    #[param(
+        "cells after which the pattern repeats in both directions (0: never); equal to `cells` for a seamless tile",
+        default = 0,
+        rule = Rule::Ints { min: 0, max: 1 << 20 }
+    )]
+    period: i64,
+    #[input("octaves summed (1..=16)", default = 4, rule = OCTAVES_RULE, was_param)] octaves: i64,
+    #[param(
+        "frequency factor per octave (rounded to a whole number when tiled)",
+        default = 2.0,
+        rule = Rule::POSITIVE
+    )]
+    lacunarity: f64,
+    #[param("amplitude factor per octave", default = 0.5, rule = Rule::Finite)] gain: f64,
+    #[param("noise seed, mixed with the evaluation's seed", default = 0)] seed: i64,
+    #[param(
+        "how far the offset noise pushes the sample point, in lattice cells",
+        default = 1.0,
+        rule = Rule::between(-MAX_WARP, MAX_WARP)
+    )]
+    warp: f64,
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
-    let (w, h) = per_pixel::size(p, ctx)?;
-    t.set_size(w, h, 0)?;
-    let seed = fractal_seed(p, ctx)?;
-    let octaves = per_pixel::octaves(a, 0)?;
-    let (noise, sum, cells, period) = fractal_noise(p, octaves, seed)?;
-    let warp = p
-        .get(WARP)
-        .and_then(Value::as_f64)
-        .ok_or_else(|| OpError::param(WARP, "expected float"))?;
+    let t = tape;
+    per_pixel::request_sized(t, width, height, ctx)?;
+    let seed = mix_seed(seed, ctx.seed);
+    let (noise, sum) = fractal_noise(basis, fractal, period, octaves, lacunarity, gain, seed)?;
     // The offsets are fBm whatever the fractal sum of `f`.
-    let mut fbm = p.to_vec();
-    if let Some(v) = fbm.get_mut(F_BASIS + 1) {
-        *v = Value::str("fbm");
-    }
+    let offset = |seed| fractal_noise(basis, "fbm", period, octaves, lacunarity, gain, seed);
     let [sx, sy] = warp_seeds(seed);
     let base = t.add_noise(Arc::new(noise))?;
-    let nx = t.add_noise(Arc::new(fractal_noise(&fbm, octaves, sx)?.0))?;
-    let ny = t.add_noise(Arc::new(fractal_noise(&fbm, octaves, sy)?.0))?;
+    let nx = t.add_noise(Arc::new(offset(sx)?.0))?;
+    let ny = t.add_noise(Arc::new(offset(sy)?.0))?;
     let [x, y] = sample_point(t, cells, period > 0)?;
     let a = t.constant(warp)?;
     let mut moved = [0; 2];
@@ -72,32 +121,5 @@ pub(crate) fn domain_warp<'a>(
 
 /// Register `image.domain_warp`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let spec = with_size_params(
-        OpSpec::new(
-            "image.domain_warp",
-            "Domain-warped fractal noise: the `image.fractal` of the same params sampled at \
-             (x, y) + warp * (n_x, n_y), where n_x and n_y are fBm of the same basis, octaves \
-             and period with seeds of their own and `warp` is in lattice cells; tileable with \
-             a `period` like `image.fractal`.",
-        )
-        .reads(Reads::SEED),
-    );
-    let spec = fractal_params(spec)
-        .param(
-            ParamSpec::new(
-                "warp",
-                ValueType::Float,
-                Value::Float(1.0),
-                "how far the offset noise pushes the sample point, in lattice cells",
-            )
-            .with_rule(Rule::between(-MAX_WARP, MAX_WARP)),
-        )
-        .output(OutputSpec::new(
-            "out",
-            IMAGE_TYPE,
-            "the warped noise, grey in [0, 1]",
-        ));
-    reg.register(FnOp::new(spec, |call, out| {
-        per_pixel::exec(call, out, domain_warp)
-    }))
+    reg.register(DomainWarpOp::new())
 }

@@ -11,35 +11,15 @@ pub mod lattice;
 pub mod simplex;
 
 use crate::field::{Binary, Coord, Px, Step, Tape, Ternary};
-use crate::fn_op::FnOp;
-use crate::image::{IMAGE_TYPE, SIDE_RULE, pixels_rule, with_size_params};
-use crate::noise::mix_seed;
-use crate::per_pixel::{self, Arg};
+use crate::image::{SIDE_RULE, pixels_rule};
+use crate::noise::{OCTAVES_RULE, mix_seed};
+use crate::per_pixel;
 use cells::{CellOutput, Cells};
 use kiln_core::context::EvalContext;
-use kiln_core::op::{OpError, OpSpec, OutputSpec, ParamSpec, Reads, Rule};
+use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
-use kiln_core::value::{Value, ValueType};
 use lattice::{Basis, Fractal, FractalNoise};
 use std::sync::Arc;
-
-fn int(p: &[Value], i: usize) -> Result<i64, OpError> {
-    p.get(i)
-        .and_then(Value::as_i64)
-        .ok_or_else(|| OpError::param(i, "expected int"))
-}
-
-fn float(p: &[Value], i: usize) -> Result<f64, OpError> {
-    p.get(i)
-        .and_then(Value::as_f64)
-        .ok_or_else(|| OpError::param(i, "expected float"))
-}
-
-fn choice(p: &[Value], i: usize) -> Result<&str, OpError> {
-    p.get(i)
-        .and_then(Value::as_str)
-        .ok_or_else(|| OpError::param(i, "expected string"))
-}
 
 /// The sample point of a pixel: `(u, v * h / w) * cells` untiled, `(u, v) * cells` tiled
 /// (the lattice's period then fits the height as well).
@@ -65,48 +45,43 @@ fn grey(t: &mut Tape<'_>, g: u32) -> Result<Px, OpError> {
     Ok([g, g, g, hi])
 }
 
-/// Params of `image.fractal` after `width`, `height`.
-pub(crate) const F_BASIS: usize = 2;
+/// The index of the `period` param of `image.fractal` and `image.domain_warp` (after
+/// `width`, `height`, `basis`, `fractal` and `cells`).
+const PERIOD: usize = 5;
 
-/// The fractal noise of the params of `image.fractal` from `F_BASIS` on and `octaves`, with
-/// its seed mixed from `seed`; an odd period with the simplex basis is refused, naming
-/// `period`.
+/// The fractal noise of `image.fractal`'s ports (the basis and the fractal sum by name), with
+/// the seed `seed`; an odd period with the simplex basis is refused, naming `period`.
 pub(crate) fn fractal_noise(
-    p: &[Value],
-    octaves: u32,
+    basis: &str,
+    fractal: &str,
+    period: i64,
+    octaves: i64,
+    lacunarity: f64,
+    gain: f64,
     seed: u64,
-) -> Result<(FractalNoise, Fractal, f64, i64), OpError> {
-    let basis = match choice(p, F_BASIS)? {
+) -> Result<(FractalNoise, Fractal), OpError> {
+    let basis = match basis {
         "value" => Basis::Value,
         "simplex" => Basis::Simplex,
         _ => Basis::Perlin,
     };
-    let sum = match choice(p, F_BASIS + 1)? {
+    let sum = match fractal {
         "ridged" => Fractal::Ridged,
         "billow" => Fractal::Billow,
         "turbulence" => Fractal::Turbulence,
         _ => Fractal::Fbm,
     };
-    let cells = float(p, F_BASIS + 2)?;
-    let period = int(p, F_BASIS + 3)?;
     if basis == Basis::Simplex && period % 2 != 0 {
         return Err(OpError::param(
-            F_BASIS + 3,
+            PERIOD,
             format!(
                 "simplex noise tiles with an even period only (its lattice shifts by half a \
                  cell per row), found {period}"
             ),
         ));
     }
-    let lacunarity = float(p, F_BASIS + 4)?;
-    let gain = float(p, F_BASIS + 5)?;
-    let noise = FractalNoise::new(basis, sum, seed, octaves, lacunarity, gain, period);
-    Ok((noise, sum, cells, period))
-}
-
-/// The seed of `image.fractal`'s params mixed with the evaluation's.
-pub(crate) fn fractal_seed(p: &[Value], ctx: &EvalContext) -> Result<u64, OpError> {
-    Ok(mix_seed(int(p, F_BASIS + 6)?, ctx.seed))
+    let noise = FractalNoise::new(basis, sum, seed, octaves as u32, lacunarity, gain, period);
+    Ok((noise, sum))
 }
 
 /// A fractal noise value `n` as grey: fBm and billow (in [-1, 1]) mapped to [0, 1].
@@ -121,17 +96,72 @@ pub(crate) fn fractal_grey(t: &mut Tape<'_>, n: u32, sum: Fractal) -> Result<Px,
     grey(t, g)
 }
 
-/// The builder of `image.fractal`.
-pub(crate) fn fractal<'a>(
-    t: &mut Tape<'a>,
-    a: &[Arg<'_>],
-    p: &[Value],
+/// Lattice noise (Perlin gradient, value or simplex noise) summed over octaves as fBm,
+/// ridged, billow or turbulence, as a grey image; tileable with a `period` (an even one for
+/// simplex).
+#[kiln_core::op(
+    "image.fractal",
+    per_pixel,
+    reads = "seed, resolution, preview",
+    params_rule = pixels_rule,
+    out = "the noise, grey in [0, 1]"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn fractal(
+    tape: &mut Tape<'_>,
+    #[param(
+        "width in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    width: i64,
+    #[param(
+        "height in pixels (0: the request's, 256 when it names none)",
+        default = 0,
+        rule = SIDE_RULE,
+        plan_time
+    )]
+    height: i64,
+    #[param(
+        "perlin, value or simplex (simplex tiles with an even period only)",
+        default = "perlin",
+        rule = Rule::OneOf(&["perlin", "value", "simplex"])
+    )]
+    basis: &str,
+    #[param(
+        "fbm, ridged, billow or turbulence",
+        default = "fbm",
+        rule = Rule::OneOf(&["fbm", "ridged", "billow", "turbulence"])
+    )]
+    fractal: &str,
+    #[param(
+        "lattice cells across the image width",
+        default = 4.0,
+        rule = Rule::POSITIVE
+    )]
+    cells: f64,
+    #[param(
+        "cells after which the pattern repeats in both directions (0: never); equal to `cells` for a seamless tile",
+        default = 0,
+        rule = Rule::Ints { min: 0, max: 1 << 20 }
+    )]
+    period: i64,
+    #[input("octaves summed (1..=16)", default = 4, rule = OCTAVES_RULE, was_param)] octaves: i64,
+    #[param(
+        "frequency factor per octave (rounded to a whole number when tiled)",
+        default = 2.0,
+        rule = Rule::POSITIVE
+    )]
+    lacunarity: f64,
+    #[param("amplitude factor per octave", default = 0.5, rule = Rule::Finite)] gain: f64,
+    #[param("noise seed, mixed with the evaluation's seed", default = 0)] seed: i64,
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
-    let (w, h) = per_pixel::size(p, ctx)?;
-    t.set_size(w, h, 0)?;
-    let octaves = per_pixel::octaves(a, 0)?;
-    let (noise, sum, cells, period) = fractal_noise(p, octaves, fractal_seed(p, ctx)?)?;
+    let t = tape;
+    per_pixel::request_sized(t, width, height, ctx)?;
+    let seed = mix_seed(seed, ctx.seed);
+    let (noise, sum) = fractal_noise(basis, fractal, period, octaves, lacunarity, gain, seed)?;
     let id = t.add_noise(Arc::new(noise))?;
     let [x, y] = sample_point(t, cells, period > 0)?;
     let n = t.push(Step::Noise { noise: id, x, y })?;
@@ -207,97 +237,9 @@ pub fn cellular(
     grey(t, n)
 }
 
-fn common(spec: OpSpec, period_doc: &'static str) -> OpSpec {
-    spec.param(
-        ParamSpec::new(
-            "cells",
-            ValueType::Float,
-            Value::Float(4.0),
-            "lattice cells across the image width",
-        )
-        .with_rule(Rule::POSITIVE),
-    )
-    .param(
-        ParamSpec::new("period", ValueType::Int, Value::Int(0), period_doc).with_rule(Rule::Ints {
-            min: 0,
-            max: 1 << 20,
-        }),
-    )
-}
-
-const PERIOD_DOC: &str = "cells after which the pattern repeats in both directions (0: never); equal to `cells` \
-     for a seamless tile";
-
-/// The params of `image.fractal` after `width` and `height`, and its `octaves` input (also
-/// those of `image.domain_warp`).
-pub(crate) fn fractal_params(spec: OpSpec) -> OpSpec {
-    let spec = spec
-        .param(
-            ParamSpec::new(
-                "basis",
-                ValueType::String,
-                Value::str("perlin"),
-                "perlin, value or simplex (simplex tiles with an even period only)",
-            )
-            .with_rule(Rule::OneOf(&["perlin", "value", "simplex"])),
-        )
-        .param(
-            ParamSpec::new(
-                "fractal",
-                ValueType::String,
-                Value::str("fbm"),
-                "fbm, ridged, billow or turbulence",
-            )
-            .with_rule(Rule::OneOf(&["fbm", "ridged", "billow", "turbulence"])),
-        );
-    common(spec, PERIOD_DOC)
-        .input(crate::noise::octaves_input(4))
-        .param(
-            ParamSpec::new(
-                "lacunarity",
-                ValueType::Float,
-                Value::Float(2.0),
-                "frequency factor per octave (rounded to a whole number when tiled)",
-            )
-            .with_rule(Rule::POSITIVE),
-        )
-        .param(
-            ParamSpec::new(
-                "gain",
-                ValueType::Float,
-                Value::Float(0.5),
-                "amplitude factor per octave",
-            )
-            .with_rule(Rule::Finite),
-        )
-        .param(ParamSpec::new(
-            "seed",
-            ValueType::Int,
-            Value::Int(0),
-            "noise seed, mixed with the evaluation's seed",
-        ))
-}
-
 /// Register `image.fractal`, `image.domain_warp` and `image.cells`.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    let spec = with_size_params(
-        OpSpec::new(
-            "image.fractal",
-            "Lattice noise (Perlin gradient, value or simplex noise) summed over octaves as \
-             fBm, ridged, billow or turbulence, as a grey image; tileable with a `period` \
-             (an even one for simplex).",
-        )
-        .reads(Reads::SEED),
-    );
-    let spec = fractal_params(spec).output(OutputSpec::new(
-        "out",
-        IMAGE_TYPE,
-        "the noise, grey in [0, 1]",
-    ));
-    reg.register(FnOp::new(spec, |call, out| {
-        per_pixel::exec(call, out, fractal)
-    }))?;
+    reg.register(FractalOp::new())?;
     domain_warp::register(reg)?;
-
     reg.register(CellularOp::new())
 }
