@@ -3,8 +3,8 @@
 
 Each op is charged the code lines (not blank, not comments) of the source file that defines
 it, divided by the number of ops that file defines, so helpers shared by a file's ops count
-too. An op is defined by the first file (in path order) that registers ops and names its id
-as a string literal; ops whose ids are built at run time (`math.sin` from a table of `sin`)
+too. An op is defined by the first file (in path order) that registers or declares ops
+(`register(`, `#[op(`) and names its id as a string literal; ops whose ids are built at run time (`math.sin` from a table of `sin`)
 are left out, and the count of those found is printed.
 
     python3 scripts/lines-per-op.py [REV]      # REV: a git revision (default: the work tree)
@@ -58,7 +58,7 @@ defines = {}
 taken = set()
 for path in sorted(files()):
     src = text(path)
-    if "register(" not in src:
+    if "register(" not in src and "op(" not in src:
         continue
     lines = src.splitlines()
     here = []
