@@ -114,6 +114,26 @@ pub(crate) struct EvalArgs {
     /// Write the steps of each flow graph that ran as JSON to exactly FILE (atomically).
     #[arg(long, value_name = "FILE")]
     pub(crate) trace_json: Option<PathBuf>,
+    /// Sweep a knob (a graph input, or NODE.PORT): NAME=A..B (inclusive; A..B:STEP for
+    /// another step, which a float range needs) or NAME=V1,V2,... (repeatable: every
+    /// combination, the first sweep varying slowest). One item per combination, each
+    /// cooked and written; nodes no swept knob reaches are cooked once for all items. The
+    /// folder gets sweep.json (each item's settings and files).
+    #[arg(long, value_name = "NAME=VALUES")]
+    pub(crate) sweep: Vec<String>,
+    /// Zip the sweeps instead of crossing them: item i takes value i of each (they must be
+    /// as long).
+    #[arg(long, requires = "sweep")]
+    pub(crate) zip: bool,
+    /// With --sweep: each output file's name, from {output}, {index} and each swept knob
+    /// ({seed}), with a format: {index:04} pads with zeros, {scale:.2} gives 2 decimals
+    /// (default {output}_{index:04}).
+    #[arg(long, value_name = "TEMPLATE", requires = "sweep")]
+    pub(crate) name: Option<String>,
+    /// With --sweep: items cooked at once, each on a thread of its own (default: one per
+    /// core).
+    #[arg(long, value_name = "N", requires = "sweep")]
+    pub(crate) jobs: Option<usize>,
 }
 
 /// The options of `kiln render`.

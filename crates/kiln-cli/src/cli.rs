@@ -3,7 +3,7 @@
 
 use crate::args::{Cli, Cmd};
 use crate::commands::{
-    bake, cache, demo, dot, info, ops, render, render_audio, run, studio, validate, watch,
+    bake, cache, demo, dot, info, ops, render, render_audio, run, studio, sweep, validate, watch,
 };
 use crate::common::{CliError, open, plan, set_memory_limit, sweep_leftovers};
 use clap::Parser;
@@ -25,7 +25,15 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
         Cmd::Run { graph, args } => {
             set_memory_limit(args.memory_limit);
             let mut project = open(&graph, &reg, &libs, &args.set)?;
-            run::run(&mut project, &args)
+            if args.sweep.is_empty() {
+                run::run(&mut project, &args)
+            } else {
+                let again = || {
+                    open(&graph, &reg, &libs, &args.set)
+                        .map_err(|e| kiln::ProjectError::SweepWorker { message: e.0 })
+                };
+                sweep::sweep(project, &again, &args)
+            }
         }
         Cmd::Render { graph, args } => {
             set_memory_limit(args.memory_limit);

@@ -190,7 +190,7 @@ impl Project {
         // cooked anything; else the evaluator's own memory.
         let store = match &self.cache {
             Some(c) => Some(c.store().clone()),
-            None if planned.waited => Some(self.store.clone()),
+            None if planned.waited || self.shared => Some(self.store.clone()),
             None => None,
         };
         let mut eval = opts

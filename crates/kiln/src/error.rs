@@ -220,6 +220,21 @@ pub enum ProjectError {
         #[source]
         source: Box<kiln_io::CacheError>,
     },
+    /// A sweep or its name template is malformed.
+    #[error("{0}")]
+    Sweep(#[from] crate::sweep::SweepError),
+    /// A sweep's further worker could not open its project.
+    #[error("a sweep worker could not open the graph: {message}")]
+    SweepWorker {
+        /// Why.
+        message: String,
+    },
+    /// A sweep item's output holds an error, so none of the item's files are written.
+    #[error("output `{output}` failed")]
+    SweepOutputFailed {
+        /// The output.
+        output: String,
+    },
 }
 
 fn known_inputs(inputs: &[String]) -> String {

@@ -52,6 +52,12 @@ pub use live::{Change, DEFAULT_FPS, Live, LiveCook, LiveCooked};
 pub use output_files::{Encoded, OutputFiles, Written};
 pub use render::{Render, RenderOptions};
 pub use stream::{AudioStream, StreamOptions};
+
+// Sweeps: one graph cooked per combination of knob values.
+pub mod sweep;
+mod sweep_run;
+pub use sweep::{NameTemplate, Sweep, SweepError, SweepItem};
+pub use sweep_run::{ItemDone, SweepReport, SweepRun, manifest as sweep_manifest};
 pub mod trace_file;
 
 // What the project offers and takes.

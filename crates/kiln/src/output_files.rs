@@ -139,6 +139,18 @@ impl Project {
         dir: &Path,
         files: &OutputFiles,
     ) -> Result<Encoded, ProjectError> {
+        self.encode_named(cooked, dir, files, &|name| name.to_string())
+    }
+
+    /// [`Project::encode`] with each output's file stem from `stem` (given the output's name
+    /// with its dots made `_`).
+    pub fn encode_named(
+        &self,
+        cooked: &Cooked,
+        dir: &Path,
+        files: &OutputFiles,
+        stem: &dyn Fn(&str) -> String,
+    ) -> Result<Encoded, ProjectError> {
         let mut encoded_files = Vec::with_capacity(cooked.outputs.values.len());
         let mut failed = vec![];
         for (name, v) in &cooked.outputs.values {
@@ -146,7 +158,7 @@ impl Project {
                 failed.push(name.clone());
                 continue;
             }
-            let file_name = name.replace('.', "_");
+            let file_name = stem(&name.replace('.', "_"));
             let cannot = |e: kiln_io::WriteError| ProjectError::Encode {
                 output: name.clone(),
                 source: Box::new(e),
@@ -186,7 +198,19 @@ impl Project {
         dir: &Path,
         files: &OutputFiles,
     ) -> Result<Written, ProjectError> {
-        let (encoded, failed) = self.encode(cooked, dir, files)?;
+        self.write_named(cooked, dir, files, &|name| name.to_string())
+    }
+
+    /// [`Project::write`] with each output's file stem from `stem` (given the output's name
+    /// with its dots made `_`): a sweep item's `stone_0003`.
+    pub fn write_named(
+        &self,
+        cooked: &Cooked,
+        dir: &Path,
+        files: &OutputFiles,
+        stem: &dyn Fn(&str) -> String,
+    ) -> Result<Written, ProjectError> {
+        let (encoded, failed) = self.encode_named(cooked, dir, files, stem)?;
         if !encoded.is_empty() {
             std::fs::create_dir_all(dir).map_err(|e| ProjectError::OutputFolder {
                 path: dir.to_path_buf(),

@@ -154,6 +154,9 @@ pub struct Project {
     /// Where the plan's waits keep what they cooked, shared with the cook that follows.
     pub(crate) store: Arc<Store>,
     pub(crate) cache: Option<CacheDir>,
+    /// Whether every cook keeps its results in (and reads them from) `store`, so later cooks
+    /// reuse what earlier ones made (a sweep's items).
+    pub(crate) shared: bool,
     /// Where the file's calls are looked up first, and next.
     dir: PathBuf,
     libs: LibraryPath,
@@ -183,6 +186,7 @@ impl Project {
             inputs: BTreeMap::new(),
             store,
             cache: None,
+            shared: false,
             kept: None,
             dir: PathBuf::from("."),
             libs: LibraryPath::default(),
@@ -192,6 +196,28 @@ impl Project {
     /// Open the graph file at `path` with Kiln's every op (see [`OpenOptions`] for more).
     pub fn open(path: impl AsRef<Path>) -> Result<Project, ProjectError> {
         OpenOptions::new().open(path)
+    }
+
+    /// Keep every cook's results in the project's memory, where later cooks find them: a
+    /// node whose key is unchanged is not cooked again (a sweep's items share what no swept
+    /// knob reaches). The memory is bounded by the memo budget, oldest results dropped
+    /// first.
+    pub fn share_results(&mut self) {
+        self.shared = true;
+    }
+
+    /// Cook into and from `store` (another project's, see [`Project::share_results`]), so
+    /// projects on several threads share one memory of results.
+    pub fn use_results_of(&mut self, store: Arc<Store>) {
+        self.lowerer = Lowerer::new(self.registry.clone()).with_store(store.clone());
+        self.store = store;
+        self.shared = true;
+        self.kept = None;
+    }
+
+    /// The memory of results the project's plans and shared cooks use.
+    pub fn results_store(&self) -> Arc<Store> {
+        self.store.clone()
     }
 
     /// The ops the project cooks with.

@@ -12,6 +12,7 @@ pub(crate) mod render_journal;
 pub(crate) mod render_state_file;
 pub(crate) mod run;
 pub(crate) mod studio;
+pub(crate) mod sweep;
 pub(crate) mod validate;
 pub(crate) mod watch;
 pub(crate) mod watch_runs;
