@@ -144,10 +144,26 @@ pub(crate) struct RenderArgs {
         long,
         value_name = "N",
         value_parser = parse_ticks,
-        required_unless_present = "seconds",
-        conflicts_with = "seconds"
+        required_unless_present_any = ["seconds", "end"],
+        conflicts_with_all = ["seconds", "end"]
     )]
     pub(crate) ticks: Option<u64>,
+    /// The last tick to render (instead of --ticks B+1): with --start, a frame range whose
+    /// files are the bytes and names of those ticks of a render from tick 0.
+    #[arg(long, value_name = "B", conflicts_with = "seconds")]
+    pub(crate) end: Option<u64>,
+    /// The first tick whose files are written: the ticks before it run without writing
+    /// (replayed from tick 0, or continued from --load-state's state).
+    #[arg(long, value_name = "A", conflicts_with_all = ["seconds", "resume"])]
+    pub(crate) start: Option<u64>,
+    /// Write every Kth tick from --start on (the others run without writing).
+    #[arg(
+        long,
+        value_name = "K",
+        value_parser = clap::value_parser!(u64).range(1..),
+        conflicts_with_all = ["seconds", "resume"]
+    )]
+    pub(crate) every: Option<u64>,
     /// Seconds of audio to render: stream the graph's signal outputs and write one mono WAV
     /// per output, DIR/<output>.wav.
     #[arg(long, value_name = "S", value_parser = parse_seconds)]

@@ -40,11 +40,21 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
             let mut project = open(&graph, &reg, &libs, &args.set)?;
             // Both kinds of render (ticks and audio) write into `--out`.
             sweep_leftovers(&args.out);
-            match (args.seconds, args.ticks) {
+            let ticks = match (args.ticks, args.end) {
+                (Some(t), _) => Some(t),
+                (None, Some(end)) => Some(
+                    end.checked_add(1)
+                        .ok_or_else(|| CliError(format!("--end {end}: too large")))?,
+                ),
+                (None, None) => None,
+            };
+            match (args.seconds, ticks) {
                 (Some(seconds), _) => render_audio::render_audio(&mut project, &args, seconds),
                 (None, Some(ticks)) => render::render(&mut project, &args, ticks),
                 // clap requires one of the two.
-                (None, None) => Err(CliError("render needs --ticks N or --seconds S".into())),
+                (None, None) => Err(CliError(
+                    "render needs --ticks N, --end B or --seconds S".into(),
+                )),
             }
         }
         Cmd::Demo { args } => {

@@ -122,14 +122,31 @@ pub(crate) fn render(
     {
         kiln_io::check_destination(file).map_err(|e| CliError(e.to_string()))?;
     }
-    let (mut journal, state) = match (args.resume, &args.load_state) {
-        (true, _) => Journal::resume(&args.out, print, ticks, width, reg)?,
+    // A frame range (`--start`, `--every`) writes some ticks of a longer render: it keeps
+    // no journal (a resume continues whole renders only).
+    let (start, every) = (args.start.unwrap_or(0), args.every.unwrap_or(1));
+    let ranged = start > 0 || every > 1;
+    if start >= ticks {
+        return Err(CliError(format!(
+            "--start {start} is past the last tick, {}",
+            ticks - 1
+        )));
+    }
+    let (journal, state) = match (args.resume, &args.load_state) {
+        (true, _) => {
+            let (j, s) = Journal::resume(&args.out, print, ticks, width, reg)?;
+            (Some(j), s)
+        }
         (false, Some(file)) => (
-            Journal::fresh(&args.out, print, ticks, width),
+            (!ranged).then(|| Journal::fresh(&args.out, print, ticks, width)),
             Some(render_state_file::load(file, state_print, reg)?),
         ),
-        (false, None) => (Journal::fresh(&args.out, print, ticks, width), None),
+        (false, None) => (
+            (!ranged).then(|| Journal::fresh(&args.out, print, ticks, width)),
+            None,
+        ),
     };
+    let mut journal = journal;
     let first = match (&args.load_state, &state) {
         (Some(file), Some(s)) if s.tick >= ticks => {
             return Err(CliError(format!(
@@ -138,8 +155,26 @@ pub(crate) fn render(
                 s.tick
             )));
         }
+        (Some(file), Some(s)) if s.tick > start => {
+            return Err(CliError(format!(
+                "{} holds the state before tick {}, past --start {start}",
+                file.display(),
+                s.tick
+            )));
+        }
+        // A range replays (or continues from the state) up to its start.
+        _ if ranged => start,
         (Some(_), Some(s)) => s.tick,
-        _ => journal.whole(),
+        _ => journal.as_ref().map_or(0, Journal::whole),
+    };
+    // Whether tick `t` is written.
+    let writes = |t: u64| t >= start && (t - start).is_multiple_of(every);
+    // The ticks this run writes, from `first` on.
+    let written_ticks = if first >= ticks {
+        0
+    } else {
+        let lo = first.max(start);
+        (ticks - 1 - start) / every + 1 - (lo - start).div_ceil(every)
     };
     let mut formats = vec![];
     if args.gif {
@@ -148,8 +183,8 @@ pub(crate) fn render(
     if args.apng {
         formats.push(kiln_io::animation::AnimationFormat::Apng);
     }
-    // Each animation holds the ticks this run renders (an APNG states its count first).
-    let frames = u32::try_from(ticks.saturating_sub(first)).unwrap_or(u32::MAX);
+    // Each animation holds the ticks this run writes (an APNG states its count first).
+    let frames = u32::try_from(written_ticks).unwrap_or(u32::MAX);
     let mut animations = Animations::new(
         formats,
         args.fps.unwrap_or(1.0 / args.dt),
@@ -164,7 +199,9 @@ pub(crate) fn render(
     if first == ticks {
         // A run killed after its last tick landed but before it took its state file away
         // leaves one: the render is whole, so it goes now.
-        journal.finish();
+        if let Some(j) = &journal {
+            j.finish();
+        }
         crate::outln!(
             "all {ticks} ticks in {} are already whole",
             args.out.display()
@@ -191,7 +228,9 @@ pub(crate) fn render(
             }
             other => project_error(other),
         })?;
-        journal.begin()?;
+        if let Some(j) = &journal {
+            j.begin()?;
+        }
         if let Some(bar) = &bar {
             bar.set_position(first);
         }
@@ -208,6 +247,12 @@ pub(crate) fn render(
                 other => fail(other.to_string()),
             })?;
             stats.accumulate(&out.stats);
+            if !writes(t) {
+                if let Some(bar) = &bar {
+                    bar.inc(1);
+                }
+                continue;
+            }
             animations
                 .push(t, &out.values, &|name: &str| colours.of(name))
                 .map_err(project_error)?;
@@ -253,7 +298,9 @@ pub(crate) fn render(
                 .into_iter()
                 .zip(files.into_iter().map(|(p, _)| p))
                 .collect();
-            journal.landed(t, &landed, render.snapshot(), reg)?;
+            if let Some(j) = &mut journal {
+                j.landed(t, &landed, render.snapshot(), reg)?;
+            }
             written += landed.len();
             last_files = landed.into_iter().map(|(_, p)| p).collect();
             if first_files.is_empty() {
@@ -285,14 +332,16 @@ pub(crate) fn render(
     if let Some(file) = &args.save_state {
         render_state_file::save(file, state_print, render.snapshot(), reg)?;
     }
-    journal.finish();
+    if let Some(j) = &journal {
+        j.finish();
+    }
     let done = ticks - first;
     for (one, last) in first_files.iter().zip(&last_files) {
-        if done == 1 {
+        if written_ticks == 1 {
             crate::outln!("wrote {}", one.display());
         } else {
             crate::outln!(
-                "wrote {} … {} ({done} ticks)",
+                "wrote {} … {} ({written_ticks} ticks)",
                 one.display(),
                 last.display()
             );
