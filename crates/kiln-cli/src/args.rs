@@ -465,6 +465,12 @@ pub(crate) enum Cmd {
         #[command(subcommand)]
         action: CacheCmd,
     },
+    /// Plan a sweep as chunks a farm scheduler runs (Slurm, Kubernetes, OpenJD, ...), run
+    /// one chunk as a work item, see what is done, write the schedulers' job files.
+    Farm {
+        #[command(subcommand)]
+        action: FarmCmd,
+    },
     /// List the registered ops with their ports, params and docs.
     Ops {
         /// Only ops whose id contains this text.
@@ -493,6 +499,85 @@ pub(crate) enum CacheCmd {
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         max: u64,
     },
+}
+
+/// What `kiln farm` does.
+#[derive(Subcommand)]
+pub(crate) enum FarmCmd {
+    /// Write a plan (DIR/kiln-farm.json): every item of the sweep with its settings and the
+    /// content keys of its outputs (computed without cooking), and the chunks.
+    Plan {
+        /// The graph file.
+        graph: PathBuf,
+        /// Sweep a knob: NAME=A..B[:STEP] or NAME=V1,V2,... (repeatable; see `kiln run`).
+        #[arg(long, value_name = "NAME=VALUES", required = true)]
+        sweep: Vec<String>,
+        /// Zip the sweeps instead of crossing them.
+        #[arg(long)]
+        zip: bool,
+        /// Each output file's name (see `kiln run --name`).
+        #[arg(long, value_name = "TEMPLATE", default_value = "{output}_{index:04}")]
+        name: String,
+        /// Set a graph input or a node's port for every item (repeatable).
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
+        /// Only these outputs (repeatable; default: every output).
+        #[arg(long = "output", value_name = "NAME")]
+        outputs: Vec<String>,
+        /// Seed for procedural randomness.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The request's image size, WIDTHxHEIGHT.
+        #[arg(long, value_name = "WxH", value_parser = parse_image_size)]
+        size: Option<(u32, u32)>,
+        /// Items per chunk (one work item each).
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+        chunk: u64,
+        /// The plan's folder: the plan, the shared cache (cache/), the outputs (out/) and
+        /// the done markers (done/).
+        #[arg(long, short)]
+        out: PathBuf,
+    },
+    /// Run one chunk of a plan: its items not already done, each written atomically and
+    /// marked done. The chunk is --task N, else the first of SLURM_ARRAY_TASK_ID,
+    /// JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_INDEX and KILN_TASK set; `stage0` cooks
+    /// item 0 alone (what every item shares lands in the shared cache once).
+    Item {
+        /// The plan file (or its folder).
+        plan: PathBuf,
+        /// The chunk, or `stage0`.
+        #[arg(long, value_name = "N")]
+        task: Option<String>,
+    },
+    /// Say which items are done and which are missing, and how to resubmit the missing
+    /// chunks.
+    Status {
+        /// The plan file (or its folder).
+        plan: PathBuf,
+    },
+    /// Write a scheduler's job files for a plan into its folder (nothing is submitted
+    /// without --submit).
+    Emit {
+        /// The plan file (or its folder).
+        plan: PathBuf,
+        /// The scheduler.
+        #[arg(long = "to", value_enum)]
+        to: FarmEngine,
+        /// Submit the jobs with the scheduler's own command (sbatch).
+        #[arg(long)]
+        submit: bool,
+    },
+}
+
+/// The schedulers `kiln farm emit` writes job files for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FarmEngine {
+    /// A Slurm array job after a stage-0 job (sbatch scripts).
+    Slurm,
+    /// A Kubernetes Indexed Job (a manifest; stage 0 as a Job it waits for).
+    K8s,
+    /// An OpenJD job template (AWS Deadline Cloud).
+    Openjd,
 }
 
 /// The options of `kiln studio`.

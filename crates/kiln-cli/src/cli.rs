@@ -3,7 +3,7 @@
 
 use crate::args::{Cli, Cmd};
 use crate::commands::{
-    bake, cache, demo, dot, info, ops, render, render_audio, run, studio, sweep, validate, watch,
+    bake, cache, demo, dot, farm, info, ops, render, render_audio, run, studio, sweep, validate, watch,
 };
 use crate::common::{CliError, open, plan, set_memory_limit, sweep_leftovers};
 use clap::Parser;
@@ -73,6 +73,7 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> Result<ExitCo
         Cmd::Studio { graph, args } => studio::studio(&graph, reg, &args, &libs),
         Cmd::Bake { graph, args } => bake::bake(&graph, &reg, &args, &libs),
         Cmd::Cache { action } => cache::cache(&action),
+        Cmd::Farm { action } => farm::farm(action, &libs),
         Cmd::Ops { schema: true, .. } => Ok(ops::print_schema(&reg)),
         Cmd::Ops { filter, .. } => Ok(ops::list_ops(&reg, filter.as_deref(), &libs)),
     }

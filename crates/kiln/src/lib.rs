@@ -56,6 +56,8 @@ pub use stream::{AudioStream, StreamOptions};
 // Sweeps: one graph cooked per combination of knob values.
 pub mod sweep;
 mod sweep_run;
+mod output_keys;
+pub mod farm;
 pub use sweep::{NameTemplate, Sweep, SweepError, SweepItem};
 pub use sweep_run::{ItemDone, SweepReport, SweepRun, manifest as sweep_manifest};
 pub mod trace_file;

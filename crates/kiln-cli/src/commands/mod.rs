@@ -4,6 +4,7 @@ pub(crate) mod bake;
 pub(crate) mod cache;
 pub(crate) mod demo;
 pub(crate) mod dot;
+pub(crate) mod farm;
 pub(crate) mod info;
 pub(crate) mod ops;
 pub(crate) mod render;

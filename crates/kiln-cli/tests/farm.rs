@@ -1,0 +1,256 @@
+//! The farm (issue 31, items 2 to 4): `kiln farm plan` writes every item's settings and
+//! output keys, `kiln farm item` runs one chunk (by `--task` or a scheduler's environment
+//! variable), skipping items already done, `kiln farm status` names what is missing and how
+//! to resubmit it, and `kiln farm emit` writes Slurm, Kubernetes and OpenJD job files. With
+//! `KILN_SLURM=1` (set by `.ci/run` once its one-host Slurm is up) the Slurm files run on a
+//! real Slurm.
+
+mod support;
+
+use std::path::Path;
+use std::process::Output;
+use support::{files_in, kiln, text};
+
+/// A graph whose costly upstream (`base` → `lift` → `flip`, three nodes) ignores the seed.
+const SHARED_PREFIX: &str = r#"{
+  "kiln": 1,
+  "inputs": {"seed": {"type": "int", "default": 0}},
+  "nodes": {
+    "base": {"op": "image.fractal", "params": {"width": 32, "height": 32, "octaves": 3}},
+    "lift": {"op": "image.gain", "inputs": {"image": "base.out", "gain": 0.5, "bias": 0.25}},
+    "flip": {"op": "image.invert", "inputs": {"image": "lift.out"}},
+    "spots": {"op": "image.cells", "params": {"width": 32, "height": 32}, "inputs": {"seed": "seed"}},
+    "mix": {"op": "image.mul", "inputs": {"a": "flip.out", "b": "spots.out"}}
+  },
+  "outputs": {"out": "mix.out"}
+}"#;
+
+fn ok(o: Output, what: &str) -> (String, String) {
+    let t = text(&o);
+    assert!(o.status.success(), "{what}: {t:?}");
+    t
+}
+
+/// `task N: K item(s) cooked (E node execution(s)), S already done, F failed` → (K, E, S).
+fn counts(err: &str) -> (u64, u64, u64) {
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("task "))
+        .unwrap_or_else(|| panic!("no task line in {err}"));
+    let nums: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| s.parse().ok())
+        .collect();
+    // [task, cooked, executed, skipped, failed] (a `stage0` task has no number first).
+    let nums = if line.starts_with("task stage0") {
+        &nums[1..]
+    } else {
+        &nums[1..]
+    };
+    (nums[0], nums[1], nums[2])
+}
+
+fn plan(cwd: &Path, sweep: &str, chunk: &str) {
+    ok(
+        kiln(
+            &[
+                "farm", "plan", "g.json", "--sweep", sweep, "--chunk", chunk, "--out", "farm",
+            ],
+            cwd,
+        ),
+        "plan",
+    );
+}
+
+#[test]
+fn chunks_run_by_task_or_environment_make_the_sweeps_files_and_the_upstream_cooks_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), SHARED_PREFIX).unwrap();
+    // Every node of one item.
+    let (_, err) = ok(
+        kiln(&["run", "g.json", "--out", "one", "-q", "--stats"], cwd),
+        "one run",
+    );
+    let per_item: u64 = err
+        .split("executed ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    plan(cwd, "seed=0..9", "3");
+    let p: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(cwd.join("farm/kiln-farm.json")).unwrap()).unwrap();
+    assert_eq!(p["items"].as_array().unwrap().len(), 10);
+    assert_eq!(p["chunks"], serde_json::json!([[0, 2], [3, 5], [6, 8], [9, 9]]));
+    assert_eq!(p["items"][4]["settings"]["seed"], "4");
+    // Every item's keys differ (the seed reaches the output).
+    let keys: std::collections::BTreeSet<String> = p["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["keys"]["out"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(keys.len(), 10);
+
+    let (_, err) = ok(
+        kiln(&["farm", "item", "farm", "--task", "stage0"], cwd),
+        "stage 0",
+    );
+    let mut executed = counts(&err).1;
+    assert_eq!(executed, per_item, "stage 0 cooks item 0 whole: {err}");
+    // Chunks by --task, and by each scheduler's variable.
+    let mut runs = vec![];
+    for (var, task) in [
+        ("", "0"),
+        ("SLURM_ARRAY_TASK_ID", "1"),
+        ("JOB_COMPLETION_INDEX", "2"),
+        ("AWS_BATCH_JOB_ARRAY_INDEX", "3"),
+    ] {
+        let exe = env!("CARGO_BIN_EXE_kiln");
+        let mut cmd = std::process::Command::new(exe);
+        cmd.current_dir(cwd).args(["farm", "item", "farm"]);
+        if var.is_empty() {
+            cmd.args(["--task", task]);
+        } else {
+            cmd.env(var, task);
+        }
+        for v in kiln::farm::TASK_VARIABLES {
+            if v != var {
+                cmd.env_remove(v);
+            }
+        }
+        let (_, err) = ok(cmd.output().unwrap(), task);
+        runs.push(counts(&err));
+    }
+    // Item 0 was done by stage 0; the other nine cook all but the three shared nodes.
+    assert_eq!(runs[0].2, 1, "chunk 0 skips item 0");
+    executed += runs.iter().map(|r| r.1).sum::<u64>();
+    assert_eq!(executed, per_item + 9 * (per_item - 3), "{runs:?}");
+    let cooked: u64 = runs.iter().map(|r| r.0).sum();
+    assert_eq!(cooked, 9);
+
+    // The files are those of the same sweep run on one machine.
+    ok(
+        kiln(&["run", "g.json", "--sweep", "seed=0..9", "--out", "local", "-q"], cwd),
+        "local sweep",
+    );
+    let local: Vec<_> = files_in(&cwd.join("local"))
+        .into_iter()
+        .filter(|(n, _)| n != "sweep.json")
+        .collect();
+    assert_eq!(files_in(&cwd.join("farm/out")), local);
+    let (out, _) = ok(kiln(&["farm", "status", "farm"], cwd), "status");
+    assert!(out.contains("10 of 10 item(s) done"), "{out}");
+}
+
+#[test]
+fn a_missing_item_is_named_with_its_chunk_and_its_resubmission_cooks_only_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), SHARED_PREFIX).unwrap();
+    plan(cwd, "seed=0..5", "3");
+    for t in ["0", "1"] {
+        ok(kiln(&["farm", "item", "farm", "--task", t], cwd), t);
+    }
+    // A lost file (a node that died mid-write leaves none: files land atomically).
+    std::fs::remove_file(cwd.join("farm/out/out_0004.png")).unwrap();
+    let o = kiln(&["farm", "status", "farm"], cwd);
+    assert_eq!(o.status.code(), Some(1));
+    let (out, _) = text(&o);
+    assert!(out.contains("5 of 6 item(s) done"), "{out}");
+    assert!(out.contains("missing items: 4"), "{out}");
+    assert!(out.contains("missing chunks: 1"), "{out}");
+    assert!(out.contains("--array=1"), "{out}");
+    let (_, err) = ok(kiln(&["farm", "item", "farm", "--task", "1"], cwd), "again");
+    let (cooked, _, skipped) = counts(&err);
+    assert_eq!((cooked, skipped), (1, 2), "{err}");
+    let (out, _) = ok(kiln(&["farm", "status", "farm"], cwd), "status");
+    assert!(out.contains("6 of 6 item(s) done"), "{out}");
+}
+
+#[test]
+fn a_bad_item_a_bad_task_and_a_changed_graph_are_errors_naming_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), SHARED_PREFIX).unwrap();
+    // An item the graph refuses is refused when planned, naming node and port.
+    let o = kiln(
+        &[
+            "farm", "plan", "g.json", "--sweep", "spots.cells=4,0,6", "--out", "farm",
+        ],
+        cwd,
+    );
+    assert!(!o.status.success());
+    assert!(
+        text(&o).1.contains("node `spots` (image.cells), param `cells`"),
+        "{:?}",
+        text(&o)
+    );
+    assert!(!cwd.join("farm").exists());
+    plan(cwd, "seed=0..8", "3");
+    let o = kiln(&["farm", "item", "farm", "--task", "7"], cwd);
+    assert!(!o.status.success());
+    assert!(text(&o).1.contains("task 7 is not a chunk of this plan (0 to 2)"));
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_kiln"));
+    cmd.current_dir(cwd).args(["farm", "item", "farm"]);
+    for v in kiln::farm::TASK_VARIABLES {
+        cmd.env_remove(v);
+    }
+    let o = cmd.output().unwrap();
+    assert!(!o.status.success());
+    assert!(text(&o).1.contains("SLURM_ARRAY_TASK_ID"), "{:?}", text(&o));
+    std::fs::write(cwd.join("g.json"), SHARED_PREFIX.replace("0.25", "0.3")).unwrap();
+    let o = kiln(&["farm", "item", "farm", "--task", "0"], cwd);
+    assert!(!o.status.success());
+    assert!(text(&o).1.contains("changed since it was planned"), "{:?}", text(&o));
+}
+
+#[test]
+fn job_files_for_slurm_kubernetes_and_openjd_run_the_plans_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), SHARED_PREFIX).unwrap();
+    plan(cwd, "seed=0..7", "3");
+    for to in ["slurm", "k8s", "openjd"] {
+        ok(kiln(&["farm", "emit", "farm", "--to", to], cwd), to);
+    }
+    let items = std::fs::read_to_string(cwd.join("farm/slurm/items.sbatch")).unwrap();
+    assert!(items.contains("#SBATCH --array=0-2"), "{items}");
+    assert!(items.contains("farm item"), "{items}");
+    let submit = std::fs::read_to_string(cwd.join("farm/slurm/submit.sh")).unwrap();
+    assert!(submit.contains("--dependency=afterok:"), "{submit}");
+    let k8s = std::fs::read_to_string(cwd.join("farm/k8s/job.yaml")).unwrap();
+    assert!(k8s.contains("completionMode: Indexed") && k8s.contains("completions: 3"));
+    let openjd: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(cwd.join("farm/openjd/template.json")).unwrap())
+            .unwrap();
+    assert_eq!(openjd["specificationVersion"], "jobtemplate-2023-09");
+    assert_eq!(
+        openjd["steps"][1]["parameterSpace"]["taskParameterDefinitions"][0]["range"],
+        "0-2"
+    );
+    if std::env::var("KILN_SLURM").is_ok_and(|v| v == "1") {
+        // A real Slurm: stage 0, then the array after it; --wait returns when it is done.
+        let o = std::process::Command::new("sh")
+            .arg(cwd.join("farm/slurm/submit.sh"))
+            .arg("--wait")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "sbatch: {:?}", text(&o));
+        let (out, _) = ok(kiln(&["farm", "status", "farm"], cwd), "status after Slurm");
+        assert!(out.contains("8 of 8 item(s) done"), "{out}");
+        ok(
+            kiln(&["run", "g.json", "--sweep", "seed=0..7", "--out", "local", "-q"], cwd),
+            "local",
+        );
+        let local: Vec<_> = files_in(&cwd.join("local"))
+            .into_iter()
+            .filter(|(n, _)| n != "sweep.json")
+            .collect();
+        assert_eq!(files_in(&cwd.join("farm/out")), local);
+    } else {
+        eprintln!("KILN_SLURM is not 1: the Slurm job files were not run on a Slurm");
+    }
+}
