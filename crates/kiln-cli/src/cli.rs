@@ -3,7 +3,8 @@
 
 use crate::args::{Cli, Cmd};
 use crate::commands::{
-    bake, cache, demo, dot, farm, info, ops, render, render_audio, run, studio, sweep, validate, watch,
+    bake, cache, demo, dot, farm, info, ops, render, render_audio, run, studio, sweep, validate,
+    watch,
 };
 use crate::common::{CliError, open, plan, set_memory_limit, sweep_leftovers};
 use clap::Parser;

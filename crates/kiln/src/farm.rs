@@ -13,11 +13,11 @@
 //! Stage 0 is item 0 cooked alone before any chunk: everything no swept knob reaches is
 //! cooked there once into the shared cache, and every chunk finds it there.
 
+use crate::ProjectError;
 use crate::cook::CookOptions;
 use crate::output_files::OutputFiles;
 use crate::project::{OpenOptions, Project};
 use crate::sweep::{NameTemplate, Sweep, SweepItem};
-use crate::ProjectError;
 use serde_json::{Value as J, json};
 use std::path::{Path, PathBuf};
 
@@ -46,9 +46,7 @@ pub enum FarmError {
         message: String,
     },
     /// The graph changed since it was planned.
-    #[error(
-        "{graph} changed since it was planned (digest {now}, planned {planned}): plan again"
-    )]
+    #[error("{graph} changed since it was planned (digest {now}, planned {planned}): plan again")]
     GraphChanged {
         /// The graph file.
         graph: PathBuf,
@@ -326,37 +324,48 @@ impl FarmPlan {
         }
         let strings = |v: &J| -> Vec<String> {
             v.as_array()
-                .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str().map(str::to_string))
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         let paths = |v: &J| strings(v).into_iter().map(PathBuf::from).collect();
         let items = j["items"].as_array().ok_or_else(|| bad("no items"))?;
         let mut keys = Vec::with_capacity(items.len());
         for it in items {
-            let k = it["keys"].as_object().ok_or_else(|| bad("an item without keys"))?;
+            let k = it["keys"]
+                .as_object()
+                .ok_or_else(|| bad("an item without keys"))?;
             keys.push(
                 k.iter()
                     .map(|(o, v)| (o.clone(), v.as_str().unwrap_or("").to_string()))
                     .collect(),
             );
         }
+        // Absolute, so the job files name it from any working directory.
+        let dir = file
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         Ok(FarmPlan {
-            dir: file
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| PathBuf::from(".")),
+            dir: std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()),
             graph: PathBuf::from(j["graph"].as_str().ok_or_else(|| bad("no graph"))?),
             libs: paths(&j["libs"]),
             digest: j["graph_digest"].as_str().unwrap_or("").to_string(),
             set: strings(&j["set"]),
             axes: strings(&j["sweep"]),
             zip: j["zip"].as_bool().unwrap_or(false),
-            names: j["names"].as_str().unwrap_or("{output}_{index:04}").to_string(),
+            names: j["names"]
+                .as_str()
+                .unwrap_or("{output}_{index:04}")
+                .to_string(),
             outputs: strings(&j["outputs"]),
             seed: j["seed"].as_u64().unwrap_or(0),
-            size: j["size"].as_array().and_then(|a| {
-                Some((a.first()?.as_u64()? as u32, a.get(1)?.as_u64()? as u32))
-            }),
+            size: j["size"]
+                .as_array()
+                .and_then(|a| Some((a.first()?.as_u64()? as u32, a.get(1)?.as_u64()? as u32))),
             chunk: j["chunk"].as_u64().unwrap_or(1).max(1) as usize,
             keys,
         })
@@ -375,10 +384,8 @@ impl FarmPlan {
                 .all(|(o, k)| m["keys"][o].as_str() == Some(k.as_str()))
         });
         let files_there = m["files"].as_array().is_some_and(|fs| {
-            fs.iter().all(|f| {
-                f.as_str()
-                    .is_some_and(|f| self.out_dir().join(f).is_file())
-            })
+            fs.iter()
+                .all(|f| f.as_str().is_some_and(|f| self.out_dir().join(f).is_file()))
         });
         keys_match && files_there
     }
@@ -409,6 +416,9 @@ pub fn task_index(task: Option<&str>) -> Result<String, FarmError> {
         .ok_or(FarmError::NoTask)
 }
 
+/// What an item gave: its files, or why it failed.
+pub type ItemResult = Result<Vec<PathBuf>, String>;
+
 /// What a work item did.
 #[derive(Debug, Default)]
 pub struct ItemsRun {
@@ -428,7 +438,7 @@ pub fn run_items(
     plan: &FarmPlan,
     p: &mut Project,
     items: std::ops::Range<usize>,
-    each: &dyn Fn(usize, &Result<Vec<PathBuf>, String>),
+    each: &dyn Fn(usize, &ItemResult),
 ) -> Result<ItemsRun, FarmError> {
     let sweep = plan.sweep()?;
     let template = plan.template()?;

@@ -54,10 +54,10 @@ pub use render::{Render, RenderOptions};
 pub use stream::{AudioStream, StreamOptions};
 
 // Sweeps: one graph cooked per combination of knob values.
+pub mod farm;
+mod output_keys;
 pub mod sweep;
 mod sweep_run;
-mod output_keys;
-pub mod farm;
 pub use sweep::{NameTemplate, Sweep, SweepError, SweepItem};
 pub use sweep_run::{ItemDone, SweepReport, SweepRun, manifest as sweep_manifest};
 pub mod trace_file;

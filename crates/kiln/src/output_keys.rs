@@ -4,9 +4,9 @@
 //! outputs have the same keys make the same bits, so a farm item whose done marker holds
 //! the keys it would make now has nothing to do.
 
+use crate::ProjectError;
 use crate::cook::CookOptions;
 use crate::project::Project;
-use crate::ProjectError;
 use kiln_core::key::Key;
 use kiln_core::plan::Plan;
 
@@ -15,9 +15,8 @@ impl Project {
     /// them; the plan is made (and plan-time values cooked) but no output is.
     pub fn output_keys(&mut self, opts: &CookOptions) -> Result<Vec<(String, Key)>, ProjectError> {
         let (_planned, outputs, graph) = self.prepare(opts.clock, &opts.outputs, opts.fuse)?;
-        let plan = Plan::build(&graph, &self.registry).map_err(|d| ProjectError::Invalid {
-            problems: d.0,
-        })?;
+        let plan = Plan::build(&graph, &self.registry)
+            .map_err(|d| ProjectError::Invalid { problems: d.0 })?;
         let mut ctx = self.context(opts.clock);
         ctx.seed = opts.seed;
         ctx.resolution = opts.size;
