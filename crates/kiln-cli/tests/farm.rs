@@ -3,7 +3,9 @@
 //! variable), skipping items already done, `kiln farm status` names what is missing and how
 //! to resubmit it, and `kiln farm emit` writes Slurm, Kubernetes and OpenJD job files. With
 //! `KILN_SLURM=1` (set by `.ci/run` once its one-host Slurm is up) the Slurm files run on a
-//! real Slurm.
+//! real Slurm; with `KILN_FARM_PY` (a folder holding PyPI's `openjd-cli` and
+//! `kubernetes-validate`, installed there by `.ci/run`) the OpenJD template is checked and
+//! run by `openjd` and the Kubernetes manifest validated against Kubernetes 1.33's schema.
 
 mod support;
 
@@ -289,4 +291,66 @@ fn job_files_for_slurm_kubernetes_and_openjd_run_the_plans_chunks() {
     } else {
         eprintln!("KILN_SLURM is not 1: the Slurm job files were not run on a Slurm");
     }
+}
+
+/// `python3 DIR/bin/TOOL ARGS` with DIR on the Python path.
+fn py_tool(dir: &Path, tool: &str, args: &[&str], cwd: &Path) -> Output {
+    std::process::Command::new("python3")
+        .arg(dir.join("bin").join(tool))
+        .args(args)
+        .env("PYTHONPATH", dir)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn openjd_runs_the_template_and_kubernetes_accepts_the_manifest() {
+    let Some(py) = std::env::var_os("KILN_FARM_PY") else {
+        eprintln!("KILN_FARM_PY is not set: openjd and kubernetes-validate were not run");
+        return;
+    };
+    let py = Path::new(&py);
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), SHARED_PREFIX).unwrap();
+    plan(cwd, "seed=0..5", "2");
+    for to in ["k8s", "openjd"] {
+        ok(kiln(&["farm", "emit", "farm", "--to", to], cwd), to);
+    }
+    ok(
+        py_tool(
+            py,
+            "kubernetes-validate",
+            &["-k", "1.33.0", "farm/k8s/job.yaml"],
+            cwd,
+        ),
+        "kubernetes-validate",
+    );
+    ok(
+        py_tool(py, "openjd", &["check", "farm/openjd/template.json"], cwd),
+        "openjd check",
+    );
+    // Every chunk after stage 0, run by OpenJD's own runner.
+    let (out, _) = ok(
+        py_tool(
+            py,
+            "openjd",
+            &[
+                "run",
+                "farm/openjd/template.json",
+                "--step",
+                "items",
+                "--run-dependencies",
+            ],
+            cwd,
+        ),
+        "openjd run",
+    );
+    assert!(out.contains("Chunks run: 4"), "{out}");
+    let (out, _) = ok(
+        kiln(&["farm", "status", "farm"], cwd),
+        "status after OpenJD",
+    );
+    assert!(out.contains("6 of 6 item(s) done"), "{out}");
 }
