@@ -259,7 +259,14 @@ fn job_files_for_slurm_kubernetes_and_openjd_run_the_plans_chunks() {
         "0-2"
     );
     if std::env::var("KILN_SLURM").is_ok_and(|v| v == "1") {
-        // A real Slurm: stage 0, then the array after it; --wait returns when it is done.
+        // A real Slurm: 300 cheap items in 12 chunks of 25, stage 0 first, then the array
+        // after it; --wait returns when it is done.
+        std::fs::remove_dir_all(cwd.join("farm")).unwrap();
+        plan(cwd, "seed=0..299", "25");
+        ok(
+            kiln(&["farm", "emit", "farm", "--to", "slurm"], cwd),
+            "slurm",
+        );
         let o = std::process::Command::new("sh")
             .arg(cwd.join("farm/slurm/submit.sh"))
             .arg("--wait")
@@ -267,14 +274,14 @@ fn job_files_for_slurm_kubernetes_and_openjd_run_the_plans_chunks() {
             .unwrap();
         assert!(o.status.success(), "sbatch: {:?}", text(&o));
         let (out, _) = ok(kiln(&["farm", "status", "farm"], cwd), "status after Slurm");
-        assert!(out.contains("8 of 8 item(s) done"), "{out}");
+        assert!(out.contains("300 of 300 item(s) done"), "{out}");
         ok(
             kiln(
                 &[
                     "run",
                     "g.json",
                     "--sweep",
-                    "seed=0..7",
+                    "seed=0..299",
                     "--out",
                     "local",
                     "-q",
@@ -287,6 +294,7 @@ fn job_files_for_slurm_kubernetes_and_openjd_run_the_plans_chunks() {
             .into_iter()
             .filter(|(n, _)| n != "sweep.json")
             .collect();
+        assert_eq!(local.len(), 300);
         assert_eq!(files_in(&cwd.join("farm/out")), local);
     } else {
         eprintln!("KILN_SLURM is not 1: the Slurm job files were not run on a Slurm");
@@ -353,4 +361,128 @@ fn openjd_runs_the_template_and_kubernetes_accepts_the_manifest() {
         "status after OpenJD",
     );
     assert!(out.contains("6 of 6 item(s) done"), "{out}");
+}
+
+/// A graph each of whose items takes a while (a 192² fBm of 8 octaves per seed).
+const SLOW: &str = r#"{
+  "kiln": 1,
+  "inputs": {"seed": {"type": "int", "default": 0}},
+  "nodes": {
+    "n": {"op": "image.fractal", "params": {"width": 192, "height": 192, "octaves": 8}, "inputs": {"seed": "seed"}}
+  },
+  "outputs": {"out": "n.out"}
+}"#;
+
+#[test]
+fn array_tasks_killed_mid_run_are_resubmitted_and_only_the_unfinished_items_cook() {
+    if !std::env::var("KILN_SLURM").is_ok_and(|v| v == "1") {
+        eprintln!("KILN_SLURM is not 1: no Slurm to kill tasks on");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), SLOW).unwrap();
+    plan(cwd, "seed=0..59", "10");
+    ok(
+        kiln(&["farm", "emit", "farm", "--to", "slurm"], cwd),
+        "slurm",
+    );
+    let o = std::process::Command::new("sh")
+        .arg(cwd.join("farm/slurm/submit.sh"))
+        .output()
+        .unwrap();
+    let (jobs, _) = ok(o, "submit");
+    let array_job = jobs.lines().last().unwrap().trim().to_string();
+    // Once some items are done but not all, every task of the array is killed (-9).
+    let done = cwd.join("farm/done");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let n = std::fs::read_dir(&done).map(|d| d.count()).unwrap_or(0);
+        if n >= 4 || std::time::Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = std::process::Command::new("scancel")
+        .args(["--signal=KILL", "--full", &array_job])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "scancel: {:?}", text(&o));
+    // Let the killed tasks go.
+    for _ in 0..200 {
+        let q = std::process::Command::new("squeue")
+            .args(["-h", "-j", &array_job])
+            .output()
+            .unwrap();
+        if q.stdout.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let o = kiln(&["farm", "status", "farm"], cwd);
+    let (out, _) = text(&o);
+    let missing: usize = out
+        .lines()
+        .next()
+        .and_then(|l| l.split(" of ").next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .map(|done| 60 - done)
+        .unwrap();
+    // No file in the folder is a half-written one: every file is a whole PNG.
+    for (name, bytes) in files_in(&cwd.join("farm/out")) {
+        assert!(
+            image::load_from_memory(&bytes).is_ok(),
+            "{name} is not a whole PNG"
+        );
+    }
+    eprintln!("{missing} item(s) missing after the kill");
+    if missing > 0 {
+        let chunks = out
+            .lines()
+            .find_map(|l| l.strip_prefix("missing chunks: "))
+            .unwrap()
+            .to_string();
+        let o = std::process::Command::new("sh")
+            .arg(cwd.join("farm/slurm/submit.sh"))
+            .arg(format!("--array={chunks}"))
+            .arg("--wait")
+            .output()
+            .unwrap();
+        ok(o, "resubmit");
+        // The resubmitted tasks cooked exactly the items that were missing.
+        let mut cooked = 0;
+        for part in chunks.split(',') {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            for c in a.parse::<usize>().unwrap()..=b.parse::<usize>().unwrap() {
+                let log = std::fs::read_to_string(cwd.join(format!("farm/logs/{c}.out"))).unwrap();
+                cooked += counts(&log).0;
+            }
+        }
+        assert_eq!(
+            cooked as usize, missing,
+            "the resubmission cooks the missing items"
+        );
+    }
+    let (out, _) = ok(kiln(&["farm", "status", "farm"], cwd), "status");
+    assert!(out.contains("60 of 60 item(s) done"), "{out}");
+    ok(
+        kiln(
+            &[
+                "run",
+                "g.json",
+                "--sweep",
+                "seed=0..59",
+                "--out",
+                "local",
+                "-q",
+            ],
+            cwd,
+        ),
+        "local",
+    );
+    let local: Vec<_> = files_in(&cwd.join("local"))
+        .into_iter()
+        .filter(|(n, _)| n != "sweep.json")
+        .collect();
+    assert_eq!(files_in(&cwd.join("farm/out")), local);
 }
