@@ -486,3 +486,41 @@ fn array_tasks_killed_mid_run_are_resubmitted_and_only_the_unfinished_items_cook
         .collect();
     assert_eq!(files_in(&cwd.join("farm/out")), local);
 }
+
+#[test]
+fn of_ten_thousand_items_the_one_that_failed_is_the_one_cooked_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(
+        cwd.join("g.json"),
+        r#"{"kiln": 1, "inputs": {"seed": {"type": "int", "default": 0}},
+            "nodes": {"n": {"op": "image.cells", "params": {"width": 8, "height": 8}, "inputs": {"seed": "seed"}}},
+            "outputs": {"out": "n.out"}}"#,
+    )
+    .unwrap();
+    plan(cwd, "seed=0..9999", "2500");
+    // The injected failure: a folder where item 1234's file must land.
+    std::fs::create_dir_all(cwd.join("farm/out/out_1234.png")).unwrap();
+    let mut failed = vec![];
+    for t in ["0", "1", "2", "3"] {
+        let o = kiln(&["farm", "item", "farm", "--task", t], cwd);
+        let (_, err) = text(&o);
+        if !o.status.success() {
+            assert!(err.contains("failed items: 1234"), "{err}");
+            failed.push(t);
+        }
+    }
+    assert_eq!(failed, ["0"]);
+    let o = kiln(&["farm", "status", "farm"], cwd);
+    let (out, _) = text(&o);
+    assert!(out.contains("9999 of 10000 item(s) done"), "{out}");
+    assert!(out.contains("missing items: 1234\n"), "{out}");
+    assert!(out.contains("missing chunks: 0\n"), "{out}");
+    std::fs::remove_dir(cwd.join("farm/out/out_1234.png")).unwrap();
+    let (_, err) = ok(kiln(&["farm", "item", "farm", "--task", "0"], cwd), "again");
+    // One item done again, and its value came from the shared cache (its cook had
+    // succeeded; only its file could not land): no node executes.
+    assert_eq!(counts(&err), (1, 0, 2499), "{err}");
+    let (out, _) = ok(kiln(&["farm", "status", "farm"], cwd), "status");
+    assert!(out.contains("10000 of 10000 item(s) done"), "{out}");
+}
