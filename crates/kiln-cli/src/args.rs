@@ -510,8 +510,15 @@ pub(crate) enum FarmCmd {
         /// The graph file.
         graph: PathBuf,
         /// Sweep a knob: NAME=A..B[:STEP] or NAME=V1,V2,... (repeatable; see `kiln run`).
-        #[arg(long, value_name = "NAME=VALUES", required = true)]
+        #[arg(long, value_name = "NAME=VALUES", required_unless_present = "frames")]
         sweep: Vec<String>,
+        /// Instead of a sweep, the ticks A to B (inclusive) of a graph with latches, one item
+        /// per frame, written as `kiln render` names them; each chunk replays from tick 0.
+        #[arg(long, value_name = "A..B", value_parser = parse_frames, conflicts_with = "sweep")]
+        frames: Option<(u64, u64)>,
+        /// With --frames: seconds per tick (a number or a fraction).
+        #[arg(long, value_name = "SECONDS", default_value = "1/60", value_parser = parse_dt)]
+        dt: f64,
         /// Zip the sweeps instead of crossing them.
         #[arg(long)]
         zip: bool,
@@ -567,6 +574,20 @@ pub(crate) enum FarmCmd {
         #[arg(long)]
         submit: bool,
     },
+}
+
+/// `A..B`: a frame range, both ticks included.
+fn parse_frames(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("expected A..B, like 100..199, not `{s}`"))?;
+    let tick = |t: &str| {
+        t.trim()
+            .trim_start_matches('=')
+            .parse::<u64>()
+            .map_err(|_| format!("expected a tick (a whole number), not `{t}`"))
+    };
+    Ok((tick(a)?, tick(b)?))
 }
 
 /// The schedulers `kiln farm emit` writes job files for.

@@ -524,3 +524,41 @@ fn of_ten_thousand_items_the_one_that_failed_is_the_one_cooked_again() {
     let (out, _) = ok(kiln(&["farm", "status", "farm"], cwd), "status");
     assert!(out.contains("10000 of 10000 item(s) done"), "{out}");
 }
+
+#[test]
+fn a_frame_range_in_chunks_is_those_ticks_of_one_render() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let trails = support::examples().join("trails.json");
+    let trails = trails.to_str().unwrap();
+    ok(
+        kiln(
+            &[
+                "render", trails, "--ticks", "40", "--size", "24x24", "--out", "all", "-q",
+            ],
+            cwd,
+        ),
+        "render",
+    );
+    let all: Vec<_> = files_in(&cwd.join("all"))
+        .into_iter()
+        .filter(|(n, _)| n.ends_with(".png"))
+        .collect();
+    ok(
+        kiln(
+            &[
+                "farm", "plan", trails, "--frames", "10..39", "--chunk", "8", "--size", "24x24",
+                "--out", "farm",
+            ],
+            cwd,
+        ),
+        "plan",
+    );
+    // Chunks out of order, and one run twice: the second finds its frames done.
+    for t in ["3", "1", "0", "2", "1"] {
+        ok(kiln(&["farm", "item", "farm", "--task", t], cwd), t);
+    }
+    let (out, _) = ok(kiln(&["farm", "status", "farm"], cwd), "status");
+    assert!(out.contains("30 of 30 item(s) done"), "{out}");
+    assert_eq!(files_in(&cwd.join("farm/out")), all[10..].to_vec());
+}

@@ -66,6 +66,9 @@ pub enum FarmError {
         /// The last chunk.
         last: usize,
     },
+    /// A frame range that cannot be planned.
+    #[error("--frames: {0}")]
+    Frames(String),
     /// The project failed.
     #[error(transparent)]
     Project(#[from] ProjectError),
@@ -106,17 +109,32 @@ pub struct FarmPlan {
     pub size: Option<(u32, u32)>,
     /// Items per chunk.
     pub chunk: usize,
-    /// Every item's output keys (hex), by item index, in request order.
+    /// Every item's output keys (hex), by item index, in request order (none for frames:
+    /// a tick's keys depend on the ticks before it).
     pub keys: Vec<Vec<(String, String)>>,
+    /// A frame range of a latch graph, `(first, last)` ticks: item i is tick first + i,
+    /// written as `kiln render` names it; each chunk replays from tick 0 to its first tick.
+    pub frames: Option<(u64, u64)>,
+    /// Seconds per tick, for frames.
+    pub dt: f64,
 }
 
 impl FarmPlan {
-    /// The sweep.
+    /// The sweep (no axes for a frame range).
     pub fn sweep(&self) -> Result<Sweep, ProjectError> {
         Ok(Sweep::parse(&self.axes, self.zip)?)
     }
+    /// The digits a frame's tick is padded to: those of the last tick, at least 3 (as
+    /// `kiln render` pads them).
+    pub fn tick_width(&self) -> usize {
+        self.frames
+            .map_or(3, |(_, last)| last.to_string().len().max(3))
+    }
     /// The name template.
     pub fn template(&self) -> Result<NameTemplate, ProjectError> {
+        if self.frames.is_some() {
+            return Ok(NameTemplate::default_for_sweep());
+        }
         let sweep = self.sweep()?;
         let knobs: Vec<&str> = sweep.axes.iter().map(|a| a.name.as_str()).collect();
         Ok(NameTemplate::parse(&self.names, &knobs)?)
@@ -197,11 +215,37 @@ impl FarmPlan {
         seed: u64,
         size: Option<(u32, u32)>,
         chunk: usize,
+        frames: Option<(u64, u64)>,
+        dt: f64,
         dir: &Path,
     ) -> Result<FarmPlan, FarmError> {
         let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
         let sweep = Sweep::parse(sweep_axes, zip).map_err(ProjectError::from)?;
-        let n = sweep.len().map_err(ProjectError::from)?;
+        let n = match frames {
+            Some((a, b)) if b < a => {
+                return Err(FarmError::Frames(format!("{a}..{b} ends before it starts")));
+            }
+            Some(_) if !sweep.is_empty() => {
+                return Err(FarmError::Frames(
+                    "a plan is a sweep or a frame range, not both".into(),
+                ));
+            }
+            Some((a, b)) => usize::try_from(b - a + 1)
+                .ok()
+                .filter(|&n| n <= crate::sweep::MAX_SWEEP_ITEMS)
+                .ok_or_else(|| {
+                    FarmError::Frames(format!(
+                        "{a}..{b} is more than {} frames (MAX_SWEEP_ITEMS)",
+                        crate::sweep::MAX_SWEEP_ITEMS
+                    ))
+                })?,
+            None if sweep.is_empty() => {
+                return Err(FarmError::Frames(
+                    "plan a --sweep or a --frames range".into(),
+                ));
+            }
+            None => sweep.len().map_err(ProjectError::from)?,
+        };
         let mut plan = FarmPlan {
             dir: abs(dir),
             graph: abs(graph),
@@ -216,6 +260,8 @@ impl FarmPlan {
             size,
             chunk: chunk.max(1),
             keys: Vec::with_capacity(n),
+            frames,
+            dt,
         };
         plan.template()?;
         let mut options = OpenOptions::new();
@@ -227,6 +273,13 @@ impl FarmPlan {
         for s in set {
             let (name, text) = s.split_once('=').unwrap_or((s, ""));
             p.set_text(name, text)?;
+        }
+        if frames.is_some() {
+            // The plan is checked (and its outputs named) here; a tick's keys depend on the
+            // ticks before it, so frames are found done by their files.
+            p.checked_lowering(crate::Clock::default())?;
+            plan.keys = vec![vec![]; n];
+            return Ok(plan);
         }
         let opts = plan.cook_options();
         for i in 0..n {
@@ -283,6 +336,8 @@ impl FarmPlan {
             "seed": self.seed,
             "size": self.size.map(|(w, h)| json!([w, h])),
             "chunk": self.chunk,
+            "frames": self.frames.map(|(a, b)| json!([a, b])),
+            "dt": self.dt,
             "stage0": {"item": 0},
             "chunks": chunks,
             "items": items,
@@ -368,6 +423,10 @@ impl FarmPlan {
                 .and_then(|a| Some((a.first()?.as_u64()? as u32, a.get(1)?.as_u64()? as u32))),
             chunk: j["chunk"].as_u64().unwrap_or(1).max(1) as usize,
             keys,
+            frames: j["frames"]
+                .as_array()
+                .and_then(|a| Some((a.first()?.as_u64()?, a.get(1)?.as_u64()?))),
+            dt: j["dt"].as_f64().unwrap_or(1.0 / 60.0),
         })
     }
 
@@ -440,6 +499,9 @@ pub fn run_items(
     items: std::ops::Range<usize>,
     each: &dyn Fn(usize, &ItemResult),
 ) -> Result<ItemsRun, FarmError> {
+    if plan.frames.is_some() {
+        return run_frames(plan, p, items, each);
+    }
     let sweep = plan.sweep()?;
     let template = plan.template()?;
     let opts = plan.cook_options();
@@ -459,6 +521,87 @@ pub fn run_items(
         }
     }
     Ok(run)
+}
+
+/// The frames `items` of a frame plan: the render replays from tick 0 up to the first frame
+/// not done, then ticks through the chunk, writing each frame not done (its files
+/// atomically, then its marker).
+fn run_frames(
+    plan: &FarmPlan,
+    p: &mut Project,
+    items: std::ops::Range<usize>,
+    each: &dyn Fn(usize, &ItemResult),
+) -> Result<ItemsRun, FarmError> {
+    let (first_tick, _) = plan.frames.unwrap_or((0, 0));
+    let mut run = ItemsRun::default();
+    let todo: Vec<usize> = items.clone().filter(|&i| !plan.is_done(i)).collect();
+    run.skipped = items.clone().filter(|i| !todo.contains(i)).collect();
+    let (Some(&lo), Some(&hi)) = (todo.first(), todo.last()) else {
+        return Ok(run);
+    };
+    let mut render = p.render(&crate::RenderOptions {
+        outputs: plan.outputs.clone(),
+        seed: plan.seed,
+        size: plan.size,
+        dt: plan.dt,
+        ..crate::RenderOptions::default()
+    })?;
+    render.skip_to(first_tick + lo as u64)?;
+    let width = plan.tick_width();
+    let colours = crate::OutColours::default();
+    for i in lo..=hi {
+        let tick = first_tick + i as u64;
+        let out = render.tick()?;
+        run.executed += out.stats.executed;
+        if !todo.contains(&i) {
+            continue;
+        }
+        let result = (|| -> Result<Vec<PathBuf>, String> {
+            let dir = plan.out_dir();
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            let mut files = vec![];
+            for (name, v) in &out.values {
+                if let kiln_core::value::Value::Error(e) = v {
+                    return Err(format!("output `{name}` failed: {e}"));
+                }
+                let stem = format!("{}_{tick:0width$}", name.replace('.', "_"));
+                let space = colours.of(name, p.file_colours());
+                files.push(
+                    kiln_io::encode_output_in(&dir, &stem, v, space).map_err(|e| e.to_string())?,
+                );
+            }
+            for (path, bytes) in &files {
+                kiln_io::write_atomic(path, bytes).map_err(|e| e.to_string())?;
+            }
+            let names: Vec<String> = files
+                .iter()
+                .filter_map(|(f, _)| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            write_marker(plan, i, serde_json::Map::new(), &names)?;
+            Ok(files.into_iter().map(|(f, _)| f).collect())
+        })();
+        each(i, &result);
+        match result {
+            Ok(_) => run.cooked.push(i),
+            Err(e) => run.failed.push((i, e)),
+        }
+    }
+    Ok(run)
+}
+
+/// Item `i`'s done marker, written (atomically) once its files have landed.
+fn write_marker(
+    plan: &FarmPlan,
+    i: usize,
+    keys: serde_json::Map<String, J>,
+    files: &[String],
+) -> Result<(), String> {
+    let marker = plan.marker(i);
+    if let Some(dir) = marker.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    }
+    let body = json!({"index": i, "keys": keys, "files": files});
+    kiln_io::write_atomic(&marker, body.to_string().as_bytes()).map_err(|e| e.to_string())
 }
 
 fn one_item(
@@ -494,12 +637,7 @@ fn one_item(
         .into_iter()
         .map(|(o, k)| (o, J::String(k.to_hex())))
         .collect();
-    let marker = plan.marker(item.index);
-    if let Some(dir) = marker.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    }
-    let body = json!({"index": item.index, "keys": keys, "files": names});
-    kiln_io::write_atomic(&marker, body.to_string().as_bytes()).map_err(|e| e.to_string())?;
+    write_marker(plan, item.index, keys, &names)?;
     Ok(written.files)
 }
 

@@ -25,6 +25,8 @@ pub(crate) fn farm(action: FarmCmd, libs: &[PathBuf]) -> Result<ExitCode, CliErr
             seed,
             size,
             chunk,
+            frames,
+            dt,
             out,
         } => {
             let plan = FarmPlan::make(
@@ -38,6 +40,8 @@ pub(crate) fn farm(action: FarmCmd, libs: &[PathBuf]) -> Result<ExitCode, CliErr
                 seed,
                 size,
                 chunk as usize,
+                frames,
+                dt,
                 &out,
             )
             .map_err(farm_error)?;
