@@ -7,10 +7,9 @@ use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::signal::{SignalCall, SignalProc, Words};
 use kiln_core::value::{Heavy, Value};
-use kiln_std::graph_io::GraphInput;
 
 /// The op id of audio graph inputs.
-pub const INPUT_AUDIO_OP: &str = "input.audio";
+pub const INPUT_AUDIO_OP: &str = InputAudioOp::ID;
 
 /// The `audio.play` processor: sample `n` of the stream is frame `n` of one channel of the
 /// buffer; after the last frame, silence, or frame `n mod frames` when looping.
@@ -135,14 +134,34 @@ fn play(
     Ok(Play::new(heavy, channel as usize, r#loop))
 }
 
+/// A named graph input holding an audio buffer (a WAV file given with `--set
+/// NAME=@file.wav`); it has no default.
+#[kiln_core::op(
+    "input.audio",
+    purity = "user-input",
+    role = kiln_core::op::Role::GraphInput,
+    hash_context = hash_audio_input,
+    out_type = AUDIO_TYPE,
+    out = "the input's value"
+)]
+fn input_audio(
+    #[param("the input's name")] name: &str,
+    ctx: &kiln_core::context::EvalContext,
+) -> Result<Value, OpError> {
+    kiln_std::graph_io::input_value(AUDIO_TYPE, name, None, ctx)
+}
+
+fn hash_audio_input(
+    params: &[Value],
+    ctx: &kiln_core::context::EvalContext,
+    h: &mut kiln_core::key::KeyHasher,
+) {
+    kiln_std::graph_io::hash_input(AUDIO_TYPE, false, params, ctx, h)
+}
+
 /// Register `input.audio` and `audio.play`.
 pub(crate) fn register(reg: &mut Registry) -> Result<(), RegistryError> {
-    reg.register(GraphInput::without_default(
-        INPUT_AUDIO_OP,
-        "A named graph input holding an audio buffer (a WAV file given with \
-         `--set NAME=@file.wav`); it has no default.",
-        AUDIO_TYPE,
-    ))?;
+    reg.register(InputAudioOp::new())?;
     reg.register_signal(PlayOp::new())
 }
 

@@ -62,6 +62,7 @@ pub mod field;
 pub mod fuse;
 pub mod fused;
 pub mod image;
+pub mod input;
 pub mod per_pixel;
 mod perlin_x4;
 
@@ -93,7 +94,7 @@ pub mod transforms;
 use kiln_core::registry::{Registry, RegistryError};
 
 /// The op id of the named graph input of an image.
-pub const INPUT_IMAGE_OP: &str = "input.image";
+pub const INPUT_IMAGE_OP: &str = input::InputImageOp::ID;
 
 /// The param of [`INPUT_IMAGE_OP`] saying how a file given for the input is read (`auto`,
 /// `srgb` or `data`; the graph file's `"color"` of the input).
@@ -124,24 +125,7 @@ pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     tilings::register(reg)?;
     transforms::register(reg)?;
     reg.register(fused::FusedOp::new())?;
-    reg.register(
-        kiln_std::graph_io::GraphInput::without_default(
-            INPUT_IMAGE_OP,
-            "A named graph input of an image (a graph used as a node takes one from its call).",
-            image::IMAGE_TYPE,
-        )
-        .with_param(
-            kiln_core::op::ParamSpec::new(
-                INPUT_COLOR_PARAM,
-                kiln_core::value::ValueType::String,
-                kiln_core::value::Value::str("auto"),
-                "how a PNG or JPEG file given for the input is read: `auto` (as the file says: \
-                 linear when it states gamma 1.0, else sRGB), `srgb` (sRGB-decoded) or `data` \
-                 (the codes as values: normal and height maps); OpenEXR is always linear",
-            )
-            .with_rule(kiln_core::op::Rule::OneOf(&["auto", "srgb", "data"])),
-        ),
-    )?;
+    reg.register(input::InputImageOp::new())?;
     reg.register_codec(image::ImageCodec)?;
     Ok(())
 }

@@ -9,14 +9,13 @@
 //!   a node (several wires into the call's port queue into its list).
 //! * `output` — marks a graph output; passes its input through.
 //!
-//! `const` and `output` are written with the `#[op]` attribute. The graph inputs are the
-//! plan's interface ops: one op per declared type (and `input.audio`, `input.mesh` in other
-//! crates, through [`GraphInput::without_default`]), made in a loop from the type, so they
-//! stay a type of their own ([`GraphInput`]).
+//! Every op here is written with the `#[op]` attribute; the graph inputs share
+//! [`input_value`] and [`hash_input`] with those of the domain crates (`input.image`,
+//! `input.audio`, `input.mesh`), which have no default.
 
 use kiln_core::context::EvalContext;
 use kiln_core::key::KeyHasher;
-use kiln_core::op::{Kernel, Op, OpCall, OpError, OpSpec, OutputSpec, ParamSpec, Purity, Role};
+use kiln_core::op::{Kernel, OpError, Role};
 use kiln_core::registry::{Registry, RegistryError};
 use kiln_core::value::{Value, ValueType};
 
@@ -51,19 +50,6 @@ pub fn input_op_for(ty: ValueType) -> Option<&'static str> {
         .map(|(id, _)| *id)
 }
 
-fn zero_of(ty: ValueType) -> Value {
-    match ty {
-        ValueType::Float => Value::Float(0.0),
-        ValueType::Int => Value::Int(0),
-        ValueType::Bool => Value::Bool(false),
-        ValueType::Vec2 => Value::Vec2([0.0; 2]),
-        ValueType::Vec3 => Value::Vec3([0.0; 3]),
-        ValueType::Vec4 => Value::Vec4([0.0; 4]),
-        ValueType::Color => Value::Color([0.0, 0.0, 0.0, 1.0]),
-        _ => Value::str(""),
-    }
-}
-
 /// Convert a supplied input value to the input's type (int → float, hex string → colour).
 pub fn coerce_input(ty: ValueType, v: &Value) -> Option<Value> {
     match (ty, v) {
@@ -74,97 +60,132 @@ pub fn coerce_input(ty: ValueType, v: &Value) -> Option<Value> {
     }
 }
 
-/// A named graph input of one type.
-pub struct GraphInput {
-    spec: OpSpec,
+/// The value of graph input `name` of type `ty`: the value supplied for it (converted to
+/// `ty`), else `default`; an error naming the input when neither is there. What every graph
+/// input op returns (the domain crates' `input.image`, `input.audio` and `input.mesh` too,
+/// which have no default).
+pub fn input_value(
     ty: ValueType,
-    /// Whether the op has a `default` param (second param) to fall back to.
+    name: &str,
+    default: Option<&Value>,
+    ctx: &EvalContext,
+) -> Result<Value, OpError> {
+    match ctx.inputs.get(name) {
+        Some(v) => coerce_input(ty, v).ok_or_else(|| {
+            OpError::new(format!(
+                "graph input `{name}` expects {ty}, but was given {}",
+                v.type_name()
+            ))
+        }),
+        None => default.cloned().ok_or_else(|| {
+            OpError::new(format!(
+                "graph input `{name}` ({ty}) has no default and was given no value"
+            ))
+        }),
+    }
+}
+
+/// A graph input op's part of its key: the value it reads (so a new value re-cooks only what
+/// follows it), from its params (`name` first, then `default` when `has_default`).
+pub fn hash_input(
+    ty: ValueType,
     has_default: bool,
-}
-
-impl GraphInput {
-    /// A graph input op `id` of type `ty` with only a `name` param and no default: the value
-    /// supplied for `name`, and an error naming the input when none is. For the heavy types
-    /// (an audio buffer, say), which have no default a graph file could write. Registered by
-    /// the domain crate owning the type (`input.audio` in `kiln-audio`).
-    pub fn without_default(id: &'static str, doc: &'static str, ty: ValueType) -> Self {
-        GraphInput {
-            spec: OpSpec::new(id, doc)
-                .purity(Purity::UserInput)
-                .role(Role::GraphInput)
-                .param(ParamSpec::required(
-                    "name",
-                    ValueType::String,
-                    "the input's name",
-                ))
-                .output(OutputSpec::new("out", ty, "the input's value")),
-            ty,
-            has_default: false,
-        }
-    }
-
-    /// This input op with one more param, after its own, that says something about the
-    /// input to those who supply it (how `kiln` reads a file given for it, say); the value
-    /// does not depend on it (the op reads only its own params, by position).
-    pub fn with_param(mut self, param: ParamSpec) -> Self {
-        self.spec = self.spec.param(param);
-        self
-    }
-
-    fn value(&self, params: &[Value], ctx: &EvalContext) -> Result<Value, OpError> {
-        let name = params.first().and_then(Value::as_str).unwrap_or("");
-        match ctx.inputs.get(name) {
-            Some(v) => coerce_input(self.ty, v).ok_or_else(|| {
-                OpError::new(format!(
-                    "graph input `{name}` expects {}, but was given {}",
-                    self.ty,
-                    v.type_name()
-                ))
-            }),
-            None => match params.get(1) {
-                Some(default) if self.has_default => Ok(default.clone()),
-                _ => Err(OpError::new(format!(
-                    "graph input `{name}` ({}) has no default and was given no value",
-                    self.ty
-                ))),
-            },
-        }
-    }
-}
-
-impl Op for GraphInput {
-    fn spec(&self) -> &OpSpec {
-        &self.spec
-    }
-    fn execute(&self, call: &OpCall<'_>, out: &mut [Value]) -> Result<(), OpError> {
-        out[0] = self.value(call.params, call.ctx)?;
-        Ok(())
-    }
-    fn infer_outputs(
-        &self,
-        _inputs: &[Option<ValueType>],
-        params: &[Value],
-    ) -> Result<Vec<ValueType>, String> {
-        // A list input's `type` param names its list type.
-        let declared = params
-            .get(2)
-            .and_then(Value::as_str)
-            .and_then(ValueType::parse_plain)
-            .filter(|t| self.ty.is_list() && t.is_list());
-        Ok(vec![declared.unwrap_or(self.ty)])
-    }
-    fn hash_context(&self, params: &[Value], ctx: &EvalContext, h: &mut KeyHasher) {
-        match self.value(params, ctx) {
-            Ok(v) => v.hash_into(h),
-            // A bad value fails at execution; key it by what was supplied.
-            Err(_) => {
-                h.u8(0xff);
-                if let Some(v) = ctx.inputs.get(params[0].as_str().unwrap_or("")) {
-                    v.hash_into(h)
-                }
+    params: &[Value],
+    ctx: &EvalContext,
+    h: &mut KeyHasher,
+) {
+    let name = params.first().and_then(Value::as_str).unwrap_or("");
+    let default = if has_default { params.get(1) } else { None };
+    match input_value(ty, name, default, ctx) {
+        Ok(v) => v.hash_into(h),
+        // A bad value fails at execution; key it by what was supplied.
+        Err(_) => {
+            h.u8(0xff);
+            if let Some(v) = ctx.inputs.get(name) {
+                v.hash_into(h)
             }
         }
     }
+}
+
+/// A graph input op of each plain type: the value supplied for `name`, else `default`.
+macro_rules! typed_input {
+    ($f:ident, $hash:ident, $id:literal, $ty:expr, $zero:expr) => {
+        /// A named graph input: the value supplied for `name`, else `default`.
+        #[kiln_core::op(
+            $id,
+            purity = "user-input",
+            role = Role::GraphInput,
+            hash_context = $hash,
+            out_type = $ty,
+            out = "the input's value"
+        )]
+        fn $f(
+            #[param("the input's name")] name: &str,
+            #[param("value when none is supplied", default = $zero, ty = $ty)] default: &Value,
+            ctx: &EvalContext,
+        ) -> Result<Value, OpError> {
+            input_value($ty, name, Some(default), ctx)
+        }
+
+        fn $hash(params: &[Value], ctx: &EvalContext, h: &mut KeyHasher) {
+            hash_input($ty, true, params, ctx, h)
+        }
+    };
+}
+
+typed_input!(input_float, hash_float, "input.float", ValueType::Float, Value::Float(0.0));
+typed_input!(input_int, hash_int, "input.int", ValueType::Int, Value::Int(0));
+typed_input!(input_bool, hash_bool, "input.bool", ValueType::Bool, Value::Bool(false));
+typed_input!(input_vec2, hash_vec2, "input.vec2", ValueType::Vec2, Value::Vec2([0.0; 2]));
+typed_input!(input_vec3, hash_vec3, "input.vec3", ValueType::Vec3, Value::Vec3([0.0; 3]));
+typed_input!(input_vec4, hash_vec4, "input.vec4", ValueType::Vec4, Value::Vec4([0.0; 4]));
+typed_input!(
+    input_color,
+    hash_color,
+    "input.color",
+    ValueType::Color,
+    Value::Color([0.0, 0.0, 0.0, 1.0])
+);
+typed_input!(input_string, hash_string, "input.string", ValueType::String, Value::str(""));
+
+/// A named graph input holding a list: the value supplied for `name`, else `default`.
+#[kiln_core::op(
+    "input.list",
+    purity = "user-input",
+    role = Role::GraphInput,
+    hash_context = hash_list,
+    infer = list_type,
+    out_type = ValueType::List,
+    out = "the input's value"
+)]
+fn input_list(
+    #[param("the input's name")] name: &str,
+    #[param(
+        "value when none is supplied",
+        default = Value::List(Vec::new().into()),
+        ty = ValueType::List
+    )]
+    default: &Value,
+    #[param("the list type (`list`, `list<float>`, ...)", default = "list")] r#type: &str,
+    #[param("a collective input of the graph used as a node", default = false)] collective: bool,
+    ctx: &EvalContext,
+) -> Result<Value, OpError> {
+    input_value(ValueType::List, name, Some(default), ctx)
+}
+
+fn hash_list(params: &[Value], ctx: &EvalContext, h: &mut KeyHasher) {
+    hash_input(ValueType::List, true, params, ctx, h)
+}
+
+/// A list input's type: the one its `type` param names.
+fn list_type(_: &[Option<ValueType>], params: &[Value]) -> Result<Vec<ValueType>, String> {
+    let declared = params
+        .get(2)
+        .and_then(Value::as_str)
+        .and_then(ValueType::parse_plain)
+        .filter(|t| t.is_list());
+    Ok(vec![declared.unwrap_or(ValueType::List)])
 }
 
 /// A constant; its type is the type of `value`.
@@ -218,64 +239,15 @@ fn output_type(i: &[Option<ValueType>], _: &[Value]) -> Result<Vec<ValueType>, S
 /// Register the ops of this module.
 pub fn register(reg: &mut Registry) -> Result<(), RegistryError> {
     reg.register(ConstantOp::new())?;
-    for (id, ty) in INPUT_TYPES {
-        reg.register(GraphInput {
-            spec: OpSpec::new(
-                id,
-                "A named graph input: the value supplied for `name`, else `default`.",
-            )
-            .purity(Purity::UserInput)
-            .role(Role::GraphInput)
-            .param(ParamSpec::required(
-                "name",
-                ValueType::String,
-                "the input's name",
-            ))
-            .param(ParamSpec::new(
-                "default",
-                ty,
-                zero_of(ty),
-                "value when none is supplied",
-            ))
-            .output(OutputSpec::new("out", ty, "the input's value")),
-            ty,
-            has_default: true,
-        })?;
-    }
-    reg.register(GraphInput {
-        spec: OpSpec::new(
-            LIST_INPUT_OP,
-            "A named graph input holding a list: the value supplied for `name`, else `default`.",
-        )
-        .purity(Purity::UserInput)
-        .role(Role::GraphInput)
-        .param(ParamSpec::required(
-            "name",
-            ValueType::String,
-            "the input's name",
-        ))
-        .param(ParamSpec::new(
-            "default",
-            ValueType::List,
-            Value::List(Vec::new().into()),
-            "value when none is supplied",
-        ))
-        .param(ParamSpec::new(
-            "type",
-            ValueType::String,
-            Value::str("list"),
-            "the list type (`list`, `list<float>`, ...)",
-        ))
-        .param(ParamSpec::new(
-            "collective",
-            ValueType::Bool,
-            Value::Bool(false),
-            "a collective input of the graph used as a node",
-        ))
-        .output(OutputSpec::new("out", ValueType::List, "the input's value")),
-        ty: ValueType::List,
-        has_default: true,
-    })?;
+    reg.register(InputFloatOp::new())?;
+    reg.register(InputIntOp::new())?;
+    reg.register(InputBoolOp::new())?;
+    reg.register(InputVec2Op::new())?;
+    reg.register(InputVec3Op::new())?;
+    reg.register(InputVec4Op::new())?;
+    reg.register(InputColorOp::new())?;
+    reg.register(InputStringOp::new())?;
+    reg.register(InputListOp::new())?;
     reg.register(OutputOp::new())?;
     Ok(())
 }
