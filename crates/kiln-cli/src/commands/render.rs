@@ -124,9 +124,11 @@ pub(crate) fn render(
     }
     // A frame range (`--start`, `--every`) writes some ticks of a longer render: it keeps
     // no journal (a resume continues whole renders only).
-    let (start, every) = (args.start.unwrap_or(0), args.every.unwrap_or(1));
-    let ranged = start > 0 || every > 1;
-    if start >= ticks {
+    let every = args.every.unwrap_or(1);
+    let ranged = args.start.is_some() || every > 1;
+    if let Some(start) = args.start
+        && start >= ticks
+    {
         return Err(CliError(format!(
             "--start {start} is past the last tick, {}",
             ticks - 1
@@ -147,6 +149,12 @@ pub(crate) fn render(
         ),
     };
     let mut journal = journal;
+    // The first tick written: --start, else the tick of the state --load-state gave (or
+    // tick 0).
+    let start = args.start.unwrap_or(match (&args.load_state, &state) {
+        (Some(_), Some(s)) => s.tick,
+        _ => 0,
+    });
     let first = match (&args.load_state, &state) {
         (Some(file), Some(s)) if s.tick >= ticks => {
             return Err(CliError(format!(
