@@ -113,13 +113,13 @@ macro_rules! typed_input {
     ($f:ident, $hash:ident, $id:literal, $ty:expr, $zero:expr) => {
         /// A named graph input: the value supplied for `name`, else `default`.
         #[kiln_core::op(
-            $id,
-            purity = "user-input",
-            role = Role::GraphInput,
-            hash_context = $hash,
-            out_type = $ty,
-            out = "the input's value"
-        )]
+                    $id,
+                    purity = "user-input",
+                    role = Role::GraphInput,
+                    hash_context = $hash,
+                    out_type = $ty,
+                    out = "the input's value"
+                )]
         fn $f(
             #[param("the input's name")] name: &str,
             #[param("value when none is supplied", default = $zero, ty = $ty)] default: &Value,
@@ -134,12 +134,48 @@ macro_rules! typed_input {
     };
 }
 
-typed_input!(input_float, hash_float, "input.float", ValueType::Float, Value::Float(0.0));
-typed_input!(input_int, hash_int, "input.int", ValueType::Int, Value::Int(0));
-typed_input!(input_bool, hash_bool, "input.bool", ValueType::Bool, Value::Bool(false));
-typed_input!(input_vec2, hash_vec2, "input.vec2", ValueType::Vec2, Value::Vec2([0.0; 2]));
-typed_input!(input_vec3, hash_vec3, "input.vec3", ValueType::Vec3, Value::Vec3([0.0; 3]));
-typed_input!(input_vec4, hash_vec4, "input.vec4", ValueType::Vec4, Value::Vec4([0.0; 4]));
+typed_input!(
+    input_float,
+    hash_float,
+    "input.float",
+    ValueType::Float,
+    Value::Float(0.0)
+);
+typed_input!(
+    input_int,
+    hash_int,
+    "input.int",
+    ValueType::Int,
+    Value::Int(0)
+);
+typed_input!(
+    input_bool,
+    hash_bool,
+    "input.bool",
+    ValueType::Bool,
+    Value::Bool(false)
+);
+typed_input!(
+    input_vec2,
+    hash_vec2,
+    "input.vec2",
+    ValueType::Vec2,
+    Value::Vec2([0.0; 2])
+);
+typed_input!(
+    input_vec3,
+    hash_vec3,
+    "input.vec3",
+    ValueType::Vec3,
+    Value::Vec3([0.0; 3])
+);
+typed_input!(
+    input_vec4,
+    hash_vec4,
+    "input.vec4",
+    ValueType::Vec4,
+    Value::Vec4([0.0; 4])
+);
 typed_input!(
     input_color,
     hash_color,
@@ -147,7 +183,13 @@ typed_input!(
     ValueType::Color,
     Value::Color([0.0, 0.0, 0.0, 1.0])
 );
-typed_input!(input_string, hash_string, "input.string", ValueType::String, Value::str(""));
+typed_input!(
+    input_string,
+    hash_string,
+    "input.string",
+    ValueType::String,
+    Value::str("")
+);
 
 /// A named graph input holding a list: the value supplied for `name`, else `default`.
 #[kiln_core::op(
