@@ -109,17 +109,19 @@ pub fn hash_input(
 }
 
 /// A graph input op of each plain type: the value supplied for `name`, else `default`.
+// rustfmt indents the attribute below further on every run: left as written.
+#[rustfmt::skip]
 macro_rules! typed_input {
     ($f:ident, $hash:ident, $id:literal, $ty:expr, $zero:expr) => {
         /// A named graph input: the value supplied for `name`, else `default`.
         #[kiln_core::op(
-                    $id,
-                    purity = "user-input",
-                    role = Role::GraphInput,
-                    hash_context = $hash,
-                    out_type = $ty,
-                    out = "the input's value"
-                )]
+            $id,
+            purity = "user-input",
+            role = Role::GraphInput,
+            hash_context = $hash,
+            out_type = $ty,
+            out = "the input's value"
+        )]
         fn $f(
             #[param("the input's name")] name: &str,
             #[param("value when none is supplied", default = $zero, ty = $ty)] default: &Value,
