@@ -246,3 +246,32 @@ fn a_failing_item_is_named_and_the_others_are_written() {
         .collect();
     assert_eq!(names, ["out_0000.png", "out_0002.png", "sweep.json"]);
 }
+
+#[test]
+fn a_sweep_again_over_its_cache_directory_cooks_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), SHARED_PREFIX).unwrap();
+    let sweep = |out: &str| {
+        run_ok(
+            cwd,
+            &[
+                "run",
+                "g.json",
+                "--sweep",
+                "seed=0..5",
+                "--out",
+                out,
+                "-q",
+                "--cache",
+                "c",
+            ],
+        )
+        .1
+    };
+    let first = sweep("a");
+    assert!(!first.contains("6 item(s), 0 node execution(s)"), "{first}");
+    let again = sweep("b");
+    assert!(again.contains("6 item(s), 0 node execution(s)"), "{again}");
+    assert_eq!(files_in(&cwd.join("a")), files_in(&cwd.join("b")));
+}
