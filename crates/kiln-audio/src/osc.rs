@@ -365,22 +365,17 @@ impl SignalProc for Noise {
     }
 }
 
+/// The doc of an oscillator's `freq` input.
+const FREQ_DOC: &str = "frequency in Hz (negative runs backwards)";
+/// The doc of an oscillator's `amp` input.
+const AMP_DOC: &str = "amplitude: the wave is multiplied by it";
+
 /// A sine oscillator: amp · sin(2π · phase), the phase advancing by freq / sample rate per
 /// sample in exact 32-bit fixed point.
 #[kiln_core::op("osc.sine", signal, out = "the oscillator's signal")]
 fn osc_sine(
-    #[input(
-        "frequency in Hz (negative runs backwards)",
-        default = 440.0,
-        rule = Rule::Finite
-    )]
-    freq: SignalIn,
-    #[input(
-        "amplitude: the wave is multiplied by it",
-        default = 1.0,
-        rule = Rule::Finite
-    )]
-    amp: SignalIn,
+    #[input(FREQ_DOC, default = 440.0, rule = Rule::Finite)] freq: SignalIn,
+    #[input(AMP_DOC, default = 1.0, rule = Rule::Finite)] amp: SignalIn,
     #[param("start phase in cycles (0 to 1)", default = 0.0, rule = Rule::Finite)] phase: f64,
     call: &SignalCall<'_>,
 ) -> Result<SineOsc, OpError> {
@@ -393,18 +388,8 @@ fn osc_sine(
 /// A sawtooth oscillator rising from -1 to 1 each cycle, band-limited with PolyBLEP.
 #[kiln_core::op("osc.saw", signal, out = "the oscillator's signal")]
 fn osc_saw(
-    #[input(
-        "frequency in Hz (negative runs backwards)",
-        default = 440.0,
-        rule = Rule::Finite
-    )]
-    freq: SignalIn,
-    #[input(
-        "amplitude: the wave is multiplied by it",
-        default = 1.0,
-        rule = Rule::Finite
-    )]
-    amp: SignalIn,
+    #[input(FREQ_DOC, default = 440.0, rule = Rule::Finite)] freq: SignalIn,
+    #[input(AMP_DOC, default = 1.0, rule = Rule::Finite)] amp: SignalIn,
     #[param("start phase in cycles (0 to 1)", default = 0.0, rule = Rule::Finite)] phase: f64,
     call: &SignalCall<'_>,
 ) -> Result<PolyBlepSaw, OpError> {
@@ -418,18 +403,8 @@ fn osc_saw(
 /// PolyBLEP.
 #[kiln_core::op("osc.square", signal, out = "the oscillator's signal")]
 fn osc_square(
-    #[input(
-        "frequency in Hz (negative runs backwards)",
-        default = 440.0,
-        rule = Rule::Finite
-    )]
-    freq: SignalIn,
-    #[input(
-        "amplitude: the wave is multiplied by it",
-        default = 1.0,
-        rule = Rule::Finite
-    )]
-    amp: SignalIn,
+    #[input(FREQ_DOC, default = 440.0, rule = Rule::Finite)] freq: SignalIn,
+    #[input(AMP_DOC, default = 1.0, rule = Rule::Finite)] amp: SignalIn,
     #[param("start phase in cycles (0 to 1)", default = 0.0, rule = Rule::Finite)] phase: f64,
     #[param(
         "fraction of each cycle spent high (0 to 1)",

@@ -562,3 +562,26 @@ fn a_frame_range_in_chunks_is_those_ticks_of_one_render() {
     assert!(out.contains("30 of 30 item(s) done"), "{out}");
     assert_eq!(files_in(&cwd.join("farm/out")), all[10..].to_vec());
 }
+
+#[test]
+fn an_item_whose_keys_are_not_the_plans_is_refused_rather_than_cooked_for_ever() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    std::fs::write(cwd.join("g.json"), SHARED_PREFIX).unwrap();
+    plan(cwd, "seed=0..2", "3");
+    // A plan whose keys another Kiln computed: item 1's differs from what this one computes.
+    let file = cwd.join("farm/kiln-farm.json");
+    let mut p: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    p["items"][1]["keys"]["out"] = serde_json::json!("0".repeat(32));
+    std::fs::write(&file, serde_json::to_string(&p).unwrap()).unwrap();
+    let o = kiln(&["farm", "item", "farm", "--task", "0"], cwd);
+    assert_eq!(o.status.code(), Some(1));
+    let (_, err) = text(&o);
+    assert!(
+        err.contains("item 1 failed: its output keys are not the ones the plan recorded"),
+        "{err}"
+    );
+    assert!(err.contains("failed items: 1"), "{err}");
+    let (out, _) = text(&kiln(&["farm", "status", "farm"], cwd));
+    assert!(out.contains("2 of 3 item(s) done"), "{out}");
+}

@@ -202,6 +202,7 @@ fn zipped_sweeps_pair_values_and_bad_sweeps_are_refused_before_anything_cooks() 
             "as many values",
         ),
         (vec!["--sweep", "seed=1,x"], "seed"),
+        (vec!["--sweep", "seed=@nofile.png"], "no file nofile.png"),
         (vec!["--sweep", "seed=0..3", "--name", "{seed}"], "{output}"),
         (
             vec!["--sweep", "seed=0..3", "--name", "{output}_{cells}"],

@@ -161,6 +161,11 @@ pub fn check_pixels(width: u64, height: u64) -> Result<(), String> {
     Ok(())
 }
 
+/// The doc of a generator's `width` param (a side of 0 is the request's).
+pub const REQUEST_WIDTH_DOC: &str = "width in pixels (0: the request's, 256 when it names none)";
+/// The doc of a generator's `height` param (a side of 0 is the request's).
+pub const REQUEST_HEIGHT_DOC: &str = "height in pixels (0: the request's, 256 when it names none)";
+
 /// The rule of each of the `width` and `height` params: 0 or from 1 to [`MAX_SIDE`]; both 0
 /// (not one alone, which [`pixels_rule`] refuses) is the size of the request (see
 /// [`request_size`]).

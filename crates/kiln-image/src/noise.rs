@@ -18,7 +18,7 @@
 //! machine.
 
 use crate::field::{Binary, Coord, Noise2, Px, Step, Tape, Ternary};
-use crate::image::{SIDE_RULE, pixels_rule};
+use crate::image::{REQUEST_HEIGHT_DOC, REQUEST_WIDTH_DOC, SIDE_RULE, pixels_rule};
 use crate::per_pixel::request_sized;
 use crate::perlin_x4::{Octave, add_octave};
 use kiln_core::context::EvalContext;
@@ -269,20 +269,8 @@ impl Noise2 for FbmNoise {
 #[allow(clippy::too_many_arguments)]
 pub fn image_noise(
     tape: &mut Tape<'_>,
-    #[param(
-        "width in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    width: i64,
-    #[param(
-        "height in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    height: i64,
+    #[param(REQUEST_WIDTH_DOC, default = 0, rule = SIDE_RULE, plan_time)] width: i64,
+    #[param(REQUEST_HEIGHT_DOC, default = 0, rule = SIDE_RULE, plan_time)] height: i64,
     #[input(
         "noise cells across the image width (finite, > 0)",
         default = 4.0,

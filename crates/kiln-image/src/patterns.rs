@@ -6,7 +6,7 @@
 use crate::expr::emit::{Env, Operand, emit};
 use crate::expr::parse::parse;
 use crate::field::{Px, Tape};
-use crate::image::{SIDE_RULE, pixels_rule};
+use crate::image::{REQUEST_HEIGHT_DOC, REQUEST_WIDTH_DOC, SIDE_RULE, pixels_rule};
 use crate::per_pixel::{Arg, request_sized};
 use kiln_core::context::EvalContext;
 use kiln_core::op::{OpError, Rule};
@@ -60,20 +60,8 @@ fn generator(
 )]
 pub fn checker(
     tape: &mut Tape<'_>,
-    #[param(
-        "width in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    width: i64,
-    #[param(
-        "height in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    height: i64,
+    #[param(REQUEST_WIDTH_DOC, default = 0, rule = SIDE_RULE, plan_time)] width: i64,
+    #[param(REQUEST_HEIGHT_DOC, default = 0, rule = SIDE_RULE, plan_time)] height: i64,
     #[param("squares across the image", default = 8.0, rule = Rule::POSITIVE)] cells: f64,
     ctx: &EvalContext,
 ) -> Result<Px, OpError> {
@@ -96,20 +84,8 @@ pub fn checker(
 )]
 pub fn stripes(
     tape: &mut Tape<'_>,
-    #[param(
-        "width in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    width: i64,
-    #[param(
-        "height in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    height: i64,
+    #[param(REQUEST_WIDTH_DOC, default = 0, rule = SIDE_RULE, plan_time)] width: i64,
+    #[param(REQUEST_HEIGHT_DOC, default = 0, rule = SIDE_RULE, plan_time)] height: i64,
     #[param("stripes across the image", default = 8.0, rule = Rule::POSITIVE)] count: f64,
     #[param(
         "the lit fraction of each stripe (0..=1)",
@@ -139,20 +115,8 @@ pub fn stripes(
 )]
 pub fn bricks(
     tape: &mut Tape<'_>,
-    #[param(
-        "width in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    width: i64,
-    #[param(
-        "height in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    height: i64,
+    #[param(REQUEST_WIDTH_DOC, default = 0, rule = SIDE_RULE, plan_time)] width: i64,
+    #[param(REQUEST_HEIGHT_DOC, default = 0, rule = SIDE_RULE, plan_time)] height: i64,
     #[param("bricks across the image", default = 4.0, rule = Rule::POSITIVE)] columns: f64,
     #[param("rows down the image", default = 8.0, rule = Rule::POSITIVE)] rows: f64,
     #[param(
@@ -187,20 +151,8 @@ pub fn bricks(
 )]
 pub fn gradient(
     tape: &mut Tape<'_>,
-    #[param(
-        "width in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    width: i64,
-    #[param(
-        "height in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    height: i64,
+    #[param(REQUEST_WIDTH_DOC, default = 0, rule = SIDE_RULE, plan_time)] width: i64,
+    #[param(REQUEST_HEIGHT_DOC, default = 0, rule = SIDE_RULE, plan_time)] height: i64,
     #[param(
         "linear, radial or angular",
         default = "linear",
@@ -232,20 +184,8 @@ pub fn gradient(
 )]
 pub fn shape(
     tape: &mut Tape<'_>,
-    #[param(
-        "width in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    width: i64,
-    #[param(
-        "height in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    height: i64,
+    #[param(REQUEST_WIDTH_DOC, default = 0, rule = SIDE_RULE, plan_time)] width: i64,
+    #[param(REQUEST_HEIGHT_DOC, default = 0, rule = SIDE_RULE, plan_time)] height: i64,
     #[param(
         "circle or box",
         default = "circle",

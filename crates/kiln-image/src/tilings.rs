@@ -7,7 +7,7 @@
 //! image's height / width is `1.5 rows / (sqrt(3) columns)`, otherwise stretched to fit.
 
 use crate::field::{Coord, Noise2, Px, Step, Tape, Ternary};
-use crate::image::{SIDE_RULE, pixels_rule};
+use crate::image::{REQUEST_HEIGHT_DOC, REQUEST_WIDTH_DOC, SIDE_RULE, pixels_rule};
 use crate::noise::mix_seed;
 use crate::per_pixel;
 use kiln_core::context::EvalContext;
@@ -190,20 +190,8 @@ const EVEN: Rule = Rule::Check(even_count);
 #[allow(clippy::too_many_arguments)]
 pub fn hexagons(
     tape: &mut Tape<'_>,
-    #[param(
-        "width in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    width: i64,
-    #[param(
-        "height in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    height: i64,
+    #[param(REQUEST_WIDTH_DOC, default = 0, rule = SIDE_RULE, plan_time)] width: i64,
+    #[param(REQUEST_HEIGHT_DOC, default = 0, rule = SIDE_RULE, plan_time)] height: i64,
     #[param(
         "hexagons across",
         default = 8,
@@ -242,20 +230,8 @@ pub fn hexagons(
 #[allow(clippy::too_many_arguments)]
 pub fn weave(
     tape: &mut Tape<'_>,
-    #[param(
-        "width in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    width: i64,
-    #[param(
-        "height in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    height: i64,
+    #[param(REQUEST_WIDTH_DOC, default = 0, rule = SIDE_RULE, plan_time)] width: i64,
+    #[param(REQUEST_HEIGHT_DOC, default = 0, rule = SIDE_RULE, plan_time)] height: i64,
     #[param("warp threads across (even)", default = 8, rule = EVEN)] columns: i64,
     #[param("weft threads down (even)", default = 8, rule = EVEN)] rows: i64,
     #[param(

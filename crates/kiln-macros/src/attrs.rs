@@ -145,9 +145,10 @@ impl Parse for OpAttr {
     }
 }
 
-/// A port's attribute: its doc and settings.
+/// A port's attribute: its doc (a string, or a constant naming one shared by several
+/// ops) and settings.
 pub struct PortAttr {
-    pub doc: LitStr,
+    pub doc: Expr,
     pub default: Option<Expr>,
     pub rule: Option<Expr>,
     pub range: Option<syn::ExprRange>,
@@ -172,7 +173,7 @@ pub struct PortAttr {
 
 impl Parse for PortAttr {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let doc: LitStr = input.parse()?;
+        let doc: Expr = input.parse()?;
         let mut attr = PortAttr {
             doc,
             default: None,

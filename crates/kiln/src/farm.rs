@@ -124,11 +124,10 @@ impl FarmPlan {
     pub fn sweep(&self) -> Result<Sweep, ProjectError> {
         Ok(Sweep::parse(&self.axes, self.zip)?)
     }
-    /// The digits a frame's tick is padded to: those of the last tick, at least 3 (as
-    /// `kiln render` pads them).
+    /// The digits a frame's tick is padded to: those a render up to the last tick pads
+    /// them to.
     pub fn tick_width(&self) -> usize {
-        self.frames
-            .map_or(3, |(_, last)| last.to_string().len().max(3))
+        crate::tick_width(self.frames.map_or(1, |(_, last)| last.saturating_add(1)))
     }
     /// The name template.
     pub fn template(&self) -> Result<NameTemplate, ProjectError> {
@@ -178,22 +177,13 @@ impl FarmPlan {
     /// Open the plan's graph with its shared settings and the shared cache, refusing a
     /// graph that changed since it was planned.
     pub fn open(&self) -> Result<Project, FarmError> {
-        let mut options = OpenOptions::new();
-        for l in &self.libs {
-            options = options.lib(l);
-        }
-        let mut p = options.open(&self.graph)?;
-        let now = p.document().digest.key().to_hex();
+        let (mut p, now) = open_graph(&self.graph, &self.libs, &self.set)?;
         if now != self.digest {
             return Err(FarmError::GraphChanged {
                 graph: self.graph.clone(),
                 now,
                 planned: self.digest.clone(),
             });
-        }
-        for s in &self.set {
-            let (name, text) = s.split_once('=').unwrap_or((s, ""));
-            p.set_text(name, text)?;
         }
         let cache = crate::CacheDir::open(&self.cache_dir(), false, p.registry())?;
         p.set_cache(cache);
@@ -264,16 +254,8 @@ impl FarmPlan {
             dt,
         };
         plan.template()?;
-        let mut options = OpenOptions::new();
-        for l in &plan.libs {
-            options = options.lib(l);
-        }
-        let mut p = options.open(&plan.graph)?;
-        plan.digest = p.document().digest.key().to_hex();
-        for s in set {
-            let (name, text) = s.split_once('=').unwrap_or((s, ""));
-            p.set_text(name, text)?;
-        }
+        let (mut p, digest) = open_graph(&plan.graph, &plan.libs, set)?;
+        plan.digest = digest;
         if frames.is_some() {
             // The plan is checked (and its outputs named) here; a tick's keys depend on the
             // ticks before it, so frames are found done by their files.
@@ -454,12 +436,32 @@ impl FarmPlan {
         (0..self.keys.len()).filter(|&i| !self.is_done(i)).collect()
     }
 
-    /// The chunks holding a missing item, in order.
-    pub fn missing_chunks(&self) -> Vec<usize> {
-        let mut chunks: Vec<usize> = self.missing().iter().map(|i| i / self.chunk).collect();
+    /// The chunks holding the items `missing` (from [`FarmPlan::missing`]), in order.
+    pub fn chunks_of(&self, missing: &[usize]) -> Vec<usize> {
+        let mut chunks: Vec<usize> = missing.iter().map(|i| i / self.chunk).collect();
         chunks.dedup();
         chunks
     }
+}
+
+/// The graph at `graph` opened with `libs`, every `NAME=VALUE` of `set` set on it, and the
+/// digest of what it and its calls said when opened (hex).
+fn open_graph(
+    graph: &Path,
+    libs: &[PathBuf],
+    set: &[String],
+) -> Result<(Project, String), FarmError> {
+    let mut options = OpenOptions::new();
+    for l in libs {
+        options = options.lib(l);
+    }
+    let mut p = options.open(graph)?;
+    let digest = p.document().digest.key().to_hex();
+    for s in set {
+        let (name, text) = s.split_once('=').unwrap_or((s, ""));
+        p.set_text(name, text)?;
+    }
+    Ok((p, digest))
 }
 
 /// The task index of a work item: `task` when given, else the first of
@@ -564,7 +566,7 @@ fn run_frames(
                 if let kiln_core::value::Value::Error(e) = v {
                     return Err(format!("output `{name}` failed: {e}"));
                 }
-                let stem = format!("{}_{tick:0width$}", name.replace('.', "_"));
+                let stem = crate::frame_stem(name, tick, width);
                 let space = colours.of(name, p.file_colours());
                 files.push(
                     kiln_io::encode_output_in(&dir, &stem, v, space).map_err(|e| e.to_string())?,
@@ -617,7 +619,23 @@ fn one_item(
     for (k, v) in &item.settings {
         p.set_text(k, v).map_err(err)?;
     }
+    // The keys this Kiln computes must be the plan's: were they not (another version whose
+    // ops key otherwise), the marker could never match the plan and the item would cook
+    // again on every run.
     let keys = p.output_keys(opts).map_err(err)?;
+    let planned = plan.keys.get(item.index).map(Vec::as_slice).unwrap_or(&[]);
+    if keys.len() != planned.len()
+        || keys
+            .iter()
+            .zip(planned)
+            .any(|((o, k), (po, pk))| o != po || k.to_hex() != *pk)
+    {
+        return Err(
+            "its output keys are not the ones the plan recorded (a plan made by \
+                    another version of Kiln?): plan again"
+                .to_string(),
+        );
+    }
     let cooked = p.cook(opts).map_err(err)?;
     *executed += cooked.outputs.stats.executed;
     if let Some(o) = cooked.failed().first() {

@@ -50,7 +50,7 @@ pub use animations::Animations;
 pub use cook::{CookOptions, Cooked, is_latch_error};
 pub use live::{Change, DEFAULT_FPS, Live, LiveCook, LiveCooked};
 pub use output_files::{Encoded, OutputFiles, Written};
-pub use render::{Render, RenderOptions};
+pub use render::{Render, RenderOptions, frame_stem, tick_width};
 pub use stream::{AudioStream, StreamOptions};
 
 // Sweeps: one graph cooked per combination of knob values.

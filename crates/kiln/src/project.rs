@@ -215,11 +215,6 @@ impl Project {
         self.kept = None;
     }
 
-    /// The memory of results the project's plans and shared cooks use.
-    pub fn results_store(&self) -> Arc<Store> {
-        self.store.clone()
-    }
-
     /// The ops the project cooks with.
     pub fn registry(&self) -> &Registry {
         &self.registry

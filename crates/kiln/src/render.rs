@@ -158,3 +158,30 @@ impl Project {
         })
     }
 }
+
+/// The digits a render pads its tick numbers to: those of the last tick, at least 3.
+pub fn tick_width(ticks: u64) -> usize {
+    ticks.saturating_sub(1).to_string().len().max(3)
+}
+
+/// The file stem of output `name` at tick `t`: `name_007` (dots in `name` become `_`).
+pub fn frame_stem(name: &str, t: u64, width: usize) -> String {
+    format!("{}_{t:0width$}", name.replace('.', "_"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_padded_to_the_last_tick_at_least_three_digits() {
+        assert_eq!(tick_width(1), 3);
+        assert_eq!(tick_width(100), 3);
+        assert_eq!(tick_width(1000), 3);
+        assert_eq!(tick_width(1001), 4);
+        assert_eq!(tick_width(100_000), 5);
+        assert_eq!(frame_stem("trails", 7, 3), "trails_007");
+        assert_eq!(frame_stem("noise.out", 12, 4), "noise_out_0012");
+        assert_eq!(frame_stem("x", 12345, 3), "x_12345");
+    }
+}

@@ -115,7 +115,7 @@ fn status(plan: &Path) -> Result<ExitCode, CliError> {
     if missing.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    let chunks = plan.missing_chunks();
+    let chunks = plan.chunks_of(&missing);
     crate::outln!("missing items: {}", ranges(&missing));
     crate::outln!("missing chunks: {}", ranges(&chunks));
     let slurm = plan.dir.join("slurm").join("submit.sh");

@@ -10,22 +10,12 @@ use crate::args::RenderArgs;
 use crate::common::{CliError, progress_bar, project_error};
 use crate::evaluator::{parallel_policy, trim_cache};
 use crate::report::print_stats;
-use kiln::Animations;
+use kiln::{Animations, frame_stem, tick_width};
 use kiln_core::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// The digits a render pads its tick numbers to: those of the last tick, at least 3.
-fn tick_width(ticks: u64) -> usize {
-    ticks.saturating_sub(1).to_string().len().max(3)
-}
-
-/// The file stem of output `name` at tick `t`: `name_007` (dots in `name` become `_`).
-fn frame_stem(name: &str, t: u64, width: usize) -> String {
-    format!("{}_{t:0width$}", name.replace('.', "_"))
-}
 
 /// What earlier ticks left on disk, for the message of a failed render that started at
 /// tick `first` and wrote `files` files.
@@ -371,21 +361,4 @@ pub(crate) fn render(
     // The body of a flow node is shared by the graph's copies, so its traces are here.
     crate::report::flow_traces(g, args.trace, args.trace_json.as_deref())?;
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ticks_are_padded_to_the_last_tick_at_least_three_digits() {
-        assert_eq!(tick_width(1), 3);
-        assert_eq!(tick_width(100), 3);
-        assert_eq!(tick_width(1000), 3);
-        assert_eq!(tick_width(1001), 4);
-        assert_eq!(tick_width(100_000), 5);
-        assert_eq!(frame_stem("trails", 7, 3), "trails_007");
-        assert_eq!(frame_stem("noise.out", 12, 4), "noise_out_0012");
-        assert_eq!(frame_stem("x", 12345, 3), "x_12345");
-    }
 }

@@ -24,9 +24,16 @@ pub(crate) fn sweep(
     };
     let items = sweep.len().map_err(|e| CliError(e.to_string()))?;
     // Every knob is set once on the first project before anything cooks, so a name the
-    // graph does not have, or a value its type refuses, fails the whole sweep up front.
+    // graph does not have, or a value its type refuses, fails the whole sweep up front. A
+    // file (`@path`) is only looked for here: the item that takes it decodes it.
     for a in &sweep.axes {
         for v in &a.values {
+            if let Some(path) = v.strip_prefix('@') {
+                if !std::path::Path::new(path).is_file() {
+                    return Err(CliError(format!("--sweep {}: no file {path}", a.name)));
+                }
+                continue;
+            }
             first
                 .set_text(&a.name, v)
                 .map_err(|e| CliError(format!("--sweep {}: {e}", a.name)))?;

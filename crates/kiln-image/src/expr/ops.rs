@@ -3,7 +3,7 @@
 use super::emit::{Env, Operand, emit};
 use super::parse::{Item, parse};
 use crate::field::{Noise2, Px, Tape, eval::run_scalar};
-use crate::image::{SIDE_RULE, pixels_rule};
+use crate::image::{REQUEST_HEIGHT_DOC, REQUEST_WIDTH_DOC, SIDE_RULE, pixels_rule};
 use crate::noise::{Fbm, FbmNoise, MAX_OCTAVES, Perlin, mix_seed};
 use crate::per_pixel::{self, Arg};
 use crate::ramp::Ramp;
@@ -61,20 +61,8 @@ pub fn image_expr(
         default = 0.0
     )]
     inputs: &[Arg<'_>],
-    #[param(
-        "width in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    width: i64,
-    #[param(
-        "height in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    height: i64,
+    #[param(REQUEST_WIDTH_DOC, default = 0, rule = SIDE_RULE, plan_time)] width: i64,
+    #[param(REQUEST_HEIGHT_DOC, default = 0, rule = SIDE_RULE, plan_time)] height: i64,
     #[param(
         "the formula (see the kiln-image docs of `expr`)",
         default = "a",

@@ -5,9 +5,12 @@
 //! ([`warp_seeds`]). With a `period` all three repeat, so the result tiles as `image.fractal`
 //! does. A per-pixel op: three noise steps and four arithmetic steps on the fractal's tape.
 
-use super::{fractal_grey, fractal_noise, sample_point};
+use super::{
+    BASIS_DOC, BASIS_RULE, FRACTAL_DOC, FRACTAL_RULE, LACUNARITY_DOC, LATTICE_CELLS_DOC,
+    PERIOD_DOC, PERIOD_RULE, fractal_grey, fractal_noise, sample_point,
+};
 use crate::field::{Binary, Px, Step, Tape};
-use crate::image::{SIDE_RULE, pixels_rule};
+use crate::image::{REQUEST_HEIGHT_DOC, REQUEST_WIDTH_DOC, SIDE_RULE, pixels_rule};
 use crate::noise::{OCTAVES_RULE, mix_seed, splitmix64};
 use crate::per_pixel;
 use kiln_core::context::EvalContext;
@@ -38,51 +41,14 @@ pub fn warp_seeds(seed: u64) -> [u64; 2] {
 #[allow(clippy::too_many_arguments)]
 pub fn domain_warp(
     tape: &mut Tape<'_>,
-    #[param(
-        "width in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    width: i64,
-    #[param(
-        "height in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    height: i64,
-    #[param(
-        "perlin, value or simplex (simplex tiles with an even period only)",
-        default = "perlin",
-        rule = Rule::OneOf(&["perlin", "value", "simplex"])
-    )]
-    basis: &str,
-    #[param(
-        "fbm, ridged, billow or turbulence",
-        default = "fbm",
-        rule = Rule::OneOf(&["fbm", "ridged", "billow", "turbulence"])
-    )]
-    fractal: &str,
-    #[param(
-        "lattice cells across the image width",
-        default = 4.0,
-        rule = Rule::POSITIVE
-    )]
-    cells: f64,
-    #[param(
-        "cells after which the pattern repeats in both directions (0: never); equal to `cells` for a seamless tile",
-        default = 0,
-        rule = Rule::Ints { min: 0, max: 1 << 20 }
-    )]
-    period: i64,
+    #[param(REQUEST_WIDTH_DOC, default = 0, rule = SIDE_RULE, plan_time)] width: i64,
+    #[param(REQUEST_HEIGHT_DOC, default = 0, rule = SIDE_RULE, plan_time)] height: i64,
+    #[param(BASIS_DOC, default = "perlin", rule = BASIS_RULE)] basis: &str,
+    #[param(FRACTAL_DOC, default = "fbm", rule = FRACTAL_RULE)] fractal: &str,
+    #[param(LATTICE_CELLS_DOC, default = 4.0, rule = Rule::POSITIVE)] cells: f64,
+    #[param(PERIOD_DOC, default = 0, rule = PERIOD_RULE)] period: i64,
     #[input("octaves summed (1..=16)", default = 4, rule = OCTAVES_RULE, was_param)] octaves: i64,
-    #[param(
-        "frequency factor per octave (rounded to a whole number when tiled)",
-        default = 2.0,
-        rule = Rule::POSITIVE
-    )]
-    lacunarity: f64,
+    #[param(LACUNARITY_DOC, default = 2.0, rule = Rule::POSITIVE)] lacunarity: f64,
     #[param("amplitude factor per octave", default = 0.5, rule = Rule::Finite)] gain: f64,
     #[param("noise seed, mixed with the evaluation's seed", default = 0)] seed: i64,
     #[param(

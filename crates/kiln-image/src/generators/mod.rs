@@ -11,7 +11,7 @@ pub mod lattice;
 pub mod simplex;
 
 use crate::field::{Binary, Coord, Px, Step, Tape, Ternary};
-use crate::image::{SIDE_RULE, pixels_rule};
+use crate::image::{REQUEST_HEIGHT_DOC, REQUEST_WIDTH_DOC, SIDE_RULE, pixels_rule};
 use crate::noise::{OCTAVES_RULE, mix_seed};
 use crate::per_pixel;
 use cells::{CellOutput, Cells};
@@ -20,6 +20,25 @@ use kiln_core::op::{OpError, Rule};
 use kiln_core::registry::{Registry, RegistryError};
 use lattice::{Basis, Fractal, FractalNoise};
 use std::sync::Arc;
+
+/// The doc and rule of a lattice noise's `basis` param.
+pub(crate) const BASIS_DOC: &str =
+    "perlin, value or simplex (simplex tiles with an even period only)";
+pub(crate) const BASIS_RULE: Rule = Rule::OneOf(&["perlin", "value", "simplex"]);
+/// The doc and rule of a fractal noise's `fractal` param.
+pub(crate) const FRACTAL_DOC: &str = "fbm, ridged, billow or turbulence";
+pub(crate) const FRACTAL_RULE: Rule = Rule::OneOf(&["fbm", "ridged", "billow", "turbulence"]);
+/// The doc of a lattice's `cells` param.
+pub(crate) const LATTICE_CELLS_DOC: &str = "lattice cells across the image width";
+/// The doc and rule of a tileable lattice's `period` param.
+pub(crate) const PERIOD_DOC: &str = "cells after which the pattern repeats in both directions (0: never); equal to `cells` for a seamless tile";
+pub(crate) const PERIOD_RULE: Rule = Rule::Ints {
+    min: 0,
+    max: 1 << 20,
+};
+/// The doc of a fractal noise's `lacunarity` param.
+pub(crate) const LACUNARITY_DOC: &str =
+    "frequency factor per octave (rounded to a whole number when tiled)";
 
 /// The sample point of a pixel: `(u, v * h / w) * cells` untiled, `(u, v) * cells` tiled
 /// (the lattice's period then fits the height as well).
@@ -109,51 +128,14 @@ pub(crate) fn fractal_grey(t: &mut Tape<'_>, n: u32, sum: Fractal) -> Result<Px,
 #[allow(clippy::too_many_arguments)]
 pub fn fractal(
     tape: &mut Tape<'_>,
-    #[param(
-        "width in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    width: i64,
-    #[param(
-        "height in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    height: i64,
-    #[param(
-        "perlin, value or simplex (simplex tiles with an even period only)",
-        default = "perlin",
-        rule = Rule::OneOf(&["perlin", "value", "simplex"])
-    )]
-    basis: &str,
-    #[param(
-        "fbm, ridged, billow or turbulence",
-        default = "fbm",
-        rule = Rule::OneOf(&["fbm", "ridged", "billow", "turbulence"])
-    )]
-    fractal: &str,
-    #[param(
-        "lattice cells across the image width",
-        default = 4.0,
-        rule = Rule::POSITIVE
-    )]
-    cells: f64,
-    #[param(
-        "cells after which the pattern repeats in both directions (0: never); equal to `cells` for a seamless tile",
-        default = 0,
-        rule = Rule::Ints { min: 0, max: 1 << 20 }
-    )]
-    period: i64,
+    #[param(REQUEST_WIDTH_DOC, default = 0, rule = SIDE_RULE, plan_time)] width: i64,
+    #[param(REQUEST_HEIGHT_DOC, default = 0, rule = SIDE_RULE, plan_time)] height: i64,
+    #[param(BASIS_DOC, default = "perlin", rule = BASIS_RULE)] basis: &str,
+    #[param(FRACTAL_DOC, default = "fbm", rule = FRACTAL_RULE)] fractal: &str,
+    #[param(LATTICE_CELLS_DOC, default = 4.0, rule = Rule::POSITIVE)] cells: f64,
+    #[param(PERIOD_DOC, default = 0, rule = PERIOD_RULE)] period: i64,
     #[input("octaves summed (1..=16)", default = 4, rule = OCTAVES_RULE, was_param)] octaves: i64,
-    #[param(
-        "frequency factor per octave (rounded to a whole number when tiled)",
-        default = 2.0,
-        rule = Rule::POSITIVE
-    )]
-    lacunarity: f64,
+    #[param(LACUNARITY_DOC, default = 2.0, rule = Rule::POSITIVE)] lacunarity: f64,
     #[param("amplitude factor per octave", default = 0.5, rule = Rule::Finite)] gain: f64,
     #[param("noise seed, mixed with the evaluation's seed", default = 0)] seed: i64,
     ctx: &EvalContext,
@@ -181,38 +163,16 @@ pub fn fractal(
 #[allow(clippy::too_many_arguments)]
 pub fn cellular(
     tape: &mut Tape<'_>,
-    #[param(
-        "width in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    width: i64,
-    #[param(
-        "height in pixels (0: the request's, 256 when it names none)",
-        default = 0,
-        rule = SIDE_RULE,
-        plan_time
-    )]
-    height: i64,
+    #[param(REQUEST_WIDTH_DOC, default = 0, rule = SIDE_RULE, plan_time)] width: i64,
+    #[param(REQUEST_HEIGHT_DOC, default = 0, rule = SIDE_RULE, plan_time)] height: i64,
     #[param(
         "f1, f2, f2-f1 or id",
         default = "f1",
         rule = Rule::OneOf(&["f1", "f2", "f2-f1", "id"])
     )]
     output: &str,
-    #[param(
-        "lattice cells across the image width",
-        default = 4.0,
-        rule = Rule::POSITIVE
-    )]
-    cells: f64,
-    #[param(
-        "cells after which the pattern repeats in both directions (0: never); equal to `cells` for a seamless tile",
-        default = 0,
-        rule = Rule::Ints { min: 0, max: 1 << 20 }
-    )]
-    period: i64,
+    #[param(LATTICE_CELLS_DOC, default = 4.0, rule = Rule::POSITIVE)] cells: f64,
+    #[param(PERIOD_DOC, default = 0, rule = PERIOD_RULE)] period: i64,
     #[param(
         "how far points stray from their cell centres (0..=1)",
         default = 1.0,
