@@ -112,86 +112,57 @@ pub fn hash_input(
 // rustfmt indents the attribute below further on every run: left as written.
 #[rustfmt::skip]
 macro_rules! typed_input {
-    ($f:ident, $hash:ident, $id:literal, $ty:expr, $zero:expr) => {
+    ($f:ident, $hash:ident, $id:literal, $ty:ident) => {
         /// A named graph input: the value supplied for `name`, else `default`.
         #[kiln_core::op(
             $id,
             purity = "user-input",
             role = Role::GraphInput,
             hash_context = $hash,
-            out_type = $ty,
+            out_type = ValueType::$ty,
             out = "the input's value"
         )]
         fn $f(
             #[param("the input's name")] name: &str,
-            #[param("value when none is supplied", default = $zero, ty = $ty)] default: &Value,
+            #[param(
+                "value when none is supplied",
+                default = zero_of(ValueType::$ty),
+                ty = ValueType::$ty
+            )]
+            default: &Value,
             ctx: &EvalContext,
         ) -> Result<Value, OpError> {
-            input_value($ty, name, Some(default), ctx)
+            input_value(ValueType::$ty, name, Some(default), ctx)
         }
 
         fn $hash(params: &[Value], ctx: &EvalContext, h: &mut KeyHasher) {
-            hash_input($ty, true, params, ctx, h)
+            hash_input(ValueType::$ty, true, params, ctx, h)
         }
     };
 }
 
-typed_input!(
-    input_float,
-    hash_float,
-    "input.float",
-    ValueType::Float,
-    Value::Float(0.0)
-);
-typed_input!(
-    input_int,
-    hash_int,
-    "input.int",
-    ValueType::Int,
-    Value::Int(0)
-);
-typed_input!(
-    input_bool,
-    hash_bool,
-    "input.bool",
-    ValueType::Bool,
-    Value::Bool(false)
-);
-typed_input!(
-    input_vec2,
-    hash_vec2,
-    "input.vec2",
-    ValueType::Vec2,
-    Value::Vec2([0.0; 2])
-);
-typed_input!(
-    input_vec3,
-    hash_vec3,
-    "input.vec3",
-    ValueType::Vec3,
-    Value::Vec3([0.0; 3])
-);
-typed_input!(
-    input_vec4,
-    hash_vec4,
-    "input.vec4",
-    ValueType::Vec4,
-    Value::Vec4([0.0; 4])
-);
-typed_input!(
-    input_color,
-    hash_color,
-    "input.color",
-    ValueType::Color,
-    Value::Color([0.0, 0.0, 0.0, 1.0])
-);
-typed_input!(
-    input_string,
-    hash_string,
-    "input.string",
-    ValueType::String,
-    Value::str("")
-);
+typed_input!(input_float, hash_float, "input.float", Float);
+typed_input!(input_int, hash_int, "input.int", Int);
+typed_input!(input_bool, hash_bool, "input.bool", Bool);
+typed_input!(input_vec2, hash_vec2, "input.vec2", Vec2);
+typed_input!(input_vec3, hash_vec3, "input.vec3", Vec3);
+typed_input!(input_vec4, hash_vec4, "input.vec4", Vec4);
+typed_input!(input_color, hash_color, "input.color", Color);
+typed_input!(input_string, hash_string, "input.string", String);
+
+/// The default of a graph input of a plain type: zero, false, opaque black or "".
+fn zero_of(ty: ValueType) -> Value {
+    match ty {
+        ValueType::Float => Value::Float(0.0),
+        ValueType::Int => Value::Int(0),
+        ValueType::Bool => Value::Bool(false),
+        ValueType::Vec2 => Value::Vec2([0.0; 2]),
+        ValueType::Vec3 => Value::Vec3([0.0; 3]),
+        ValueType::Vec4 => Value::Vec4([0.0; 4]),
+        ValueType::Color => Value::Color([0.0, 0.0, 0.0, 1.0]),
+        _ => Value::str(""),
+    }
+}
 
 /// A named graph input holding a list: the value supplied for `name`, else `default`.
 #[kiln_core::op(
